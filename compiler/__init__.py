@@ -1,0 +1,1 @@
+"""intent/ -> typed Intent -> resolved Fabric -> checks -> generated/."""

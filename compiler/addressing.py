@@ -1,0 +1,70 @@
+"""Address arithmetic: every address is a pure function of a pool and a stable index.
+
+Nothing here looks at lists of servers or devices, so adding one never moves another.
+"""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+
+
+def nth_subnet(pool: IPv4Network, prefixlen: int, index: int) -> IPv4Network:
+    """The ``index``-th subnet of size ``prefixlen`` inside ``pool`` (0-based).
+
+    The result may lie outside the pool: the pool checks report that, with the headroom.
+
+    Examples:
+        >>> nth_subnet(IPv4Network("10.30.0.0/16"), 24, 3)
+        IPv4Network('10.30.3.0/24')
+        >>> nth_subnet(IPv4Network("10.31.4.0/22"), 31, 5)
+        IPv4Network('10.31.4.10/31')
+    """
+    size = 2 ** (32 - prefixlen)
+    return IPv4Network((int(pool.network_address) + index * size, prefixlen))
+
+
+def host_in(subnet: IPv4Network, offset: int) -> IPv4Interface:
+    """Host ``offset`` of ``subnet`` as an interface address (address/prefix).
+
+    Examples:
+        >>> host_in(IPv4Network("10.30.1.0/24"), 1)
+        IPv4Interface('10.30.1.1/24')
+        >>> host_in(IPv4Network("10.31.4.10/31"), 1)
+        IPv4Interface('10.31.4.11/31')
+    """
+    return IPv4Interface((int(subnet.network_address) + offset, subnet.prefixlen))
+
+
+def host_address(pool: IPv4Network, offset: int) -> IPv4Address:
+    """Address ``offset`` of ``pool`` (for /32 loopbacks).
+
+    Examples:
+        >>> host_address(IPv4Network("10.31.0.0/24"), 65)
+        IPv4Address('10.31.0.65')
+    """
+    return IPv4Address(int(pool.network_address) + offset)
+
+
+def p2p_link(pool: IPv4Network, index: int) -> tuple[IPv4Interface, IPv4Interface]:
+    """The two ends of routed link ``index``: (even address, odd address) of its /31.
+
+    Examples:
+        >>> p2p_link(IPv4Network("10.31.4.0/22"), 0)
+        (IPv4Interface('10.31.4.0/31'), IPv4Interface('10.31.4.1/31'))
+    """
+    subnet = nth_subnet(pool, 31, index)
+    return host_in(subnet, 0), host_in(subnet, 1)
+
+
+def subnet_capacity(pool: IPv4Network, prefixlen: int) -> int:
+    """How many subnets of ``prefixlen`` fit in ``pool``.
+
+    Examples:
+        >>> subnet_capacity(IPv4Network("10.31.4.0/22"), 31)
+        512
+        >>> subnet_capacity(IPv4Network("10.31.4.0/22"), 20)
+        0
+    """
+    if prefixlen < pool.prefixlen:
+        return 0
+    return 2 ** (prefixlen - pool.prefixlen)

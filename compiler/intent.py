@@ -1,0 +1,588 @@
+"""Load ``intent/`` into typed, frozen models, or fail once with every problem.
+
+``intent/`` holds three files:
+
+* ``fabric.yaml``  -- the design: models, pools, VLANs, QoS and routing profiles, fabrics;
+* ``racks.yaml``   -- the racks: row, position, PDU rating, role;
+* ``servers.csv``  -- one row per server (``name,model,asset_tag``): adding a node is adding a row.
+
+Every problem is reported as ``file:line: yaml.path: message`` and collected before
+failing, so one run shows the whole list (an :class:`~core.errors.IntentError`).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import ipaddress
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from core.errors import IntentError
+
+INTENT_FILES = ("fabric.yaml", "racks.yaml", "servers.csv")
+SPEEDS_GBPS = {"1g": 1, "10g": 10, "25g": 25, "40g": 40, "50g": 50, "100g": 100, "200g": 200, "400g": 400, "800g": 800}
+
+Speed = Literal["1g", "10g", "25g", "40g", "50g", "100g", "200g", "400g", "800g"]
+NetworkName = Literal["compute", "storage", "management"]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
+
+
+class Model(BaseModel):
+    """Base of every intent model: frozen, closed to unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Site(Model):
+    name: Name
+    domain: str
+
+
+class Naming(Model):
+    server: str = r"^rack(?P<rack>\d{2})-(?P<kind>gpu|stor)(?P<position>\d{3})$"
+
+    @field_validator("server")
+    @classmethod
+    def _groups(cls, value: str) -> str:
+        try:
+            pattern = re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from exc
+        missing = {"rack", "position"} - set(pattern.groupindex)
+        if missing:
+            raise ValueError(f"the pattern needs named groups {sorted(missing)}")
+        return value
+
+
+class Services(Model):
+    ntp: tuple[ipaddress.IPv4Address, ...] = ()
+    dns: tuple[ipaddress.IPv4Address, ...] = ()
+    syslog: tuple[ipaddress.IPv4Address, ...] = ()
+    admin_user: Name = "admin"
+
+
+class Mtu(Model):
+    host: int = Field(9000, ge=1500, le=9216)
+    switch: int = Field(9214, ge=1500, le=9216)
+
+
+class PortGroup(Model):
+    first: int = Field(ge=1)
+    last: int = Field(ge=1)
+    speed: Speed
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PortGroup:
+        if self.last < self.first:
+            raise ValueError(f"last ({self.last}) is below first ({self.first})")
+        return self
+
+
+class SwitchModel(Model):
+    ports: tuple[PortGroup, ...] = Field(min_length=1)
+    queue_keyword: Literal["tx-queue", "uc-tx-queue"] = "uc-tx-queue"
+    power_w: int = Field(ge=0)
+    rack_units: int = Field(1, ge=1)
+
+    @property
+    def port_count(self) -> int:
+        return max(group.last for group in self.ports)
+
+    def speed_of(self, port: int) -> Speed | None:
+        """The speed of front-panel port ``port``, or None when the model has no such port."""
+        for group in self.ports:
+            if group.first <= port <= group.last:
+                return group.speed
+        return None
+
+
+class Nic(Model):
+    name: str = Field(pattern=r"^[a-z][a-z0-9]*$")
+    network: NetworkName
+    speed: Speed
+    numa: int = Field(0, ge=0)
+
+
+class ServerModel(Model):
+    gpus: int = Field(ge=0)
+    power_w: int = Field(ge=0)
+    rack_units: int = Field(1, ge=1)
+    nics: tuple[Nic, ...] = Field(min_length=1)
+
+    def nics_on(self, network: NetworkName) -> tuple[Nic, ...]:
+        return tuple(nic for nic in self.nics if nic.network == network)
+
+
+class Vlan(Model):
+    id: int = Field(ge=2, le=4092)
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+
+
+class Cnp(Model):
+    dscp: int = Field(ge=0, le=63)
+    tc: int = Field(ge=0, le=7)
+
+
+class Ecn(Model):
+    queue: int = Field(ge=0, le=7)
+    min_kbytes: int = Field(ge=1)
+    max_kbytes: int = Field(ge=1)
+    max_mark_probability: int = Field(100, ge=1, le=100)
+
+
+class Watchdog(Model):
+    action: Literal["drop", "errdisable", "notify-only"] = "drop"
+    timeout: float = Field(0.2, gt=0)
+    polling_interval: float = Field(0.1, gt=0)
+    recovery_time: float = Field(0.4, gt=0)
+
+
+class QosProfile(Model):
+    dscp_to_tc: dict[int, int]
+    pfc_priority: int = Field(ge=0, le=7)
+    cnp: Cnp
+    ecn: Ecn
+    queue_bandwidth: dict[int, int]
+    strict_queues: tuple[int, ...] = ()
+    watchdog: Watchdog = Watchdog()
+
+
+class OspfSettings(Model):
+    process: int = Field(100, ge=1, le=65535)
+    area: ipaddress.IPv4Address = ipaddress.IPv4Address("0.0.0.0")
+    max_lsa: int = Field(12000, ge=1)
+
+
+class BgpSettings(Model):
+    spine_asn: int = Field(ge=1, le=4294967295)
+    leaf_asn_base: int = Field(ge=1, le=4294967295)
+    maximum_routes: int = Field(12000, ge=1)
+
+
+class RoutingProfile(Model):
+    protocol: Literal["ospf", "ebgp"]
+    ospf: OspfSettings = OspfSettings()
+    bgp: BgpSettings | None = None
+
+    @model_validator(mode="after")
+    def _bgp_settings(self) -> RoutingProfile:
+        if self.protocol == "ebgp" and self.bgp is None:
+            raise ValueError("protocol ebgp needs a 'bgp' block (spine_asn, leaf_asn_base)")
+        return self
+
+
+class Pools(Model):
+    hosts: ipaddress.IPv4Network
+    loopbacks: ipaddress.IPv4Network
+    p2p: ipaddress.IPv4Network
+    mlag_peer: ipaddress.IPv4Network
+    mlag_l3: ipaddress.IPv4Network
+
+
+class Spines(Model):
+    count: int = Field(ge=1, le=64)
+    model: str
+    rack: int = Field(ge=1)
+    name_prefix: Name
+
+
+class DownlinkBudget(Model):
+    min: int = Field(1, ge=1)
+    max: int = Field(ge=1)
+
+
+class Leaves(Model):
+    model: str
+    name_suffix: Name
+    racks_per_pair: int = Field(1, ge=1)
+    ports_per_rack: int = Field(ge=1)
+    downlink_budget: DownlinkBudget | None = None
+    uplink_ports: tuple[int, ...] = Field(min_length=1)
+    uplinks_per_leaf: int | None = Field(None, ge=1)
+    peer_link_ports: tuple[int, ...] = Field(min_length=1)
+
+
+class FabricIntent(Model):
+    """One spine-leaf fabric of MLAG leaf pairs (the compute or the storage network)."""
+
+    vlan: str
+    qos: str | None = None
+    routing: str
+    bonding: Literal["active-backup", "lacp"] = "active-backup"
+    pools: Pools
+    spines: Spines
+    leaves: Leaves
+    virtual_router_mac: str = Field(pattern=r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
+
+
+class SwitchPorts(Model):
+    servers_first: int = Field(ge=1)
+    servers_last: int = Field(ge=1)
+    devices_first: int = Field(ge=1)
+    devices_last: int = Field(ge=1)
+
+
+class Core(Model):
+    name: Name
+    model: str
+    rack: int = Field(ge=1)
+    upstream_port: int = Field(ge=1)
+
+
+class Upstream(Model):
+    subnet: ipaddress.IPv4Network
+    gateway: ipaddress.IPv4Address
+
+
+class Management(Model):
+    pool: ipaddress.IPv4Network
+    vlan_base: int = Field(2000, ge=2, le=3800)
+    switch_model: str
+    switch_uplink_port: int = Field(ge=1)
+    switch_ports: SwitchPorts
+    core: Core
+    upstream: Upstream
+
+
+class Thresholds(Model):
+    pfc_pause_frames_per_min: int = Field(1000, ge=0)
+    ecn_marks_per_min: int = Field(10000, ge=0)
+    crc_errors: int = Field(0, ge=0)
+    flaps_per_hour: int = Field(3, ge=0)
+    optic_temperature_c: float = Field(70, gt=0)
+
+
+class NfsExport(Model):
+    name: Name
+    server: str
+    export: str = Field(pattern=r"^/")
+    mount: str = Field(pattern=r"^/")
+
+
+class StorageServices(Model):
+    nfs: tuple[NfsExport, ...] = ()
+    nfs_options: str = "nolock,hard,intr,rsize=1048576,wsize=1048576"
+
+
+class FabricFile(Model):
+    """``intent/fabric.yaml``."""
+
+    site: Site
+    naming: Naming = Naming()
+    services: Services = Services()
+    mtu: Mtu = Mtu()
+    switch_models: dict[Name, SwitchModel]
+    server_models: dict[Name, ServerModel]
+    vlans: dict[Name, Vlan]
+    qos_profiles: dict[Name, QosProfile] = {}
+    routing_profiles: dict[Name, RoutingProfile]
+    fabrics: dict[Literal["compute", "storage"], FabricIntent]
+    management: Management
+    thresholds: Thresholds = Thresholds()
+    storage_services: StorageServices = StorageServices()
+    extra_config: dict[str, str] = {}
+
+
+class Rack(Model):
+    id: int = Field(ge=1, le=250)
+    row: str = Field(pattern=r"^[A-Z]{1,2}$")
+    position: int = Field(ge=1)
+    pdu_kw: float = Field(gt=0)
+    role: Literal["gpu", "storage", "network"]
+
+
+class RacksFile(Model):
+    """``intent/racks.yaml``."""
+
+    racks: tuple[Rack, ...]
+
+
+class ServerRow(Model):
+    """One row of ``intent/servers.csv``."""
+
+    name: str
+    model: str
+    asset_tag: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass(frozen=True)
+class Server:
+    """A server row with the rack and position its name encodes (C6)."""
+
+    name: str
+    model: str
+    asset_tag: str
+    rack: int
+    position: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Intent:
+    """The whole intent, validated: what :func:`compiler.fabric.resolve` consumes."""
+
+    fabric: FabricFile
+    racks: dict[int, Rack]
+    servers: tuple[Server, ...]
+    digest: str
+
+
+# --------------------------------------------------------------------------- loading
+
+M = TypeVar("M", bound=Model)
+
+
+def load_intent(directory: Path) -> Intent:
+    """Load and validate ``directory`` (``intent/``); raise :class:`IntentError` listing every problem."""
+    problems: list[str] = []
+    raw: dict[str, bytes] = {}
+    for name in INTENT_FILES:
+        path = directory / name
+        try:
+            raw[name] = path.read_bytes()
+        except FileNotFoundError:
+            problems.append(f"{_show(path)}: missing: intent/ needs {', '.join(INTENT_FILES)}")
+    if problems:
+        raise IntentError(f"cannot load {_show(directory)}", problems)
+
+    fabric = _load_yaml_model(directory / "fabric.yaml", raw["fabric.yaml"], FabricFile, problems)
+    racks = _load_yaml_model(directory / "racks.yaml", raw["racks.yaml"], RacksFile, problems)
+    rows = _load_server_rows(directory / "servers.csv", raw["servers.csv"], problems)
+    if fabric is None or racks is None:
+        raise IntentError(f"{_show(directory)} is not valid", problems)
+
+    rack_map = _index_racks(directory / "racks.yaml", raw["racks.yaml"], racks, problems)
+    servers = _servers(directory / "servers.csv", rows, fabric, rack_map, problems)
+    problems.extend(_cross_references(directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers, rack_map))
+    if problems:
+        raise IntentError(f"{_show(directory)} is not valid", problems)
+    digest = hashlib.sha256(b"".join(raw[n] for n in INTENT_FILES)).hexdigest()
+    return Intent(fabric=fabric, racks=rack_map, servers=servers, digest=digest)
+
+
+def _show(path: Path) -> str:
+    """A path as the user typed it: relative to the working directory when possible."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _yaml_tree(path: Path, data: bytes, problems: list[str]) -> Any:
+    yaml = YAML(typ="rt")
+    try:
+        return yaml.load(data)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problems.append(f"{_show(path)}{line}: malformed YAML: {exc.problem or exc.context}")
+    return None
+
+
+def _load_yaml_model(path: Path, data: bytes, model: type[M], problems: list[str]) -> M | None:
+    tree = _yaml_tree(path, data, problems)
+    if tree is None:
+        if not any(p.startswith(_show(path)) for p in problems):
+            problems.append(f"{_show(path)}: empty file")
+        return None
+    if not isinstance(tree, CommentedMap):
+        problems.append(f"{_show(path)}:1: expected a mapping at the top level")
+        return None
+    try:
+        return model.model_validate(_plain(tree))
+    except ValidationError as exc:
+        for error in exc.errors():
+            loc = tuple(error["loc"])
+            problems.append(f"{_show(path)}:{_line_of(tree, loc)}: {_yaml_path(loc)}: {_message(error)}")
+    return None
+
+
+def _plain(node: Any) -> Any:
+    """ruamel's commented containers as plain dicts and lists."""
+    if isinstance(node, CommentedMap):
+        return {key: _plain(value) for key, value in node.items()}
+    if isinstance(node, CommentedSeq):
+        return [_plain(value) for value in node]
+    return node
+
+
+def _line_of(tree: Any, loc: tuple[Any, ...]) -> int:
+    """The 1-based line of the deepest node of ``loc`` that exists in ``tree``."""
+    line = 1
+    node = tree
+    for key in loc:
+        if isinstance(node, CommentedMap) and key in node:
+            line = node.lc.key(key)[0] + 1
+            node = node[key]
+        elif isinstance(node, CommentedSeq) and isinstance(key, int) and key < len(node):
+            line = node.lc.item(key)[0] + 1
+            node = node[key]
+        else:
+            break
+    return line
+
+
+def _yaml_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic location as a YAML path.
+
+    Example:
+        >>> _yaml_path(("fabrics", "compute", "pools", "hosts"))
+        'fabrics.compute.pools.hosts'
+        >>> _yaml_path(("racks", 2, "pdu_kw"))
+        'racks[2].pdu_kw'
+    """
+    out = ""
+    for key in loc:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif key in {"function-after", "function-before"} or "[" in str(key):
+            continue
+        else:
+            out += f".{key}" if out else str(key)
+    return out or "(top level)"
+
+
+def _message(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown key: remove it or check its spelling"
+    if error["type"] == "missing":
+        return "required key is missing"
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def _load_server_rows(path: Path, data: bytes, problems: list[str]) -> list[tuple[int, ServerRow]]:
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        problems.append(f"{_show(path)}: not UTF-8 text")
+        return []
+    reader = csv.DictReader(io.StringIO(text))
+    expected = list(ServerRow.model_fields)
+    if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != expected:
+        problems.append(f"{_show(path)}:1: header must be '{','.join(expected)}', found '{','.join(reader.fieldnames or [])}'")
+        return []
+    rows: list[tuple[int, ServerRow]] = []
+    for record in reader:
+        line = reader.line_num
+        if None in record or any(value is None for value in record.values()):
+            problems.append(f"{_show(path)}:{line}: expected {len(expected)} columns ({','.join(expected)})")
+            continue
+        try:
+            rows.append((line, ServerRow.model_validate({k.strip(): v.strip() for k, v in record.items()})))
+        except ValidationError as exc:
+            for error in exc.errors():
+                problems.append(f"{_show(path)}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
+    return rows
+
+
+def _index_racks(path: Path, data: bytes, racks: RacksFile, problems: list[str]) -> dict[int, Rack]:
+    tree = _yaml_tree(path, data, [])
+    seen: dict[int, Rack] = {}
+    for index, rack in enumerate(racks.racks):
+        if rack.id in seen:
+            line = _line_of(tree, ("racks", index))
+            problems.append(f"{_show(path)}:{line}: racks[{index}].id: rack {rack.id} is declared twice")
+        seen[rack.id] = rack
+    return dict(sorted(seen.items()))
+
+
+def _servers(
+    path: Path,
+    rows: list[tuple[int, ServerRow]],
+    fabric: FabricFile,
+    racks: dict[int, Rack],
+    problems: list[str],
+) -> tuple[Server, ...]:
+    pattern = re.compile(fabric.naming.server)
+    seen: dict[str, int] = {}
+    slots: dict[tuple[int, int], str] = {}
+    servers: list[Server] = []
+    for line, row in rows:
+        where = f"{_show(path)}:{line}"
+        match = pattern.fullmatch(row.name)
+        if match is None:
+            problems.append(f"{where}: name: {row.name!r} does not follow the naming rule {fabric.naming.server!r} (e.g. rack03-gpu007)")
+            continue
+        if row.name in seen:
+            problems.append(f"{where}: name: duplicate server {row.name!r} (first on line {seen[row.name]})")
+            continue
+        seen[row.name] = line
+        rack, position = int(match["rack"]), int(match["position"])
+        if rack not in racks:
+            problems.append(f"{where}: name: {row.name!r} is in rack {rack}, which racks.yaml does not declare")
+            continue
+        if position < 1:
+            problems.append(f"{where}: name: {row.name!r}: positions start at 1")
+            continue
+        if row.model not in fabric.server_models:
+            known = ", ".join(sorted(fabric.server_models))
+            problems.append(f"{where}: model: unknown server model {row.model!r} (known: {known})")
+            continue
+        if (rack, position) in slots:
+            problems.append(
+                f"{where}: name: {row.name!r} takes position {position} in rack {rack}, "
+                f"already held by {slots[rack, position]!r}: positions are unique per rack"
+            )
+            continue
+        slots[rack, position] = row.name
+        kind = match.groupdict().get("kind") or "server"
+        servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind))
+    return tuple(sorted(servers, key=lambda s: (s.rack, s.position, s.name)))
+
+
+def _cross_references(
+    path: Path, data: bytes, fabric: FabricFile, servers: tuple[Server, ...], racks: dict[int, Rack]
+) -> Iterator[str]:
+    """References between parts of the intent: every name used must be declared."""
+    tree = _yaml_tree(path, data, [])
+
+    def at(*loc: Any) -> str:
+        return f"{_show(path)}:{_line_of(tree, loc)}: {_yaml_path(loc)}"
+
+    for net, spec in sorted(fabric.fabrics.items()):
+        if spec.vlan not in fabric.vlans:
+            yield f"{at('fabrics', net, 'vlan')}: unknown VLAN profile {spec.vlan!r} (declared: {', '.join(sorted(fabric.vlans))})"
+        if spec.qos is not None and spec.qos not in fabric.qos_profiles:
+            yield f"{at('fabrics', net, 'qos')}: unknown QoS profile {spec.qos!r} (declared: {', '.join(sorted(fabric.qos_profiles)) or 'none'})"
+        if spec.routing not in fabric.routing_profiles:
+            yield f"{at('fabrics', net, 'routing')}: unknown routing profile {spec.routing!r} (declared: {', '.join(sorted(fabric.routing_profiles))})"
+        for role, model in (("spines", spec.spines.model), ("leaves", spec.leaves.model)):
+            if model not in fabric.switch_models:
+                yield f"{at('fabrics', net, role, 'model')}: unknown switch model {model!r}"
+        if spec.spines.rack not in racks:
+            yield f"{at('fabrics', net, 'spines', 'rack')}: rack {spec.spines.rack} is not in racks.yaml"
+        for pool_name, pool in spec.pools:
+            if not pool.is_private:
+                yield f"{at('fabrics', net, 'pools', pool_name)}: {pool} is not an RFC1918 private range"
+    mgmt = fabric.management
+    for key, model in (("switch_model", mgmt.switch_model), ("core", mgmt.core.model)):
+        if model not in fabric.switch_models:
+            yield f"{at('management', key)}: unknown switch model {model!r}"
+    if mgmt.core.rack not in racks:
+        yield f"{at('management', 'core', 'rack')}: rack {mgmt.core.rack} is not in racks.yaml"
+    if not mgmt.pool.is_private:
+        yield f"{at('management', 'pool')}: {mgmt.pool} is not an RFC1918 private range"
+    if mgmt.upstream.gateway not in mgmt.upstream.subnet:
+        yield f"{at('management', 'upstream', 'gateway')}: {mgmt.upstream.gateway} is outside {mgmt.upstream.subnet}"
+    names = {s.name for s in servers}
+    for index, export in enumerate(fabric.storage_services.nfs):
+        if export.server not in names:
+            yield f"{at('storage_services', 'nfs', index, 'server')}: unknown server {export.server!r}"
+    for model_name, model in sorted(fabric.server_models.items()):
+        for net in ("compute", "storage"):
+            count = len(model.nics_on(net))  # type: ignore[arg-type]
+            if count and net not in fabric.fabrics:
+                yield f"{at('server_models', model_name, 'nics')}: NICs on {net}, but no fabrics.{net} is declared"
+            if count > 2:
+                yield f"{at('server_models', model_name, 'nics')}: {count} NICs on {net}: a leaf pair takes one or two"
