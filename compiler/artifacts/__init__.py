@@ -1,0 +1,11 @@
+"""Writers of everything under ``generated/`` except the switch configs themselves.
+
+Each writer is a pure function ``(intent, fabric) -> {relative path: text}``.
+"""
+
+from __future__ import annotations
+
+from compiler.artifacts.inventory import cabling_csv, nornir_inventory
+from compiler.artifacts.structured import structured_configs
+
+__all__ = ["cabling_csv", "nornir_inventory", "structured_configs"]

@@ -1,0 +1,72 @@
+"""``generated/inventory/``: the Nornir SimpleInventory and the cable list.
+
+Deploy and drift load ``hosts.yaml``/``groups.yaml``/``defaults.yaml`` with Nornir's own
+SimpleInventory; no credentials are ever written here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from compiler.artifacts.yamltext import to_yaml
+from compiler.intent import Intent
+from compiler.structured import Fabric
+
+CABLING_COLUMNS = ("a_device", "a_port", "b_device", "b_port", "network", "kind", "a_speed", "b_speed", "subnet")
+
+
+def group_of(network: str, role: str) -> str:
+    """The Nornir group of a device.
+
+    Example:
+        >>> group_of("compute", "leaf")
+        'compute_leaf'
+    """
+    return f"{network}_{role}"
+
+
+def nornir_inventory(intent: Intent, fabric: Fabric) -> dict[str, str]:
+    """hosts.yaml, groups.yaml and defaults.yaml for Nornir's SimpleInventory."""
+    hosts: dict[str, Any] = {}
+    groups: dict[str, Any] = {}
+    for name, device in fabric.devices.items():
+        group = group_of(device.network, device.role)
+        groups.setdefault(group, {"data": {"network": device.network, "role": device.role}})
+        model = intent.fabric.switch_models[device.model]
+        data: dict[str, Any] = {
+            "role": device.role,
+            "network": device.network,
+            "model": device.model,
+            "rack": device.rack,
+            "redundancy_group": device.redundancy_group,
+            "ethernet_ports": model.port_count,
+        }
+        if device.mlag_peer:
+            data["mlag_peer"] = device.mlag_peer
+        hosts[name] = {"hostname": device.mgmt_address, "platform": "eos", "groups": [group], "data": data}
+    defaults = {
+        "platform": "eos",
+        "connection_options": {
+            "napalm": {"extras": {"optional_args": {"transport": "https"}, "timeout": 60}},
+        },
+    }
+    return {
+        "inventory/hosts.yaml": to_yaml(hosts),
+        "inventory/groups.yaml": to_yaml(dict(sorted(groups.items()))),
+        "inventory/defaults.yaml": to_yaml(defaults),
+    }
+
+
+def cabling_csv(fabric: Fabric) -> dict[str, str]:
+    """One row per cable, both ends (switch or server) and what each end runs."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CABLING_COLUMNS)
+    for link in fabric.links:
+        writer.writerow(
+            (link.a.device, link.a.port, link.b.device, link.b.port, link.network, link.kind,
+             link.a_speed or "", link.b_speed or "", link.subnet or "")
+        )
+    return {"inventory/cabling.csv": out.getvalue()}

@@ -1,0 +1,3 @@
+"""fabricops: a GitOps config compiler with drift detection for GPU cluster networks."""
+
+__version__ = "0.1.0"

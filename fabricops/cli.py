@@ -1,0 +1,55 @@
+"""The ``fabricops`` command: one thin verb per job, calling the packages below.
+
+Exit codes, the same for every verb: 0 ok / in sync; 1 error; 2 usage; 3 differences found
+(stale generated/, pending changes, drift); 4 partial deploy failure.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from core.errors import FabricopsError
+from fabricops.commands.compile import check_cmd, compile_cmd
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fabricops")
+def cli() -> None:
+    """Compile intent/ into generated/, deploy it safely, and audit drift."""
+
+
+cli.add_command(compile_cmd)
+cli.add_command(check_cmd)
+
+
+def _mount_optional() -> None:
+    """Verb groups that live in their own modules."""
+    try:
+        from fabricops.commands.lab import lab_group
+    except ImportError:  # pragma: no cover - the lab verbs are optional at import time
+        return
+    cli.add_command(lab_group)
+
+
+_mount_optional()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: print one line per problem for our errors, keep tracebacks for bugs."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except FabricopsError as exc:
+        for index, line in enumerate(exc.lines()):
+            click.echo(f"Error: {line}" if index == 0 else f"  {line}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
