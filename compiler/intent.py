@@ -378,12 +378,15 @@ def load_intent(directory: Path) -> Intent:
     fabric = _load_yaml_model(directory / "fabric.yaml", raw["fabric.yaml"], FabricFile, problems)
     racks = _load_yaml_model(directory / "racks.yaml", raw["racks.yaml"], RacksFile, problems)
     rows = _load_server_rows(directory / "servers.csv", raw["servers.csv"], problems)
+    table_ok = rows is not None
     if fabric is None or racks is None:
         raise IntentError(f"{_show(directory)} is not valid", problems)
 
     rack_map = _index_racks(directory / "racks.yaml", raw["racks.yaml"], racks, problems)
-    servers = _servers(directory / "servers.csv", rows, fabric, rack_map, problems)
-    problems.extend(_cross_references(directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers, rack_map))
+    servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
+    problems.extend(
+        _cross_references(directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map)
+    )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
     digest = hashlib.sha256(b"".join(raw[n] for n in INTENT_FILES)).hexdigest()
@@ -478,17 +481,18 @@ def _message(error: Any) -> str:
     return message.removeprefix("Value error, ")
 
 
-def _load_server_rows(path: Path, data: bytes, problems: list[str]) -> list[tuple[int, ServerRow]]:
+def _load_server_rows(path: Path, data: bytes, problems: list[str]) -> list[tuple[int, ServerRow]] | None:
+    """The rows of servers.csv with their line numbers; None when the table itself is unreadable."""
     try:
         text = data.decode()
     except UnicodeDecodeError:
         problems.append(f"{_show(path)}: not UTF-8 text")
-        return []
+        return None
     reader = csv.DictReader(io.StringIO(text))
     expected = list(ServerRow.model_fields)
     if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != expected:
         problems.append(f"{_show(path)}:1: header must be '{','.join(expected)}', found '{','.join(reader.fieldnames or [])}'")
-        return []
+        return None
     rows: list[tuple[int, ServerRow]] = []
     for record in reader:
         line = reader.line_num
@@ -558,7 +562,7 @@ def _servers(
 
 
 def _cross_references(
-    path: Path, data: bytes, fabric: FabricFile, servers: tuple[Server, ...], racks: dict[int, Rack]
+    path: Path, data: bytes, fabric: FabricFile, servers: tuple[Server, ...] | None, racks: dict[int, Rack]
 ) -> Iterator[str]:
     """References between parts of the intent: every name used must be declared."""
     tree: list[Any] = []
@@ -593,9 +597,9 @@ def _cross_references(
         yield f"{at('management', 'pool')}: {mgmt.pool} is not an RFC1918 private range"
     if mgmt.upstream.gateway not in mgmt.upstream.subnet:
         yield f"{at('management', 'upstream', 'gateway')}: {mgmt.upstream.gateway} is outside {mgmt.upstream.subnet}"
-    names = {s.name for s in servers}
+    names = {s.name for s in servers or ()}
     for index, export in enumerate(fabric.storage_services.nfs):
-        if export.server not in names:
+        if servers is not None and export.server not in names:
             yield f"{at('storage_services', 'nfs', index, 'server')}: unknown server {export.server!r}"
     for model_name, model in sorted(fabric.server_models.items()):
         for net in ("compute", "storage"):

@@ -1,0 +1,127 @@
+"""The whole compile: determinism, locality, routing and bonding modes, atomic output."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler.output import read_tree
+from compiler.pipeline import compile_intent, staleness, write_generated
+from core.errors import CompileError, IntentError
+
+Edit = Callable[[str, str, str], None]
+
+
+def test_compile_is_deterministic(project: Path) -> None:
+    """Same intent, byte-identical output (no timestamps, stable orders)."""
+    first = compile_intent(project / "intent").files
+    second = compile_intent(project / "intent").files
+    assert first == second
+
+
+def test_committed_generated_is_current() -> None:
+    """The example's generated/ in git is what the intent compiles to."""
+    result = compile_intent(Path("intent"))
+    assert not staleness(result, Path("generated")).stale
+
+
+def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
+    """O4 locality: one new row changes its three leaves' and its rack switch's files, nothing else."""
+    before = compile_intent(project / "intent").files
+    servers = project / "intent" / "servers.csv"
+    servers.write_text(servers.read_text().replace("rack03-gpu009,gpu-8x-h100,GPU-0309\n", "rack03-gpu009,gpu-8x-h100,GPU-0309\nrack03-gpu010,gpu-8x-h100,GPU-0310\n"))
+    after = compile_intent(project / "intent").files
+    changed = {p for p in after if before.get(p) != after[p]}
+    touched = {"rack03-leaf-a", "rack03-leaf-b", "rack01-stor-leaf-a", "rack01-stor-leaf-b", "rack03-mgmt"}
+    expected = {f"configs/{d}.cfg" for d in touched} | {f"structured/{d}.yaml" for d in touched}
+    assert changed == expected | {"inventory/cabling.csv", "MANIFEST.json"}
+    cabling = set(after["inventory/cabling.csv"].decode().splitlines()) - set(before["inventory/cabling.csv"].decode().splitlines())
+    assert len(cabling) == 5 and all("rack03-gpu010" in row for row in cabling)
+
+
+def test_ebgp_underlay(project: Path, edit: Edit) -> None:
+    """Routing choice ebgp: leaves get router bgp with their pair's ASN, no OSPF."""
+    edit("fabric.yaml", "    routing: ospf-underlay", "    routing: ebgp-underlay")
+    files = compile_intent(project / "intent").files
+    leaf = files["configs/rack02-leaf-a.cfg"].decode()
+    spine = files["configs/spine01.cfg"].decode()
+    assert "router bgp 65102\n" in leaf and "router ospf" not in leaf
+    assert "   neighbor IPv4-UNDERLAY-PEERS remote-as 65100\n" in leaf
+    assert "   maximum-paths 4 ecmp 4\n" in leaf
+    assert "   neighbor 10.31.4.25 remote-as 65102\n" in spine  # rack02-leaf-b (leaf 4) on spine01
+
+
+def test_ospf_underlay(project: Path) -> None:
+    files = compile_intent(project / "intent").files
+    leaf = files["configs/rack02-leaf-a.cfg"].decode()
+    assert "router ospf 100\n" in leaf and "router bgp" not in leaf
+    assert "   no passive-interface Ethernet49\n" in leaf
+    assert "   maximum-paths 4\n" in leaf
+
+
+def test_lacp_bonding_renders_mlag_port_channels(project: Path, edit: Edit) -> None:
+    """bonding: lacp -> one MLAG port-channel per server, same number on both leaves."""
+    edit("fabric.yaml", "bonding: active-backup          #", "bonding: lacp          #")
+    files = compile_intent(project / "intent").files
+    for leaf in ("rack04-leaf-a", "rack04-leaf-b"):
+        text = files[f"configs/{leaf}.cfg"].decode()
+        assert "interface Port-Channel3\n   description SERVER_rack04-gpu003_bond0\n" in text
+        assert "   mlag 3\n" in text
+        assert "interface Ethernet3\n" in text and "   channel-group 3 mode active\n" in text
+
+
+def test_active_backup_renders_access_ports(project: Path) -> None:
+    text = compile_intent(project / "intent").files["configs/rack04-leaf-a.cfg"].decode()
+    assert "interface Port-Channel3\n" not in text
+    assert "interface Ethernet3\n   description SERVER_rack04-gpu003_enp65s0f0\n   mtu 9214\n   switchport access vlan 100\n" in text
+
+
+def test_no_secret_is_written(project: Path) -> None:
+    """Secrets appear only as <secret:NAME> references."""
+    for path, data in compile_intent(project / "intent").files.items():
+        text = data.decode()
+        if "secret" in text and path.startswith("configs/"):
+            assert "secret sha512 <secret:admin_sha512>" in text
+
+
+def test_manifest_lists_every_file(project: Path) -> None:
+    files = compile_intent(project / "intent").files
+    manifest = json.loads(files["MANIFEST.json"])
+    assert set(manifest["files"]) == set(files) - {"MANIFEST.json"}
+    assert len(manifest["intent_digest"]) == 64
+
+
+def test_write_replaces_the_whole_tree(project: Path) -> None:
+    generated = project / "generated"
+    (generated / "configs").mkdir(parents=True)
+    (generated / "configs" / "old-switch.cfg").write_text("hostname old\n")
+    result = compile_intent(project / "intent")
+    write_generated(result, generated)
+    assert read_tree(generated) == result.files
+    assert not list(project.glob(".generated*"))
+
+
+def test_failed_compile_leaves_generated_untouched(project: Path, edit: Edit) -> None:
+    """Bad input loses nothing: generated/ stays byte-identical."""
+    generated = project / "generated"
+    write_generated(compile_intent(project / "intent"), generated)
+    before = read_tree(generated)
+    edit("fabric.yaml", "  host: 9000\n", "  host: 9999\n")
+    with pytest.raises(IntentError):
+        write_generated(compile_intent(project / "intent"), generated)
+    assert read_tree(generated) == before
+
+
+def test_check_errors_block_the_write(project: Path, edit: Edit) -> None:
+    generated = project / "generated"
+    write_generated(compile_intent(project / "intent"), generated)
+    before = read_tree(generated)
+    edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50]")
+    result = compile_intent(project / "intent")
+    assert result.errors
+    with pytest.raises(CompileError):
+        write_generated(result, generated)
+    assert read_tree(generated) == before
