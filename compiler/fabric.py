@@ -66,6 +66,7 @@ LEAF_LOOPBACK_OFFSET = 64
 SERVER_HOST_OFFSET = 10
 MGMT_SERVER_OFFSET = 20
 SIDES = ("a", "b")
+MGMT_MTU = 1500  # out-of-band access ports and Management1 stay at the Ethernet default
 
 
 def resolve(intent: Intent) -> Fabric:
@@ -222,7 +223,7 @@ class _Resolver:
                 self._allocate("management", "pool", address, server.name, "server management")
                 self.server_addr[server.name, "management"] = (str(address), str(gateway.ip))
                 self._access_port(ifaces, used, port, f"SERVER_{server.name}_{nic[0].name}", vlan)
-                self._cable("management", "server", name, eth(port), model.speed_of(port), server.name, nic[0].name, nic[0].speed, self.spec.mtu.switch, self.spec.mtu.host)
+                self._cable("management", "server", name, eth(port), model.speed_of(port), server.name, nic[0].name, nic[0].speed, MGMT_MTU, MGMT_MTU)
                 self.server_nics[server.name].append(ServerNic(nic[0].name, "management", nic[0].speed, nic[0].numa, name, eth(port)))
             for planned in (p for p in self.planned if p.rack == rack):
                 port = ports.devices_first + planned.slot - 1
@@ -233,7 +234,7 @@ class _Resolver:
                 self._allocate("management", "pool", address, planned.name, "Management1")
                 self._access_port(ifaces, used, port, f"MGMT_{planned.name}_Management1", vlan)
                 planned_model = self._fabric_model(planned)
-                self._cable("management", "mgmt", name, eth(port), model.speed_of(port), planned.name, "Management1", "1g" if planned_model else None, self.spec.mtu.switch, 1500)
+                self._cable("management", "mgmt", name, eth(port), model.speed_of(port), planned.name, "Management1", "1g" if planned_model else None, MGMT_MTU, MGMT_MTU)
             uplink = mgmt.switch_uplink_port
             used[uplink] = f"uplink to {core_name}"
             ifaces[eth(uplink)] = Interface(
@@ -261,7 +262,7 @@ class _Resolver:
                 switchport_trunk_allowed_vlan=str(vlan),
             )
             core_vlans.append(VlanDef(vlan, f"MGMT_RACK{rack:02d}"))
-            core_ifaces[f"Vlan{vlan}"] = Interface(f"Vlan{vlan}", description=f"GW_MGMT_RACK{rack:02d}", mtu=1500, ip_address=str(gateway))
+            core_ifaces[f"Vlan{vlan}"] = Interface(f"Vlan{vlan}", description=f"GW_MGMT_RACK{rack:02d}", ip_address=str(gateway))
         up = mgmt.upstream
         core_addr = host_in(up.subnet, 2)
         self._allocate("management", "upstream", up.subnet, core_name, "upstream transit")

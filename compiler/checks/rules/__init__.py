@@ -1,0 +1,1 @@
+"""Rules register on import."""

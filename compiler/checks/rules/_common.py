@@ -1,0 +1,100 @@
+"""Lookups shared by the rule modules: devices by role, interfaces by name, speeds, problems."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from ipaddress import IPv4Interface
+
+from compiler.intent import SPEEDS_GBPS, FabricIntent, Intent
+from compiler.structured import Device, Fabric, Interface, Link, Network
+
+SWITCH_LINK_KINDS = frozenset({"fabric", "peer-link", "mgmt-uplink"})
+"""Link kinds with a switch at both ends."""
+
+
+def devices(fabric: Fabric, role: str, network: Network | None = None) -> list[Device]:
+    """The devices of ``role`` (in ``network`` when given), sorted by name."""
+    return [
+        d
+        for _, d in sorted(fabric.devices.items())
+        if d.role == role and (network is None or d.network == network)
+    ]
+
+
+def fabric_spec(intent: Intent, network: str) -> FabricIntent | None:
+    """The spine-leaf fabric of ``network`` in the intent, or None (management)."""
+    for name, spec in intent.fabric.fabrics.items():
+        if name == network:
+            return spec
+    return None
+
+
+def interfaces(device: Device) -> dict[str, Interface]:
+    """A device's interfaces by name."""
+    return {iface.name: iface for iface in device.config.interfaces}
+
+
+def links_of(fabric: Fabric, kinds: Iterable[str], network: str | None = None) -> list[Link]:
+    """The links of the given kinds (in ``network`` when given)."""
+    wanted = set(kinds)
+    return [
+        link
+        for link in fabric.links
+        if link.kind in wanted and (network is None or link.network == network)
+    ]
+
+
+def gbps(speed: str) -> int:
+    """A speed keyword in Gbit/s.
+
+    Example:
+        >>> gbps("400g")
+        400
+    """
+    return SPEEDS_GBPS[speed]
+
+
+def address_of(value: str) -> str:
+    """The address part of ``address/prefix`` (or the address itself).
+
+    Example:
+        >>> address_of("10.31.4.1/31")
+        '10.31.4.1'
+    """
+    return value.split("/", 1)[0]
+
+
+def is_host(prefix: str) -> bool:
+    """Whether an allocated prefix is an address (not a subnet).
+
+    A /31 or /32 is always an address; a wider prefix is an address unless it is the
+    network address itself.
+
+    Examples:
+        >>> is_host("10.30.1.0/24"), is_host("10.30.1.5/24"), is_host("10.31.4.0/31")
+        (False, True, True)
+    """
+    iface = IPv4Interface(prefix)
+    return iface.network.prefixlen >= 31 or iface.ip != iface.network.network_address
+
+
+def problems(fabric: Fabric, rule_id: str) -> Iterator[tuple[str, str]]:
+    """What resolution could not place under ``rule_id``, as ``(subject, message)`` pairs."""
+    for problem in fabric.problems:
+        if problem.rule == rule_id:
+            yield problem.subject, problem.message
+
+
+def join(names: Iterable[str], limit: int = 6) -> str:
+    """A short, readable list of names.
+
+    Examples:
+        >>> join(["a", "b"])
+        'a, b'
+        >>> join([f"p{i}" for i in range(8)], limit=3)
+        'p0, p1, p2 and 5 more'
+    """
+    items = list(names)
+    if len(items) <= limit:
+        return ", ".join(items)
+    return f"{', '.join(items[:limit])} and {len(items) - limit} more"

@@ -1,0 +1,246 @@
+"""Topology and cabling rules: who connects to whom, in how many hops, at what speed and MTU.
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+FAB001    error     C3           every leaf has a link to every spine of its fabric
+FAB002    error     C3           ``uplinks_per_leaf`` / ``uplink_ports`` match the spine
+                                 count (the seed's "2 uplinks, 4 spines" contradiction)
+HOP001    error     C3           at most 3 switches between any two servers of a network
+LNK001    error     C8           both ends of every link run the same speed, on ports
+                                 their models have
+LNK002    error     N5           switch-to-switch links have equal MTUs; a host or
+                                 management port never exceeds its switch port's MTU;
+                                 configured interface MTUs match the cabling plan
+========  ========  ===========  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Iterator
+
+from compiler.checks.base import rule
+from compiler.checks.rules._common import (
+    SWITCH_LINK_KINDS,
+    devices,
+    interfaces,
+    join,
+    links_of,
+)
+from compiler.intent import Intent
+from compiler.structured import Endpoint, Fabric, Link
+
+MAX_SWITCH_HOPS = 3
+"""C3: a server reaches any other server through at most leaf, spine, leaf."""
+
+
+@rule("FAB001", "error", "C3", "Every leaf connects to every spine of its fabric")
+def leaf_reaches_every_spine(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each leaf that lacks a direct link to one or more spines of its network."""
+    del intent
+    linked: dict[str, set[str]] = defaultdict(set)
+    for link in links_of(fabric, ["fabric"]):
+        linked[link.a.device].add(link.b.device)
+        linked[link.b.device].add(link.a.device)
+    for net in sorted({d.network for d in devices(fabric, "leaf")}):
+        spines = [s.name for s in devices(fabric, "spine", net)]
+        for leaf in devices(fabric, "leaf", net):
+            missing = [s for s in spines if s not in linked[leaf.name]]
+            if missing:
+                yield leaf.name, (
+                    f"no link to {join(missing)}: reaches {len(spines) - len(missing)} of the "
+                    f"{len(spines)} spines of the {net} fabric"
+                )
+
+
+@rule("FAB002", "error", "C3", "Uplinks per leaf equal the spine count")
+def uplinks_match_spines(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each fabric whose leaf uplink count contradicts its spine count."""
+    del fabric
+    for net, spec in sorted(intent.fabric.fabrics.items()):
+        spines = spec.spines.count
+        declared = spec.leaves.uplinks_per_leaf
+        ports = len(spec.leaves.uplink_ports)
+        subject = f"fabrics.{net}"
+        if declared is not None and declared < spines:
+            yield subject, (
+                f"{declared} uplinks per leaf cannot reach {spines} spines: every leaf must "
+                f"connect to every spine (set uplinks_per_leaf: {spines}, or use {declared} spines)"
+            )
+        elif declared is not None and declared > spines:
+            yield subject, (
+                f"{declared} uplinks per leaf but {spines} spines: each leaf gets exactly one "
+                f"link to each spine (set uplinks_per_leaf: {spines}, or use {declared} spines)"
+            )
+        if ports < spines:
+            yield subject, (
+                f"leaves.uplink_ports lists {ports} ports, which cannot reach {spines} spines: "
+                f"every leaf must connect to every spine (list {spines} uplink ports, "
+                f"or use {ports} spines)"
+            )
+        elif declared is not None and declared > ports:
+            yield subject, (
+                f"uplinks_per_leaf is {declared} but leaves.uplink_ports lists only {ports} ports"
+            )
+
+
+def _adjacency(links: list[Link]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = defaultdict(set)
+    for link in links:
+        graph[link.a.device].add(link.b.device)
+        graph[link.b.device].add(link.a.device)
+    return graph
+
+
+def _distances(graph: dict[str, set[str]], source: str) -> dict[str, int]:
+    """Edges on the shortest path from ``source`` to every reachable node (BFS)."""
+    seen = {source: 0}
+    queue = deque([source])
+    while queue:
+        node = queue.popleft()
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in seen:
+                seen[nxt] = seen[node] + 1
+                queue.append(nxt)
+    return seen
+
+
+def max_switch_hops(
+    switch_links: list[Link], server_links: list[Link]
+) -> tuple[int | None, str, str, int]:
+    """The worst server pair: (switches between them or None if unreachable, a, b, pairs over).
+
+    Servers attached to the same set of switches are grouped, so the cost grows with the
+    number of leaf pairs, not the square of the number of servers. The fourth value counts
+    the server groups pairs beyond :data:`MAX_SWITCH_HOPS` or unreachable.
+
+    Example:
+        >>> from compiler.structured import Endpoint as E, Link as L
+        >>> def cable(a, b, kind):
+        ...     return L("compute", kind, E(a, "p"), E(b, "p"), "100g", "100g", 9214, 9214)
+        >>> sw = [cable("leaf1", "spine1", "fabric"), cable("leaf2", "spine1", "fabric")]
+        >>> srv = [cable("leaf1", "s1", "server"), cable("leaf2", "s2", "server")]
+        >>> max_switch_hops(sw, srv)
+        (3, 's1', 's2', 0)
+    """
+    graph = _adjacency(switch_links)
+    attached: dict[str, set[str]] = defaultdict(set)
+    for link in server_links:
+        attached[link.b.device].add(link.a.device)
+    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    for server, switches in sorted(attached.items()):
+        groups[frozenset(switches)].append(server)
+    dist = {sw: _distances(graph, sw) for sw in sorted({s for g in groups for s in g})}
+    keys = sorted(groups, key=lambda g: groups[g][0])
+    worst: tuple[int | None, str, str, int] = (0, "", "", 0)
+    over = 0
+    for i, first in enumerate(keys):
+        for second in keys[i:]:
+            if first == second and len(groups[first]) < 2:
+                continue
+            hops = _group_hops(dist, first, second)
+            pair = (groups[first][0], groups[second][-1])
+            if hops is None or hops > MAX_SWITCH_HOPS:
+                over += 1
+            if worst[0] is not None and (hops is None or hops > worst[0]):
+                worst = (hops, pair[0], pair[1], 0)
+    return worst[0], worst[1], worst[2], over
+
+
+def _group_hops(
+    dist: dict[str, dict[str, int]], first: frozenset[str], second: frozenset[str]
+) -> int | None:
+    """Switches on the best path between a switch of ``first`` and one of ``second``."""
+    best: int | None = None
+    for a in first:
+        for b in second:
+            edges = dist[a].get(b)
+            if edges is not None and (best is None or edges + 1 < best):
+                best = edges + 1
+    return best
+
+
+@rule("HOP001", "error", "C3", "At most 3 switch hops between any two servers")
+def hop_count(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each network where some pair of servers is more than 3 switches apart."""
+    del intent
+    for net in sorted({link.network for link in fabric.links if link.kind == "server"}):
+        switch_links = links_of(fabric, SWITCH_LINK_KINDS, net)
+        server_links = links_of(fabric, ["server"], net)
+        hops, first, second, over = max_switch_hops(switch_links, server_links)
+        if hops is None:
+            yield f"{net} network", (
+                f"no path between {first} and {second} ({over} group(s) of servers are cut off "
+                f"or more than {MAX_SWITCH_HOPS} switches apart)"
+            )
+        elif hops > MAX_SWITCH_HOPS:
+            yield f"{net} network", (
+                f"{first} and {second} are {hops} switches apart (at most {MAX_SWITCH_HOPS}: "
+                f"leaf, spine, leaf); {over} group(s) of servers exceed it"
+            )
+
+
+def _end(endpoint: Endpoint) -> str:
+    return f"{endpoint.device}:{endpoint.port}"
+
+
+def _reported_beyond_model(fabric: Fabric) -> set[str]:
+    """Devices whose out-of-model ports PRT001 already reports (one report per cause)."""
+    return {p.subject for p in fabric.problems if p.rule == "PRT001"}
+
+
+@rule("LNK001", "error", "C8", "Both ends of a link run the same speed")
+def link_speeds(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each link whose ends disagree on speed or sit on a port their model lacks."""
+    del intent
+    reported = _reported_beyond_model(fabric)
+    for link in fabric.links:
+        subject = f"{_end(link.a)} - {_end(link.b)}"
+        if link.a_speed is None or link.b_speed is None:
+            ends = [
+                _end(end)
+                for end, speed in ((link.a, link.a_speed), (link.b, link.b_speed))
+                if speed is None and end.device not in reported
+            ]
+            if ends:
+                yield subject, f"{join(ends)}: port not in its switch model, so it has no speed"
+        elif link.a_speed != link.b_speed:
+            yield subject, (
+                f"{link.kind} link runs {link.a_speed} on {link.a.device} but {link.b_speed} on "
+                f"{link.b.device}: both ends must match (optics and cable type too)"
+            )
+
+
+@rule("LNK002", "error", "N5", "MTU consistent end to end")
+def link_mtus(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each link whose MTUs break jumbo frames, and each interface off the plan."""
+    host_side: dict[str, list[str]] = defaultdict(list)
+    for link in fabric.links:
+        if link.kind in SWITCH_LINK_KINDS and link.a_mtu != link.b_mtu:
+            yield f"{_end(link.a)} - {_end(link.b)}", (
+                f"{link.kind} link has MTU {link.a_mtu} on {link.a.device} but {link.b_mtu} on "
+                f"{link.b.device}: switch-to-switch ends must be equal"
+            )
+        elif link.kind not in SWITCH_LINK_KINDS and link.b_mtu > link.a_mtu:
+            host_side[link.a.device].append(f"{link.a.port} ({link.b.device} {link.b_mtu})")
+    for device, ports in sorted(host_side.items()):
+        yield device, (
+            f"{len(ports)} port(s) face a larger MTU than the switch port's: {join(ports, 3)}; "
+            f"jumbo frames from the host would be dropped (mtu.host "
+            f"{intent.fabric.mtu.host} must not exceed mtu.switch {intent.fabric.mtu.switch})"
+        )
+    yield from _configured_mtus(fabric)
+
+
+def _configured_mtus(fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Interfaces whose configured MTU differs from the MTU the cabling plan gives them."""
+    planned: dict[tuple[str, str], int] = {}
+    for link in fabric.links:
+        planned[link.a.device, link.a.port] = link.a_mtu
+        planned[link.b.device, link.b.port] = link.b_mtu
+    for name, device in sorted(fabric.devices.items()):
+        for iface in interfaces(device).values():
+            want = planned.get((name, iface.name))
+            if iface.mtu is not None and want is not None and iface.mtu != want:
+                yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
