@@ -54,15 +54,17 @@ def unique_names(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
 def unique_addresses(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     """Yield each address allocated to more than one owner, in any network."""
     del intent
-    owners: dict[str, list[str]] = defaultdict(list)
+    holders: dict[str, dict[str, str]] = defaultdict(dict)
     for allocation in fabric.allocations:
         if is_host(allocation.prefix):
-            who = f"{allocation.owner} ({allocation.network} {allocation.purpose})"
-            if who not in owners[address_of(allocation.prefix)]:
-                owners[address_of(allocation.prefix)].append(who)
-    for address, holders in sorted(owners.items(), key=lambda item: IPv4Interface(item[0])):
-        if len({h.split(" ", 1)[0] for h in holders}) > 1:
-            yield address, f"allocated {len(holders)} times: {join(holders)}"
+            by_owner = holders[address_of(allocation.prefix)]
+            by_owner.setdefault(
+                allocation.owner,
+                f"{allocation.owner} ({allocation.network} {allocation.purpose})",
+            )
+    for address, by_owner in sorted(holders.items(), key=lambda item: IPv4Interface(item[0])):
+        if len(by_owner) > 1:
+            yield address, f"allocated to {len(by_owner)} owners: {join(by_owner.values())}"
 
 
 def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
@@ -207,7 +209,8 @@ def pool_usage(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
         left = pool.capacity - pool.highest_index
         target = ""
         if grown is not None:
-            target = f"; {GROWTH_TARGET_SERVERS} GPU servers need {projected_need(intent, pool, grown)}"
+            need = projected_need(intent, pool, grown)
+            target = f"; {GROWTH_TARGET_SERVERS} GPU servers need {need}"
         yield _pool_path(pool), (
             f"{pool.cidr}: {pool.used} of {pool.capacity} used, {left} left "
             f"({pool.unit}, allocated by index up to {pool.highest_index}{target})"

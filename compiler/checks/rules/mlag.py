@@ -1,0 +1,100 @@
+"""MLAG rule: the two leaves of a pair agree on everything MLAG compares (N2).
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+MLG001    error     N2           each leaf has a peer that names it back; both run MLAG
+                                 with the same domain-id, VLANs, virtual-router MAC and
+                                 gateway VIPs and peer-link; each one's peer-address is
+                                 the other's local-interface address, its heartbeat the
+                                 other's management address; the peer-link is cabled
+                                 between them
+========  ========  ===========  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from compiler.checks.base import rule
+from compiler.checks.rules._common import address_of, devices, interfaces, links_of
+from compiler.intent import Intent
+from compiler.structured import Device, Fabric, Mlag
+
+
+def _vips(device: Device) -> dict[str, str]:
+    return {i.name: i.virtual_ip for i in device.config.interfaces if i.virtual_ip}
+
+
+def _vlans(device: Device) -> list[tuple[int, str]]:
+    return sorted((v.id, v.name) for v in device.config.vlans)
+
+
+SAME: list[tuple[str, Callable[[Device], object]]] = [
+    ("domain-id", lambda d: d.config.mlag.domain_id if d.config.mlag else None),
+    ("peer-link", lambda d: d.config.mlag.peer_link if d.config.mlag else None),
+    ("VLANs", _vlans),
+    ("virtual-router MAC", lambda d: d.config.virtual_router_mac),
+    ("virtual-router gateways", _vips),
+]
+"""What both peers must hold identically."""
+
+
+@rule("MLG001", "error", "N2", "MLAG peers consistent")
+def mlag_pairs(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each inconsistency between the two leaves of an MLAG pair, once per pair."""
+    del intent
+    seen: set[str] = set()
+    for leaf in devices(fabric, "leaf"):
+        if leaf.name in seen:
+            continue
+        peer = fabric.devices.get(leaf.mlag_peer) if leaf.mlag_peer else None
+        if peer is None:
+            yield leaf.name, f"no MLAG peer (mlag_peer: {leaf.mlag_peer!r})"
+            continue
+        seen.update({leaf.name, peer.name})
+        yield from _pair(fabric, leaf, peer)
+
+
+def _pair(fabric: Fabric, a: Device, b: Device) -> Iterator[tuple[str, str]]:
+    subject = f"{a.name}/{b.name}"
+    if b.mlag_peer != a.name:
+        yield subject, f"{b.name} names {b.mlag_peer!r} as its peer, not {a.name}"
+    if a.config.mlag is None or b.config.mlag is None:
+        missing = [d.name for d in (a, b) if d.config.mlag is None]
+        yield subject, f"no mlag configuration on {', '.join(missing)}"
+        return
+    for what, get in SAME:
+        if get(a) != get(b):
+            yield subject, f"{what} differ: {get(a)} on {a.name}, {get(b)} on {b.name}"
+    for local, far in ((a, b), (b, a)):
+        yield from _points_at(subject, local, far)
+    cabled = any(
+        {link.a.device, link.b.device} == {a.name, b.name}
+        for link in links_of(fabric, ["peer-link"])
+    )
+    if not cabled:
+        yield subject, "no peer-link cable between them"
+
+
+def _points_at(subject: str, local: Device, far: Device) -> Iterator[tuple[str, str]]:
+    """``local``'s peer-address and heartbeat must be ``far``'s addresses."""
+    mine: Mlag | None = local.config.mlag
+    theirs: Mlag | None = far.config.mlag
+    if mine is None or theirs is None:
+        return
+    far_local = interfaces(far).get(theirs.local_interface)
+    far_address = address_of(far_local.ip_address) if far_local and far_local.ip_address else None
+    if mine.peer_address != far_address:
+        yield subject, (
+            f"{local.name} peer-address {mine.peer_address} is not {far.name}'s "
+            f"{theirs.local_interface} address ({far_address})"
+        )
+    if mine.heartbeat_address != far.mgmt_address:
+        yield subject, (
+            f"{local.name} heartbeat {mine.heartbeat_address} is not {far.name}'s "
+            f"management address ({far.mgmt_address or 'none'})"
+        )
+    own = interfaces(local)
+    if mine.peer_link not in own:
+        yield subject, f"{local.name} peer-link {mine.peer_link} is not configured"

@@ -1,0 +1,123 @@
+"""Reference rules: every name a resolved config uses is defined in that config.
+
+Intent loading already rejects unknown profile names; these rules guard the resolved
+configs, so a resolver or template change cannot render a dangling reference.
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+REF001    error     N1/C4        every service-profile on an interface is the device's
+                                 QoS profile; every access or trunk VLAN is defined on
+                                 the device
+REF002    error     G1           ``extra_config`` names only devices that exist
+REF003    error     N3           routing references resolve: BGP peer groups, route
+                                 maps, prefix lists, OSPF active interfaces
+RES001    error     G1           anything resolution could not place that no other
+                                 rule reports (nothing is dropped silently)
+========  ========  ===========  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compiler.checks.base import RULES, rule
+from compiler.checks.rules._common import interfaces, problems
+from compiler.intent import Intent
+from compiler.structured import Device, Fabric, Interface
+
+
+def vlan_ids(spec: str) -> set[int]:
+    """The VLAN ids of an EOS VLAN list.
+
+    Example:
+        >>> sorted(vlan_ids("100,2001-2003"))
+        [100, 2001, 2002, 2003]
+    """
+    ids: set[int] = set()
+    for part in spec.split(","):
+        low, _, high = part.strip().partition("-")
+        ids.update(range(int(low), int(high or low) + 1))
+    return ids
+
+
+def _iface_refs(device: Device, iface: Interface, vlans: set[int]) -> Iterator[str]:
+    qos = device.config.qos
+    if iface.service_profile is not None:
+        if qos is None:
+            yield f"{iface.name}: service-profile {iface.service_profile} but no qos profile"
+        elif iface.service_profile != qos.profile.name:
+            yield (
+                f"{iface.name}: service-profile {iface.service_profile} is not the device's "
+                f"qos profile {qos.profile.name}"
+            )
+    used: set[int] = set()
+    if iface.switchport_access_vlan is not None:
+        used.add(iface.switchport_access_vlan)
+    if iface.switchport_trunk_allowed_vlan:
+        used |= vlan_ids(iface.switchport_trunk_allowed_vlan)
+    for vlan in sorted(used - vlans):
+        yield f"{iface.name}: VLAN {vlan} is not defined on the device"
+
+
+@rule("REF001", "error", "N1/C4", "Every referenced QoS profile and VLAN exists")
+def profiles_and_vlans(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each interface naming a service-profile or VLAN its device does not define."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        vlans = {v.id for v in device.config.vlans}
+        for iface in device.config.interfaces:
+            for message in _iface_refs(device, iface, vlans):
+                yield name, message
+
+
+@rule("REF002", "error", "G1", "extra_config names existing devices")
+def extra_config_targets(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each ``extra_config`` key that names no device."""
+    del intent
+    yield from problems(fabric, "REF002")
+
+
+def _routing_refs(device: Device) -> Iterator[str]:
+    config = device.config
+    route_maps = {entry.name for entry in config.route_maps}
+    prefix_lists = {p.name for p in config.prefix_lists}
+    bgp = config.router_bgp
+    if bgp is not None:
+        groups = {g.name for g in bgp.peer_groups}
+        for neighbor in bgp.neighbors:
+            if neighbor.peer_group not in groups:
+                yield (
+                    f"neighbor {neighbor.address}: peer group {neighbor.peer_group} is not defined"
+                )
+        wanted = [g.route_map_in for g in bgp.peer_groups if g.route_map_in]
+        wanted.append(bgp.redistribute_connected_route_map)
+        for name in sorted(set(wanted) - route_maps):
+            yield f"route-map {name} is used by router bgp but not defined"
+    for entry in config.route_maps:
+        for match in entry.match:
+            words = match.split()
+            if words[:3] == ["ip", "address", "prefix-list"] and words[3] not in prefix_lists:
+                yield f"route-map {entry.name} {entry.seq}: prefix-list {words[3]} is not defined"
+    ospf = config.router_ospf
+    if ospf is not None:
+        for name in sorted(set(ospf.active_interfaces) - set(interfaces(device))):
+            yield f"router ospf activates {name}, which is not configured"
+
+
+@rule("REF003", "error", "N3", "Every routing reference resolves")
+def routing_references(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        for message in _routing_refs(device):
+            yield name, message
+
+
+@rule("RES001", "error", "G1", "Every resolution problem is reported")
+def unclaimed_problems(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each resolution problem whose rule id no registered rule reports."""
+    del intent
+    for problem in fabric.problems:
+        if problem.rule not in RULES:
+            yield problem.subject, f"[{problem.rule}] {problem.message}"
