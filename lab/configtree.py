@@ -238,11 +238,13 @@ def load_text(config: Config, text: str) -> list[str]:
             continue
         if stripped.startswith("!"):
             continue
+        saved = list(editor.stack)
         try:
             editor.apply(stripped, at_depth=indent)
         except LineError as exc:
+            # Unindented text (as NAPALM sends it): fall back to mode inference.
+            editor.stack = saved
             try:
-                editor.stack = [config.root]
                 editor.apply(stripped)
             except LineError:
                 errors.append(f"line {number}: {exc}")

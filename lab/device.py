@@ -1,0 +1,542 @@
+"""One emulated EOS switch: running/startup configs, configure sessions, exec commands, faults.
+
+:meth:`EmulatedDevice.run_cmds` executes one eAPI ``runCmds`` request. Every
+request starts in exec mode (modes do not survive across requests); commands
+run in order and the first failure stops the request, without undoing the
+commands before it (EOS semantics: only a configure session protects a change).
+
+Configure sessions follow EOS 4.31 (the "legacy" session-detail format):
+``pending`` until committed or aborted; ``commit timer HH:MM:SS`` commits,
+keeps the previous running-config as a checkpoint and sets the state to
+``pendingCommitTimer`` with an epoch ``commitBy``; a real timer restores the
+checkpoint when it expires unless ``configure session X commit`` confirms it
+first; ``abort`` on a timer session rolls back at once. At most
+:data:`MAX_OPEN_SESSIONS` sessions may be pending.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from lab.configtree import Config, Editor, LineError
+from lab.faults import Faults
+from lab.printer import DEFAULT_MODEL, EOS_VERSION, render
+from lab.shows import ShowError, run_show
+from lab.topology import Fabric, hostname, interface_blocks
+
+MAX_OPEN_SESSIONS = 5
+MAX_SAVED_SESSIONS = 1
+Json = dict[str, Any]
+
+
+class CommandFailed(Exception):
+    """A command failed; ``errors`` are EOS's error strings, ``code`` the eAPI code."""
+
+    def __init__(self, errors: list[str], code: int = 1002) -> None:
+        super().__init__(errors[0] if errors else "")
+        self.errors = errors
+        self.code = code
+
+
+@dataclass
+class Session:
+    """A configure session."""
+
+    name: str
+    config: Config
+    state: str = "pending"
+    created: float = field(default_factory=time.time)
+    completed_time: float = 0.0
+    commit_by: float = 0.0
+    checkpoint: Config | None = None
+    timer: threading.Timer | None = None
+
+
+@dataclass
+class RunResult:
+    """Outcome of one request: results so far, and the error of the failing command."""
+
+    results: list[Json]
+    error: CommandFailed | None = None
+    failed_index: int = -1
+    drop_connection: bool = False
+
+
+class EmulatedDevice:
+    """An emulated switch. All methods expect the lab lock to be held by the caller."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        model: str = DEFAULT_MODEL,
+        ethernet_ports: int = 64,
+        lock: threading.RLock | None = None,
+        on_change: Callable[[EmulatedDevice], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.version = EOS_VERSION
+        self.build = "35431657.4312F"
+        digest = hashlib.sha256(name.encode()).hexdigest()
+        self.serial = "LAB" + digest[:9].upper()
+        self.system_mac = "00:1c:73:" + ":".join(digest[i : i + 2] for i in (10, 12, 14))
+        self.ethernet_ports = ethernet_ports
+        self.slash_ports = False
+        self.boot_time = time.time()
+        self.running = Config()
+        self.startup = Config()
+        self.files: dict[str, Config] = {}
+        self.sessions: dict[str, Session] = {}
+        self.faults = Faults()
+        self.counters: dict[str, dict[str, int]] = {}
+        self.last_change: dict[str, float] = {}
+        self.lock = lock or threading.RLock()
+        self._on_change = on_change
+        self._fabric: Fabric | None = None
+
+    # ------------------------------------------------------------------ wiring
+    def attach(self, fabric: Fabric) -> None:
+        self._fabric = fabric
+
+    def fabric(self) -> Fabric:
+        if self._fabric is None:
+            self._fabric = Fabric({self.name: self})
+        return self._fabric
+
+    def physical_ports(self) -> list[str]:
+        if self.slash_ports:
+            return [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
+        return [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
+
+    def is_reachable(self) -> bool:
+        return not self.faults.unreachable
+
+    def links_down(self) -> set[str]:
+        return self.faults.links_down
+
+    def changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change(self)
+
+    # ------------------------------------------------------------------ texts
+    def render(self, config: Config, command: str = "show running-config") -> str:
+        extra = []
+        if command == "show startup-config":
+            stamp = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(self.boot_time))
+            extra.append(f"! Startup-config last modified at {stamp} by admin")
+        return render(
+            config,
+            device=hostname(config, self.name),
+            model=self.model,
+            version=self.version,
+            physical=self.physical_ports(),
+            command=command,
+            extra_header=extra,
+        )
+
+    def running_config(self) -> str:
+        """``show running-config`` as EOS prints it."""
+        with self.lock:
+            return self.render(self.running)
+
+    def startup_config(self) -> str:
+        with self.lock:
+            return self.render(self.startup, "show startup-config")
+
+    def show_text(self, cmd: str) -> str | None:
+        """Text-only show commands (configs, diffs); None for the others."""
+        m = re.fullmatch(r"show (running-config|startup-config)( all| sanitized)*", cmd)
+        if m:
+            config = self.running if m.group(1) == "running-config" else self.startup
+            return self.render(config, f"show {m.group(1)}")
+        m = re.fullmatch(r"show session-config named (\S+)( diffs)?( sanitized)?", cmd)
+        if m:
+            session = self.sessions.get(m.group(1))
+            if session is None:
+                raise ShowError(f"Session {m.group(1)} not found", code=1000)
+            if m.group(2):
+                return self._diff(session)
+            return self.render(session.config, "show session-config")
+        m = re.fullmatch(r"show session-config( diffs)?", cmd)
+        if m:
+            raise ShowError("Not in a configure session", code=1000)
+        return None
+
+    def _diff(self, session: Session) -> str:
+        def body(config: Config) -> list[str]:
+            return self.render(config).splitlines()[1:]
+
+        lines = list(
+            difflib.unified_diff(
+                body(self.running),
+                body(session.config),
+                fromfile="system:/running-config",
+                tofile=f"session:/{session.name}-session-config",
+                lineterm="",
+            )
+        )
+        return "\n".join(lines) + "\n" if lines else ""
+
+    # ------------------------------------------------------------------ sessions
+    def sessions_json(self) -> Json:
+        sessions = {}
+        for s in self.sessions.values():
+            entry: Json = {
+                "state": s.state,
+                "completedTime": s.completed_time,
+                "commitUser": "",
+                "description": "",
+                "instances": {},
+            }
+            if s.state == "pendingCommitTimer":
+                entry["commitBy"] = s.commit_by
+            sessions[s.name] = entry
+        return {
+            "sessions": sessions,
+            "maxSavedSessions": MAX_SAVED_SESSIONS,
+            "maxOpenSessions": MAX_OPEN_SESSIONS,
+            "mergeOnCommit": False,
+            "saveToStartupConfigOnCommit": False,
+        }
+
+    def _open_session(self, name: str) -> Session:
+        existing = self.sessions.get(name)
+        if existing is not None and existing.state == "pending":
+            return existing
+        if existing is not None and existing.state == "pendingCommitTimer":
+            raise CommandFailed([f"Cannot enter session {name} (commit timer pending)"], 1000)
+        pending = [s for s in self.sessions.values() if s.state == "pending"]
+        if len(pending) >= MAX_OPEN_SESSIONS:
+            raise CommandFailed(
+                ["Maximum number of pending sessions has been reached. "
+                 "Please commit or abort some sessions first."],
+                1000,
+            )  # fmt: skip
+        session = Session(name, self.running.copy())
+        self.sessions[name] = session
+        return session
+
+    def _commit(self, name: str, timer: str | None) -> None:
+        session = self.sessions.get(name)
+        if session is None:
+            raise CommandFailed([f"Session {name} does not exist"], 1000)
+        if session.state == "pendingCommitTimer":
+            if timer is not None:
+                raise CommandFailed([f"Commit timer already running for session {name}"], 1000)
+            self._cancel_timer(session)
+            session.state = "completed"
+            session.checkpoint = None
+            self.changed()
+            return
+        if session.state != "pending":
+            raise CommandFailed([f"Session {name} has already been committed"], 1000)
+        others = [s.name for s in self.sessions.values() if s.state == "pendingCommitTimer"]
+        if others:
+            raise CommandFailed(
+                [f"Cannot commit session {name}: session {others[0]} has a commit timer pending"],
+                1000,
+            )
+        previous = self.running
+        self.running = session.config.copy()
+        session.completed_time = time.time()
+        if timer is None:
+            session.state = "completed"
+        else:
+            h, mi, s = (int(x) for x in timer.split(":"))
+            seconds = h * 3600 + mi * 60 + s
+            session.state = "pendingCommitTimer"
+            session.checkpoint = previous
+            session.commit_by = time.time() + seconds
+            session.timer = threading.Timer(seconds, self._expire, args=(name,))
+            session.timer.daemon = True
+            session.timer.start()
+        self._prune_completed()
+        self.changed()
+
+    def _expire(self, name: str) -> None:
+        """The commit timer fired: restore the checkpoint (EOS: COMMIT_TIMER_CANCELED)."""
+        with self.lock:
+            session = self.sessions.get(name)
+            if session is None or session.state != "pendingCommitTimer":
+                return
+            if session.checkpoint is not None:
+                self.running = session.checkpoint
+            session.checkpoint = None
+            session.state = "completed"
+            session.timer = None
+            self.changed()
+
+    @staticmethod
+    def _cancel_timer(session: Session) -> None:
+        if session.timer is not None:
+            session.timer.cancel()
+            session.timer = None
+
+    def _abort(self, name: str) -> None:
+        session = self.sessions.pop(name, None)
+        if session is None:
+            return
+        if session.state == "pendingCommitTimer":
+            self._cancel_timer(session)
+            if session.checkpoint is not None:
+                self.running = session.checkpoint
+            self.changed()
+
+    def _prune_completed(self) -> None:
+        done = [s for s in self.sessions.values() if s.state == "completed"]
+        done.sort(key=lambda s: s.completed_time)
+        for s in done[:-MAX_SAVED_SESSIONS] if MAX_SAVED_SESSIONS else done:
+            del self.sessions[s.name]
+
+    def cancel_timers(self) -> None:
+        for s in self.sessions.values():
+            self._cancel_timer(s)
+
+    # ------------------------------------------------------------------ files
+    def _source(self, name: str) -> Config:
+        if name in ("startup-config", "flash:startup-config"):
+            return self.startup
+        if name in ("running-config", "system:running-config"):
+            return self.running
+        if name in ("clean-config", "flash:clean-config"):
+            return Config()
+        if name in self.files:
+            return self.files[name]
+        raise CommandFailed([f"Error copying {name}: No such file or directory"], 1000)
+
+    # ------------------------------------------------------------------ requests
+    def run_cmds(self, cmds: list[Any], fmt: str = "json") -> RunResult:
+        """Run one eAPI request (the lab lock must be held)."""
+        results: list[Json] = []
+        ctx = _Context()
+        drop = False
+        for index, item in enumerate(cmds):
+            try:
+                cmd, data = _split(item)
+                out, committed = self._run_one(ctx, cmd, data, fmt)
+            except CommandFailed as exc:
+                return RunResult(results, exc, index)
+            except ShowError as exc:
+                return RunResult(results, CommandFailed([str(exc)], exc.code), index)
+            results.append(out)
+            if committed and self.faults.drop_after_commit > 0:
+                drop = True
+        if drop:
+            self.faults.drop_after_commit -= 1
+        return RunResult(results, drop_connection=drop)
+
+    def _run_one(self, ctx: _Context, cmd: str, data: str | None, fmt: str) -> tuple[Json, bool]:
+        empty: Json = {} if fmt == "json" else {"output": ""}
+        if not cmd:
+            return empty, False
+        if ctx.editor is not None:
+            return self._config_line(ctx, cmd, data, fmt, empty), False
+        return self._exec(ctx, cmd, data, fmt, empty)
+
+    def _config_line(
+        self, ctx: _Context, cmd: str, data: str | None, fmt: str, empty: Json
+    ) -> Json:
+        assert ctx.editor is not None
+        low = cmd.lower()
+        if cmd.startswith("show "):
+            return run_show(self, cmd, fmt)
+        if low == "end":
+            ctx.leave()
+            return empty
+        if low == "exit":
+            if not ctx.editor.exit():
+                ctx.leave()
+            return empty
+        if low == "comment" and data is not None:
+            try:
+                ctx.editor.comment(data)
+            except LineError as exc:
+                raise CommandFailed([str(exc)]) from None
+            return empty
+        if ctx.session is not None:
+            if low == "rollback clean-config":
+                ctx.session.config = Config()
+                ctx.editor = Editor(ctx.session.config)
+                return empty
+            if low == "abort":
+                self._abort(ctx.session.name)
+                ctx.leave()
+                return empty
+            if low == "commit":
+                name = ctx.session.name
+                ctx.leave()
+                self._commit(name, None)
+                return empty
+        if self.faults.rejects(cmd):
+            raise CommandFailed(["Unavailable command (not supported on this hardware platform)"])
+        try:
+            ctx.editor.apply(cmd)
+        except LineError as exc:
+            raise CommandFailed([str(exc)]) from None
+        if ctx.session is None:
+            self.changed()
+        return empty
+
+    def _exec(
+        self, ctx: _Context, cmd: str, data: str | None, fmt: str, empty: Json
+    ) -> tuple[Json, bool]:
+        copied: Json = (
+            {"messages": ["Copy completed successfully."]}
+            if fmt == "json"
+            else {"output": "Copy completed successfully.\n"}
+        )
+        if cmd.startswith("show "):
+            return run_show(self, cmd, fmt), False
+        if re.fullmatch(r"enable", cmd):
+            return empty, False
+        if re.fullmatch(r"configure( terminal)?", cmd):
+            ctx.enter(Editor(self.running), None)
+            return empty, False
+        m = re.fullmatch(r"configure session (\S+)( commit( timer (\d{1,2}:\d{2}:\d{2}))?| abort)?", cmd)
+        if m:
+            name = m.group(1)
+            if m.group(2) is None:
+                session = self._open_session(name)
+                ctx.enter(Editor(session.config), session)
+                return empty, False
+            if m.group(2) == " abort":
+                self._abort(name)
+                return empty, False
+            self._commit(name, m.group(4))
+            return empty, True
+        m = re.fullmatch(r"copy (\S+) (\S+)", cmd)
+        if m:
+            source = self._source(m.group(1)).copy()
+            dest = m.group(2)
+            if dest in ("startup-config", "flash:startup-config"):
+                self.startup = source
+            elif dest in ("running-config", "system:running-config"):
+                self.running = source
+            elif dest.startswith("flash:"):
+                self.files[dest] = source
+            else:
+                raise CommandFailed([f"Invalid input (at token 2: '{dest}')"])
+            self.changed()
+            return copied, False
+        if re.fullmatch(r"write( memory)?", cmd):
+            self.startup = self.running.copy()
+            self.changed()
+            return copied, False
+        m = re.fullmatch(r"configure replace (\S+)( force)?", cmd)
+        if m:
+            self.running = self._source(m.group(1)).copy()
+            self.changed()
+            return empty, False
+        words = cmd.split()
+        known = ("enable", "configure", "copy", "write", "show", "ping", "bash", "reload")
+        if words[0] in known:
+            bad = min(1, len(words) - 1)
+            if len(words) == 1:
+                raise CommandFailed(["Incomplete command"])
+            raise CommandFailed([f"Invalid input (at token {bad}: '{words[bad]}')"])
+        raise CommandFailed([f"Invalid input (at token 0: '{words[0]}')"])
+
+    # ------------------------------------------------------------------ fault actions
+    def tamper(self, lines: list[str]) -> list[str]:
+        """Apply lines through a plain ``configure``, as an engineer on the console would.
+
+        Lines before a failing one stay applied (a console session is not a
+        transaction). Returns the error of the failing line, if any.
+        """
+        with self.lock:
+            result = self.run_cmds(["enable", "configure", *lines, "end"], "json")
+            if result.error is None:
+                return []
+            bad = lines[result.failed_index - 2] if result.failed_index >= 2 else ""
+            return [f"{bad}: {e}" for e in result.error.errors]
+
+    def reboot(self) -> None:
+        """Power-cycle: running := startup, sessions and counters gone."""
+        with self.lock:
+            self.cancel_timers()
+            self.sessions.clear()
+            self.running = self.startup.copy()
+            self.counters.clear()
+            self.boot_time = time.time()
+            self.last_change.clear()
+            self.changed()
+
+    def flap(self, port: str) -> None:
+        """Bounce a port: its link goes down and up again (one more status change)."""
+        with self.lock:
+            counters = self.counters.setdefault(port, {})
+            counters["linkStatusChanges"] = counters.get("linkStatusChanges", 1) + 2
+            self.last_change[port] = time.time()
+
+    def set_link_down(self, port: str, down: bool = True) -> None:
+        with self.lock:
+            if down:
+                self.faults.links_down.add(port)
+            else:
+                self.faults.links_down.discard(port)
+            self.last_change[port] = time.time()
+
+    def leave_pending_session(self, name: str = "console_abandoned", lines: tuple[str, ...] = ()) -> None:
+        """A session left ``pending`` by a client that died between load and commit."""
+        with self.lock:
+            session = self._open_session(name)
+            editor = Editor(session.config)
+            for line in lines:
+                editor.apply(line)
+
+    def add_counters(self, port: str, **deltas: int) -> None:
+        """Raise counters: ``inOctets``, ``outOctets``, ``fcsErrors``, ``inErrors``,
+        ``symbolErrors``, ``outErrors``, ``pfcRx``, ``pfcTx``, ``ecnMarked``, ...
+        """
+        with self.lock:
+            counters = self.counters.setdefault(port, {})
+            for key, value in deltas.items():
+                counters[key] = counters.get(key, 0) + value
+
+    def status(self) -> Json:
+        """What ``lab status`` shows for this device."""
+        with self.lock:
+            return {
+                "hostname": hostname(self.running, self.name),
+                "model": self.model,
+                "running_lines": sum(1 for _ in self.running.root.walk()),
+                "interfaces_configured": len(interface_blocks(self.running)),
+                "sessions": {n: s.state for n, s in self.sessions.items()},
+                "faults": self.faults.active(),
+            }
+
+
+class _Context:
+    """The mode of one request: exec, or config mode on running or a session."""
+
+    def __init__(self) -> None:
+        self.editor: Editor | None = None
+        self.session: Session | None = None
+
+    def enter(self, editor: Editor, session: Session | None) -> None:
+        self.editor = editor
+        self.session = session
+
+    def leave(self) -> None:
+        self.editor = None
+        self.session = None
+
+
+def _split(item: Any) -> tuple[str, str | None]:
+    """A command string (whitespace normalised) and its ``input``, from either form."""
+    if isinstance(item, dict):
+        cmd = item.get("cmd", "")
+        data = item.get("input")
+    else:
+        cmd, data = item, None
+    if not isinstance(cmd, str):
+        raise CommandFailed(["Invalid command format"], -32602)
+    return " ".join(cmd.split()), data if isinstance(data, str) else None

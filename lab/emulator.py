@@ -1,0 +1,243 @@
+"""The in-process lab: N emulated switches, their cabling and the eAPI server in front.
+
+Examples:
+    >>> with Lab([DeviceSpec("leaf1", None)]) as lab:
+    ...     "hostname leaf1" in lab.device("leaf1").running_config()
+    True
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from lab.configtree import Config, load_text
+from lab.device import EmulatedDevice
+from lab.printer import DEFAULT_MODEL
+from lab.secrets import sha512_crypt
+from lab.server import EapiServer
+from lab.state import device_state, read_state, write_json_atomic
+from lab.topology import Fabric, Link
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One switch of the lab; ``config=None`` starts it at factory default."""
+
+    name: str
+    config: str | None
+    model: str = DEFAULT_MODEL
+    ethernet_ports: int = 64
+
+
+class LabError(Exception):
+    """A lab operation that cannot be done (unknown device, bad fault)."""
+
+
+def factory_default(name: str, username: str, password_hash: str) -> list[str]:
+    """What a freshly provisioned switch has: a hostname, a user, the management API."""
+    return [
+        f"hostname {name}",
+        f"username {username} privilege 15 role network-admin secret sha512 {password_hash}",
+        "management api http-commands",
+        "   no shutdown",
+    ]
+
+
+_SLASH_PORT = re.compile(r"\bEthernet\d+/\d+")
+
+
+class Lab:
+    """Emulated EOS switches on 127.0.0.1, one port each, served by one event loop.
+
+    ``state_dir`` keeps each device's running/startup config in
+    ``<state_dir>/<device>.json`` (rewritten on every change); a lab started
+    on an existing state directory resumes from it instead of the specs.
+    """
+
+    def __init__(
+        self,
+        devices: Sequence[DeviceSpec],
+        links: Iterable[Link] = (),
+        *,
+        username: str = "admin",
+        password: str = "admin",
+        state_dir: Path | None = None,
+    ) -> None:
+        self.username = username
+        self.password = password
+        self.state_dir = state_dir
+        self.lock = threading.RLock()
+        self.devices: dict[str, EmulatedDevice] = {}
+        self.links = list(links)
+        self.load_errors: dict[str, list[str]] = {}
+        self._persist = False
+        password_hash = sha512_crypt(password, salt="fabricopslab")
+        slash_devices = {
+            end for link in self.links for end, port in
+            ((link.a_device, link.a_port), (link.b_device, link.b_port)) if "/" in port
+        }  # fmt: skip
+        for spec in devices:
+            if spec.name in self.devices:
+                raise LabError(f"device {spec.name} is listed twice")
+            dev = EmulatedDevice(
+                spec.name,
+                model=spec.model,
+                ethernet_ports=spec.ethernet_ports,
+                lock=self.lock,
+                on_change=self._changed,
+            )
+            dev.slash_ports = spec.name in slash_devices or bool(
+                spec.config and _SLASH_PORT.search(spec.config)
+            )
+            saved = read_state(state_dir / f"{spec.name}.json") if state_dir else None
+            if saved is not None:
+                dev.running, dev.startup, dev.files = saved
+            else:
+                text = spec.config
+                if text is None:
+                    text = "\n".join(factory_default(spec.name, username, password_hash))
+                errors = load_text(dev.running, text)
+                if errors:
+                    self.load_errors[spec.name] = errors
+                dev.startup = dev.running.copy()
+            self.devices[spec.name] = dev
+        self.fabric = Fabric(self.devices, self.links)
+        for dev in self.devices.values():
+            dev.attach(self.fabric)
+        self.server: EapiServer | None = None
+        self.control_token = ""
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, ports: dict[str, int] | None = None, *, control_token: str = "") -> None:
+        """Bind a port per device on 127.0.0.1 (free ports unless ``ports`` says)."""
+        from lab.control import handle_control
+
+        self.control_token = control_token
+        control = (lambda req: handle_control(self, req)) if control_token else None
+        self.server = EapiServer(self, control, control_token)
+        self.server.start(ports)
+        if self.state_dir is not None:
+            self._persist = True
+            for dev in self.devices.values():
+                self._changed(dev)
+
+    def stop(self) -> None:
+        with self.lock:
+            for dev in self.devices.values():
+                dev.cancel_timers()
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def __enter__(self) -> Lab:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ access
+    def endpoints(self) -> dict[str, tuple[str, int]]:
+        """Device name -> (host, port)."""
+        if self.server is None:
+            raise LabError("the lab is not started")
+        return {name: ("127.0.0.1", port) for name, port in self.server.ports.items()}
+
+    def device(self, name: str) -> EmulatedDevice:
+        try:
+            return self.devices[name]
+        except KeyError:
+            raise LabError(f"no device {name!r} in the lab") from None
+
+    def _changed(self, dev: EmulatedDevice) -> None:
+        if self._persist and self.state_dir is not None:
+            write_json_atomic(
+                self.state_dir / f"{dev.name}.json", device_state(dev.running, dev.startup, dev.files)
+            )
+
+    # ------------------------------------------------------------------ faults
+    def set_unreachable(self, name: str, unreachable: bool = True) -> None:
+        """Connection refused (listener closed) until cleared."""
+        dev = self.device(name)
+        with self.lock:
+            dev.faults.unreachable = unreachable
+        if self.server is not None:
+            self.server.set_listening(name, not unreachable)
+
+    def clear_faults(self, name: str) -> None:
+        dev = self.device(name)
+        self.set_unreachable(name, False)
+        with self.lock:
+            dev.faults.slow = 0.0
+            dev.faults.reject = None
+            dev.faults.drop_after_commit = 0
+            dev.faults.links_down.clear()
+
+    def fault(self, name: str, kind: str, **options: Any) -> dict[str, Any]:
+        """Apply one fault by kind (see :data:`lab.faults.FAULT_KINDS`)."""
+        dev = self.device(name)
+        if kind == "unreachable":
+            self.set_unreachable(name, bool(options.get("on", True)))
+        elif kind == "slow":
+            with self.lock:
+                dev.faults.slow = float(options.get("seconds", 2.0))
+        elif kind == "reject":
+            pattern = str(options.get("pattern", ""))
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise LabError(f"bad pattern {pattern!r}: {exc}") from None
+            with self.lock:
+                dev.faults.reject = pattern or None
+        elif kind == "drop-after-commit":
+            with self.lock:
+                dev.faults.drop_after_commit = int(options.get("times", 1))
+        elif kind == "reboot":
+            dev.reboot()
+        elif kind == "flap":
+            dev.flap(self._port(options))
+        elif kind == "link-down":
+            dev.set_link_down(self._port(options), bool(options.get("on", True)))
+        elif kind == "pending-session":
+            dev.leave_pending_session(str(options.get("session", "console_abandoned")))
+        elif kind == "clear":
+            self.clear_faults(name)
+        else:
+            raise LabError(f"unknown fault {kind!r}")
+        return {"device": name, "faults": dev.faults.active()}
+
+    @staticmethod
+    def _port(options: dict[str, Any]) -> str:
+        port = options.get("port")
+        if not port:
+            raise LabError("this fault needs a port (e.g. Ethernet1)")
+        return str(port)
+
+    def tamper(self, name: str, lines: list[str]) -> list[str]:
+        return self.device(name).tamper(lines)
+
+    def status(self) -> dict[str, Any]:
+        eps = self.endpoints() if self.server is not None else {}
+        return {
+            name: {"host": eps.get(name, ("127.0.0.1", 0))[0], "port": eps.get(name, ("", 0))[1],
+                   **dev.status()}
+            for name, dev in self.devices.items()
+        }  # fmt: skip
+
+
+def config_of(text: str) -> Config:
+    """Parse running-config text into a tree (errors ignored)."""
+    cfg = Config()
+    load_text(cfg, text)
+    return cfg

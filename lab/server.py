@@ -1,0 +1,294 @@
+"""eAPI over HTTP for every device of a lab: one asyncio loop, one listener per device.
+
+One event loop in one thread serves all listeners, so 800 devices start and
+stop in well under a second (no per-server polling threads to join).
+
+Protocol (what pyeapi, NAPALM and ANTA's asynceapi expect):
+
+* ``POST /command-api`` with a JSON-RPC 2.0 ``runCmds`` body; HTTP/1.1
+  keep-alive (httpx) or one request per connection (pyeapi);
+* ``HEAD /command-api`` answers 200 (ANTA's reachability probe);
+* HTTP Basic auth: wrong credentials get 401;
+* a failing command is an HTTP 200 reply whose ``error`` has code 1002 (and
+  1000, 1003), the message ``CLI command K of N 'cmd' failed: ...`` and
+  ``data`` = the results so far plus the failing command's ``errors``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import socket
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from lab.device import RunResult
+
+if TYPE_CHECKING:
+    from lab.emulator import Lab
+
+_SUFFIX = {1000: "could not run command", 1002: "invalid command", 1003: "unconverted command"}
+_MAX_BODY = 64 * 1024 * 1024
+
+ControlHandler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def rpc_reply(req_id: Any, cmds: list[Any], fmt: str, result: RunResult) -> dict[str, Any]:
+    """The JSON-RPC reply for one ``runCmds`` outcome.
+
+    Examples:
+        >>> from lab.device import CommandFailed
+        >>> r = RunResult([{}], CommandFailed(["Invalid input (at token 1: 'bogus')"]), 1)
+        >>> reply = rpc_reply("1", ["enable", "show bogus"], "json", r)
+        >>> reply["error"]["message"]
+        "CLI command 2 of 2 'show bogus' failed: invalid command"
+        >>> reply["error"]["data"][-1]
+        {'errors': ["Invalid input (at token 1: 'bogus')"]}
+    """
+    if result.error is None:
+        return {"jsonrpc": "2.0", "id": req_id, "result": result.results}
+    code = result.error.code
+    item = cmds[result.failed_index]
+    cmd = item.get("cmd", "") if isinstance(item, dict) else item
+    entry: dict[str, Any] = {"errors": result.error.errors}
+    if fmt == "text":
+        entry["output"] = "".join(f"% {e}\n" for e in result.error.errors)
+    message = (
+        f"CLI command {result.failed_index + 1} of {len(cmds)} '{cmd}' failed: "
+        f"{_SUFFIX.get(code, 'could not run command')}"
+    )
+    return {
+        "jsonrpc": "2.0",
+        "id": req_id,
+        "error": {"code": code, "message": message, "data": [*result.results, entry]},
+    }
+
+
+class EapiServer:
+    """Serves the devices of ``lab`` on 127.0.0.1, one port each, from one loop thread."""
+
+    def __init__(self, lab: Lab, control: ControlHandler | None = None, control_token: str = "") -> None:
+        self.lab = lab
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="lab-eapi", daemon=True)
+        self.servers: dict[str, asyncio.base_events.Server] = {}
+        self.ports: dict[str, int] = {}
+        self.writers: dict[str, set[asyncio.StreamWriter]] = {}
+        self.control = control
+        self.control_token = control_token
+        self.control_port = 0
+        auth = f"{lab.username}:{lab.password}".encode()
+        self._auth = "Basic " + base64.b64encode(auth).decode()
+
+    # ------------------------------------------------------------------ lifecycle
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def start(self, ports: dict[str, int] | None = None) -> None:
+        """Bind every device (``ports`` asks for fixed ports; 0 or absent = a free one)."""
+        socks = {}
+        try:
+            for name in self.lab.devices:
+                socks[name] = _listen((ports or {}).get(name, 0))
+        except OSError:
+            for s in socks.values():
+                s.close()
+            raise
+        self.thread.start()
+        future = asyncio.run_coroutine_threadsafe(self._start_all(socks), self.loop)
+        future.result(timeout=60)
+
+    async def _start_all(self, socks: dict[str, socket.socket]) -> None:
+        for name, sock in socks.items():
+            self.ports[name] = sock.getsockname()[1]
+            self.writers[name] = set()
+            if not self.lab.devices[name].faults.unreachable:
+                self.servers[name] = await asyncio.start_server(
+                    lambda r, w, n=name: self._serve(n, r, w), sock=sock
+                )
+            else:
+                sock.close()
+        if self.control is not None:
+            sock = _listen(0)
+            self.control_port = sock.getsockname()[1]
+            self.servers["\0control"] = await asyncio.start_server(self._serve_control, sock=sock)
+
+    def stop(self) -> None:
+        if not self.thread.is_alive():
+            return
+        future = asyncio.run_coroutine_threadsafe(self._stop_all(), self.loop)
+        future.result(timeout=60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+    async def _stop_all(self) -> None:
+        for server in self.servers.values():
+            server.close()
+        for writers in self.writers.values():
+            for w in list(writers):
+                w.close()
+        self.servers.clear()
+
+    def set_listening(self, name: str, listening: bool) -> None:
+        """Open or close one device's listener (the ``unreachable`` fault)."""
+        if not self.thread.is_alive():
+            return
+        future = asyncio.run_coroutine_threadsafe(self._set_listening(name, listening), self.loop)
+        future.result(timeout=10)
+
+    async def _set_listening(self, name: str, listening: bool) -> None:
+        server = self.servers.get(name)
+        if not listening and server is not None:
+            server.close()
+            del self.servers[name]
+            for w in list(self.writers[name]):
+                w.close()
+        elif listening and server is None:
+            sock = _listen(self.ports[name])
+            self.servers[name] = await asyncio.start_server(
+                lambda r, w, n=name: self._serve(n, r, w), sock=sock
+            )
+
+    # ------------------------------------------------------------------ HTTP
+    async def _serve(self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writers[name].add(writer)
+        try:
+            while True:
+                request = await _read_request(reader)
+                if request is None:
+                    break
+                method, path, headers, body, keep_alive = request
+                device = self.lab.devices[name]
+                if device.faults.slow:
+                    await asyncio.sleep(device.faults.slow)
+                if device.faults.unreachable:
+                    break
+                status, payload, drop = self._handle(name, method, path, headers, body)
+                if drop:
+                    break
+                _write_response(writer, status, payload, keep_alive, head=method == "HEAD")
+                await writer.drain()
+                if not keep_alive:
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass
+        finally:
+            self.writers[name].discard(writer)
+            writer.close()
+
+    def _handle(
+        self, name: str, method: str, path: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, bytes, bool]:
+        if path.split("?")[0] != "/command-api":
+            return 404, b"Not Found", False
+        if headers.get("authorization") != self._auth:
+            return 401, b"Unauthorized", False
+        if method == "HEAD":
+            return 200, b"", False
+        if method != "POST":
+            return 405, b"Method Not Allowed", False
+        try:
+            request = json.loads(body)
+        except ValueError:
+            return 200, _dumps(_rpc_error(None, -32700, "Parse error")), False
+        if not isinstance(request, dict):
+            return 200, _dumps(_rpc_error(None, -32600, "Invalid request")), False
+        req_id = request.get("id")
+        if request.get("method") != "runCmds":
+            return 200, _dumps(_rpc_error(req_id, -32601, "Method not found")), False
+        params = request.get("params")
+        cmds = params.get("cmds") if isinstance(params, dict) else None
+        fmt = params.get("format", "json") if isinstance(params, dict) else "json"
+        if not isinstance(cmds, list) or fmt not in ("json", "text"):
+            return 200, _dumps(_rpc_error(req_id, -32602, "Invalid params")), False
+        device = self.lab.devices[name]
+        with self.lab.lock:
+            result = device.run_cmds(cmds, fmt)
+        return 200, _dumps(rpc_reply(req_id, cmds, fmt, result)), result.drop_connection
+
+    async def _serve_control(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await _read_request(reader)
+            if request is None:
+                return
+            _, path, headers, body, _ = request
+            if headers.get("x-lab-token") != self.control_token or path != "/control":
+                _write_response(writer, 403, b'{"error": "forbidden"}', False)
+                return
+            assert self.control is not None
+            try:
+                answer = await asyncio.get_running_loop().run_in_executor(
+                    None, self.control, json.loads(body)
+                )
+                _write_response(writer, 200, _dumps(answer), False)
+            except Exception as exc:  # noqa: BLE001 - the caller gets the reason, the lab lives on
+                _write_response(writer, 400, _dumps({"error": str(exc)}), False)
+            await writer.drain()
+        finally:
+            writer.close()
+
+
+def _listen(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _rpc_error(req_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": req_id, "error": {"code": code, "message": message}}
+
+
+def _dumps(data: Any) -> bytes:
+    return json.dumps(data).encode()
+
+
+async def _read_request(
+    reader: asyncio.StreamReader,
+) -> tuple[str, str, dict[str, str], bytes, bool] | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3:
+        raise ValueError("bad request line")
+    method, path, version = parts
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            k, _, v = line.partition(":")
+            headers[k.strip().lower()] = v.strip()
+    length = int(headers.get("content-length", "0"))
+    if length > _MAX_BODY:
+        raise ValueError("body too large")
+    body = await reader.readexactly(length) if length else b""
+    conn = headers.get("connection", "").lower()
+    keep_alive = conn == "keep-alive" if version == "HTTP/1.0" else conn != "close"
+    return method, path, headers, body, keep_alive
+
+
+_REASONS = {200: "OK", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 400: "Bad Request",
+            405: "Method Not Allowed"}  # fmt: skip
+
+
+def _write_response(
+    writer: asyncio.StreamWriter, status: int, body: bytes, keep_alive: bool, head: bool = False
+) -> None:
+    headers = [
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}",
+        "Server: lab-eapi",
+        "Content-Type: application/json" if status in (200, 400) else "Content-Type: text/plain",
+        f"Content-Length: {len(body)}",
+        "Connection: keep-alive" if keep_alive else "Connection: close",
+    ]
+    if status == 401:
+        headers.append('WWW-Authenticate: Basic realm="eapi"')
+    writer.write(("\r\n".join(headers) + "\r\n\r\n").encode() + (b"" if head else body))
