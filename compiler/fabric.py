@@ -131,6 +131,12 @@ class _Resolver:
         self.server_addr: dict[tuple[str, Network], tuple[str, str]] = {}
         self.pairs: dict[Network, list[_Pair]] = {}
         self.planned: list[_Planned] = []
+        self.planned_by_name: dict[str, _Planned] = {}
+        self.planned_by_rack: dict[int, list[_Planned]] = defaultdict(list)
+        self.servers_by_rack: dict[int, list[Server]] = defaultdict(list)
+        self.members_by_pair: dict[tuple[Network, int], list[Server]] = defaultdict(list)
+        for server in intent.servers:
+            self.servers_by_rack[server.rack].append(server)
 
     # ------------------------------------------------------------------ plan
 
@@ -164,7 +170,9 @@ class _Resolver:
         per = fab.leaves.racks_per_pair
         racks_by_pair: dict[int, list[int]] = defaultdict(list)
         for server in self._members(net):
-            racks_by_pair[(server.rack - 1) // per + 1].append(server.rack)
+            pair_id = (server.rack - 1) // per + 1
+            racks_by_pair[pair_id].append(server.rack)
+            self.members_by_pair[net, pair_id].append(server)
         return [
             _Pair(net, pid, min(racks), (pid - 1) * per + 1)
             for pid, racks in sorted(racks_by_pair.items())
@@ -180,11 +188,16 @@ class _Resolver:
             for pair in self.pairs[net]:
                 for side, letter in enumerate(SIDES):
                     name = leaf_name(pair.rack, fab.leaves.name_suffix, letter)
-                    self.planned.append(_Planned(name, net, "leaf", pair.rack, base + side + 1))
+                    self._plan(_Planned(name, net, "leaf", pair.rack, base + side + 1))
             spine_base = 4 if net == "compute" else 4 + compute_spines
             for s in range(1, fab.spines.count + 1):
                 name = f"{fab.spines.name_prefix}{s:02d}"
-                self.planned.append(_Planned(name, net, "spine", fab.spines.rack, spine_base + s))
+                self._plan(_Planned(name, net, "spine", fab.spines.rack, spine_base + s))
+
+    def _plan(self, planned: _Planned) -> None:
+        self.planned.append(planned)
+        self.planned_by_name[planned.name] = planned
+        self.planned_by_rack[planned.rack].append(planned)
 
     # ------------------------------------------------------------ management
 
@@ -211,7 +224,7 @@ class _Resolver:
             ifaces: dict[str, Interface] = {}
             used: dict[int, str] = {}
             ports = mgmt.switch_ports
-            for server in (s for s in self.intent.servers if s.rack == rack):
+            for server in self.servers_by_rack[rack]:
                 nic = self.spec.server_models[server.model].nics_on("management")
                 if not nic:
                     continue
@@ -225,7 +238,7 @@ class _Resolver:
                 self._access_port(ifaces, used, port, f"SERVER_{server.name}_{nic[0].name}", vlan)
                 self._cable("management", "server", name, eth(port), model.speed_of(port), server.name, nic[0].name, nic[0].speed, MGMT_MTU, MGMT_MTU)
                 self.server_nics[server.name].append(ServerNic(nic[0].name, "management", nic[0].speed, nic[0].numa, name, eth(port)))
-            for planned in (p for p in self.planned if p.rack == rack):
+            for planned in self.planned_by_rack[rack]:
                 port = ports.devices_first + planned.slot - 1
                 if port > ports.devices_last:
                     self._problem("PRT003", name, f"{planned.name}: slot {planned.slot} has no device port (ports {ports.devices_first}-{ports.devices_last})")
@@ -367,9 +380,7 @@ class _Resolver:
                     switchport_trunk_groups=["MLAG"],
                 )
                 # servers
-                for server in self._members(net):
-                    if (server.rack - 1) // fab.leaves.racks_per_pair + 1 != pair.id:
-                        continue
+                for server in self.members_by_pair[net, pair.id]:
                     self._server_port(net, fab, pair, side, name, server, vlan.id, hosts, vip, qos_profile, leaf_model, ifaces, used)
                 ifaces["Loopback0"] = Interface("Loopback0", description="ROUTER_ID", ip_address=f"{loopback}/32")
                 ifaces[f"Vlan{vlan.id}"] = Interface(
@@ -589,13 +600,13 @@ class _Resolver:
 
     def _mgmt_address(self, name: str) -> str:
         """The Management1 address planned for switch ``name`` (address/prefix), or ''."""
-        for planned in self.planned:
-            if planned.name == name:
-                port_room = self.spec.management.switch_ports
-                if port_room.devices_first + planned.slot - 1 > port_room.devices_last:
-                    return ""
-                return str(host_in(self._mgmt_subnet(planned.rack), 2 + planned.slot))
-        return ""
+        planned = self.planned_by_name.get(name)
+        if planned is None:
+            return ""
+        port_room = self.spec.management.switch_ports
+        if port_room.devices_first + planned.slot - 1 > port_room.devices_last:
+            return ""
+        return str(host_in(self._mgmt_subnet(planned.rack), 2 + planned.slot))
 
     def _all_ports(self, device: str, model: SwitchModel, ifaces: dict[str, Interface], used: dict[int, str]) -> list[Interface]:
         """Every front-panel port (EOS lists them all); unused ones shut down."""

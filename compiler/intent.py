@@ -294,7 +294,7 @@ class FabricFile(Model):
 
 
 class Rack(Model):
-    id: int = Field(ge=1, le=250)
+    id: int = Field(ge=1, le=4000)
     row: str = Field(pattern=r"^[A-Z]{1,2}$")
     position: int = Field(ge=1)
     pdu_kw: float = Field(gt=0)

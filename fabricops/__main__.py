@@ -1,0 +1,5 @@
+"""``python -m fabricops``."""
+
+from fabricops.cli import main
+
+main()
