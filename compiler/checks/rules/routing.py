@@ -125,14 +125,20 @@ def _check_neighbor(
 
 
 def _links_without_sessions(fabric: Fabric) -> Iterator[tuple[str, str]]:
-    """Leaf-spine links between two BGP speakers that carry no session."""
+    """Leaf-spine link ends between two BGP speakers that carry no session."""
     for link in links_of(fabric, ["fabric"]):
-        a, b = fabric.devices.get(link.a.device), fabric.devices.get(link.b.device)
-        if a is None or b is None or a.config.router_bgp is None or b.config.router_bgp is None:
-            continue
-        far = _iface_address(b, link.b)
-        if far is not None and all(n.address != str(far.ip) for n in a.config.router_bgp.neighbors):
-            yield a.name, f"no BGP session over {link.a.port} to {b.name} ({far.ip})"
+        for near_end, far_end in ((link.a, link.b), (link.b, link.a)):
+            near, far = fabric.devices.get(near_end.device), fabric.devices.get(far_end.device)
+            if near is None or far is None or far.config.router_bgp is None:
+                continue
+            bgp = near.config.router_bgp
+            address = _iface_address(far, far_end)
+            if bgp is not None and address is not None and all(
+                n.address != str(address.ip) for n in bgp.neighbors
+            ):
+                yield near.name, (
+                    f"no BGP session over {near_end.port} to {far.name} ({address.ip})"
+                )
 
 
 def _iface_address(device: Device, end: Endpoint) -> IPv4Interface | None:

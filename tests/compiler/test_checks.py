@@ -1,0 +1,537 @@
+"""The design rules: the example passes, and each rule catches the fault it exists for.
+
+Bad designs are built the way a user would make them (editing a copy of ``intent/``) where
+the intent can express the fault; faults the intent cannot express (a resolver or template
+regression) are made by mutating the resolved fabric, whose dataclasses are mutable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler.checks import RULES, Finding, run_checks
+from compiler.checks.rules import topology
+from compiler.checks.rules.addressing import GROWTH_TARGET_SERVERS
+from compiler.fabric import resolve
+from compiler.intent import Intent, load_intent
+from compiler.structured import Allocation, Endpoint, Fabric, Link, Problem
+
+REPO = Path(__file__).resolve().parents[2]
+RULES_DIR = REPO / "compiler" / "checks" / "rules"
+REQUIREMENT = re.compile(r"^[CNVOG]\d+(/[CNVOG]\d+)*$")
+
+Editor = Callable[[str, str, str], None]
+
+
+@pytest.fixture
+def checks_intent_dir(tmp_path: Path) -> Path:
+    """A scratch copy of the example intent/ that a test may edit."""
+    target = tmp_path / "intent"
+    shutil.copytree(REPO / "intent", target)
+    return target
+
+
+@pytest.fixture
+def checks_edit(checks_intent_dir: Path) -> Editor:
+    """Replace text once in a file of the scratch intent; fails if the text is absent."""
+
+    def replace(filename: str, old: str, new: str) -> None:
+        path = checks_intent_dir / filename
+        text = path.read_text()
+        assert old in text, f"{old!r} not in {filename}"
+        path.write_text(text.replace(old, new, 1))
+
+    return replace
+
+
+def _resolved(directory: Path) -> tuple[Intent, Fabric]:
+    intent = load_intent(directory)
+    return intent, resolve(intent)
+
+
+def _check(directory: Path) -> list[Finding]:
+    return run_checks(*_resolved(directory))
+
+
+def _ids(findings: list[Finding], severity: str = "error") -> set[str]:
+    return {f.rule for f in findings if f.severity == severity}
+
+
+def _of(findings: list[Finding], rule_id: str) -> list[Finding]:
+    return [f for f in findings if f.rule == rule_id]
+
+
+# --------------------------------------------------------------------- the example
+
+
+@pytest.fixture(scope="module")
+def example() -> tuple[Intent, Fabric, list[Finding]]:
+    """The example intent, resolved and checked once for the read-only tests."""
+    intent, fabric = _resolved(REPO / "intent")
+    return intent, fabric, run_checks(intent, fabric)
+
+
+def test_example_has_no_errors_or_warnings(example: tuple[Intent, Fabric, list[Finding]]) -> None:
+    """The committed example is the seed's design done right: no rule may object to it."""
+    findings = example[2]
+    assert [f.line() for f in findings if f.severity != "info"] == []
+
+
+def test_example_reports_oversubscription_per_leaf(
+    example: tuple[Intent, Fabric, list[Finding]],
+) -> None:
+    """C3 asks for the ratio: 9 servers x 100G down against 4 x 400G up is 900/1600."""
+    intent, fabric, findings = example
+    lines = {f.subject: f.message for f in _of(findings, "PRT006")}
+    assert set(lines) == {name for name, d in fabric.devices.items() if d.role == "leaf"}
+    assert lines["rack01-leaf-a"] == "9 x 100G down, 4 x 400G up: 0.56:1"
+    assert intent.fabric.fabrics["compute"].spines.count == 4
+
+
+def test_example_reports_usage_of_every_pool(
+    example: tuple[Intent, Fabric, list[Finding]],
+) -> None:
+    """Pool usage is shown for every pool, with what is left, so headroom is reviewable."""
+    _, fabric, findings = example
+    usage = {f.subject: f.message for f in _of(findings, "ADR006")}
+    assert len(usage) == len(fabric.pools)
+    hosts = usage["fabrics.compute.pools.hosts"]
+    assert hosts.startswith("10.30.0.0/16: 12 of 256 used, 243 left")
+    assert f"{GROWTH_TARGET_SERVERS} GPU servers need 26" in hosts
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("routing: ospf-underlay ", "routing: ebgp-underlay "),
+        ("bonding: active-backup          #", "bonding: lacp          #"),
+    ],
+    ids=["ebgp-underlay", "lacp-bonding"],
+)
+def test_other_supported_modes_pass(
+    checks_intent_dir: Path, checks_edit: Editor, old: str, new: str
+) -> None:
+    """Both routing modes and both bonding modes are supported designs: no errors."""
+    checks_edit("fabric.yaml", old, new)
+    findings = _check(checks_intent_dir)
+    assert [f.line() for f in findings if f.severity == "error"] == []
+
+
+# ------------------------------------------------------------------------ topology
+
+
+def test_seed_contradiction_two_uplinks_four_spines(
+    checks_intent_dir: Path, checks_edit: Editor
+) -> None:
+    """The seed says "2 uplinks per leaf" beside "4 spines": one clear error says why."""
+    checks_edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]\n",
+                "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"FAB001", "FAB002"}
+    assert [f.line() for f in _of(findings, "FAB002")] == [
+        "error FAB002 [C3] fabrics.compute: 2 uplinks per leaf cannot reach 4 spines: every "
+        "leaf must connect to every spine (set uplinks_per_leaf: 4, or use 2 spines)"
+    ]
+    missing = _of(findings, "FAB001")
+    assert len(missing) == 24
+    assert all("spine03, spine04" in f.message for f in missing)
+
+
+def test_more_uplinks_than_spines_is_a_contradiction(
+    checks_intent_dir: Path, checks_edit: Editor
+) -> None:
+    """uplinks_per_leaf above the spine count cannot be built one-link-per-spine: say so."""
+    checks_edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]\n",
+                "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 8\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"FAB002"}
+    assert {f.subject for f in _of(findings, "FAB002")} == {"fabrics.compute"}
+
+
+def test_too_few_uplink_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Listing fewer uplink ports than spines is the same contradiction, spelled as ports."""
+    checks_edit("fabric.yaml", "uplink_ports: [49, 50, 51, 52]", "uplink_ports: [49, 50]")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"FAB001", "FAB002"}
+    assert "lists 2 ports, which cannot reach 4 spines" in _of(findings, "FAB002")[0].message
+
+
+def test_hop_count_over_three_switches(checks_intent_dir: Path) -> None:
+    """Leaves that share no spine put 5 switches between their servers (C3 allows 3)."""
+    intent, fabric = _resolved(checks_intent_dir)
+    keep = {"rack01-leaf-a": "spine01", "rack01-leaf-b": "spine01",
+            "rack02-leaf-a": "spine02", "rack02-leaf-b": "spine02"}
+    fabric.links = [
+        link for link in fabric.links
+        if not (link.kind == "fabric" and link.a.device in keep and link.b.device != keep[link.a.device])
+    ]
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"FAB001", "HOP001"}
+    (hop,) = _of(findings, "HOP001")
+    assert hop.subject == "compute network"
+    assert "5 switches apart" in hop.message
+
+
+def test_max_switch_hops_on_a_chain() -> None:
+    """The BFS counts switches, not cables, and reports a cut-off server as unreachable."""
+
+    def cable(a: str, b: str, kind: str) -> Link:
+        return Link("compute", kind, Endpoint(a, "p"), Endpoint(b, "p"), "100g", "100g", 9214, 9214)  # type: ignore[arg-type]
+
+    chain = [cable("l1", "s1", "fabric"), cable("l2", "s1", "fabric"),
+             cable("l2", "s2", "fabric"), cable("l3", "s2", "fabric")]
+    servers = [cable("l1", "h1", "server"), cable("l3", "h3", "server")]
+    assert topology.max_switch_hops(chain, servers) == (5, "h1", "h3", 1)
+    island = [*servers, cable("x9", "h9", "server")]
+    assert topology.max_switch_hops(chain, island)[0] is None
+
+
+def test_link_speed_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A 25G leaf uplink against a 400G spine port cannot come up: every such link is named."""
+    checks_edit("fabric.yaml", "{first: 49, last: 56, speed: 400g}", "{first: 49, last: 56, speed: 25g}")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"LNK001"}
+    assert len(_of(findings, "LNK001")) == 96
+    assert "runs 25g on rack01-leaf-a but 400g on spine01" in _of(findings, "LNK001")[0].message
+
+
+def test_host_mtu_above_switch_mtu(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """N5: a 9216-byte host frame into a 9214-byte switch port is dropped; RDMA breaks."""
+    checks_edit("fabric.yaml", "  host: 9000\n", "  host: 9216\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"LNK002"}
+    subjects = {f.subject for f in _of(findings, "LNK002")}
+    assert {"rack01-leaf-a", "rack01-stor-leaf-a"} <= subjects
+
+
+def test_switch_link_mtu_mismatch(checks_intent_dir: Path) -> None:
+    """Unequal MTUs on a leaf-spine link (a plan regression) are an error on that link."""
+    intent, fabric = _resolved(checks_intent_dir)
+    index = next(i for i, link in enumerate(fabric.links) if link.kind == "fabric")
+    fabric.links[index] = dataclasses.replace(fabric.links[index], b_mtu=1500)
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"LNK002"}
+    assert "MTU 9214 on rack01-leaf-a but 1500 on spine01" in _of(findings, "LNK002")[0].message
+
+
+# ---------------------------------------------------------------------- addressing
+
+
+def test_duplicate_device_name(checks_intent_dir: Path) -> None:
+    """A server named like a switch would collide in inventory, DNS and cable labels."""
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric.servers["spine01"] = dataclasses.replace(fabric.servers["rack01-gpu001"], name="spine01")
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"ADR001"}
+    assert _of(findings, "ADR001")[0].subject == "spine01"
+
+
+def test_resolution_name_clash_is_reported(checks_intent_dir: Path) -> None:
+    """Two switches resolved under one name only show up as a resolution problem: report it."""
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric.problems.append(Problem("ADR001", "spine01", "device name 'spine01' is used twice"))
+    assert _ids(run_checks(intent, fabric)) == {"ADR001"}
+
+
+def test_duplicate_address(checks_intent_dir: Path) -> None:
+    """Two owners of one address (here a server and a leaf SVI) is a C5 error naming both."""
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric.allocations.append(Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond"))
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"ADR002"}
+    (dup,) = _of(findings, "ADR002")
+    assert dup.subject == "10.30.1.2"
+    assert "rack01-leaf-a" in dup.message
+    assert "rack01-gpu099" in dup.message
+
+
+def test_overlapping_pools_across_networks(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """C2: storage loopbacks carved from the compute hosts range break isolation."""
+    checks_edit("fabric.yaml", "loopbacks: 10.41.0.0/24", "loopbacks: 10.30.128.0/24")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"ADR003"}
+    assert [f.line() for f in _of(findings, "ADR003")] == [
+        "error ADR003 [C2] fabrics.compute.pools.hosts: 10.30.0.0/16 overlaps "
+        "fabrics.storage.pools.loopbacks 10.30.128.0/24"
+    ]
+
+
+def test_upstream_inside_a_rack_subnet(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """The upstream may share the management pool, never a rack's /24 (and its addresses)."""
+    checks_edit("fabric.yaml", "{subnet: 172.16.255.0/30, gateway: 172.16.255.1}",
+                "{subnet: 172.16.5.0/30, gateway: 172.16.5.1}")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"ADR002", "ADR003"}
+    assert "overlaps the rack management subnet 172.16.5.0/24" in _of(findings, "ADR003")[0].message
+
+
+def test_pool_exhausted(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A /21 holds 8 pair subnets; 12 pairs (indexes up to 12) need 13: say both numbers."""
+    checks_edit("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 10.30.0.0/21")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"ADR004"}
+    (full,) = _of(findings, "ADR004")
+    assert full.subject == "fabrics.compute.pools.hosts"
+    assert "needs 13 x /24 per leaf pair, 8 fit" in full.message
+
+
+def test_pool_without_growth_headroom(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A /20 fits today's 12 pairs but not the 25 pairs of 200 servers: a warning, not an error."""
+    checks_edit("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 10.30.0.0/20")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == set()
+    assert _ids(findings, "warning") == {"ADR005"}
+    assert "need 26 of the 16 that fit" in _of(findings, "ADR005")[0].message
+
+
+# --------------------------------------------------------------------------- ports
+
+
+def test_port_beyond_model(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """An uplink on port 57 of a 56-port leaf: reported once (PRT001), not again as a speed."""
+    checks_edit("fabric.yaml", "uplink_ports: [49, 50, 51, 52]", "uplink_ports: [49, 50, 51, 57]")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"PRT001"}
+    assert len(_of(findings, "PRT001")) == 24
+
+
+def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A 13th server in a rack whose leaves reserve 12 ports cannot be cabled."""
+    checks_edit("servers.csv", "rack01-gpu001,gpu-8x-h100,GPU-0101\n",
+                "rack01-gpu001,gpu-8x-h100,GPU-0101\nrack01-gpu013,gpu-8x-h100,GPU-0113\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"PRT002"}
+    assert all("rack01-gpu013" in f.message for f in _of(findings, "PRT002"))
+
+
+def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Eight server ports on the management switch cannot take a rack of nine servers."""
+    checks_edit("fabric.yaml", "servers_last: 36", "servers_last: 8")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"PRT003"}
+
+
+def test_spine_without_a_port_per_leaf(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A 20-port spine cannot take 24 leaves; the per-port PRT001 detail comes with it."""
+    checks_edit("fabric.yaml", "[{first: 1, last: 64, speed: 400g}]", "[{first: 1, last: 20, speed: 400g}]")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"PRT004", "PRT001"}
+    assert [f.message for f in _of(findings, "PRT004")][0] == (
+        "spine01 (spine-64x400g) has 20 ports but 24 leaves need one each"
+    )
+    assert {f.subject for f in _of(findings, "PRT004")} == {f"spine0{s}" for s in range(1, 5)}
+
+
+def test_downlink_budget(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Nine servers per leaf against a 10-12 budget: a warning per compute leaf."""
+    checks_edit("fabric.yaml", "downlink_budget: {min: 8, max: 12}", "downlink_budget: {min: 10, max: 12}")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == set()
+    assert _ids(findings, "warning") == {"PRT005"}
+    assert len(_of(findings, "PRT005")) == 24
+
+
+# ------------------------------------------------------------------------- routing
+
+
+def test_ecmp_below_spine_count(checks_intent_dir: Path) -> None:
+    """maximum-paths 2 with 4 spines leaves half the fabric's bandwidth idle (N3)."""
+    intent, fabric = _resolved(checks_intent_dir)
+    ospf = fabric.devices["rack03-leaf-b"].config.router_ospf
+    assert ospf is not None
+    ospf.maximum_paths = 2
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"RTE001"}
+    assert _of(findings, "RTE001")[0].subject == "rack03-leaf-b"
+
+
+def test_bgp_remote_as_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A spine expecting the wrong leaf ASN never brings the session up."""
+    checks_edit("fabric.yaml", "routing: ospf-underlay ", "routing: ebgp-underlay ")
+    intent, fabric = _resolved(checks_intent_dir)
+    bgp = fabric.devices["spine02"].config.router_bgp
+    assert bgp is not None
+    bgp.neighbors[0].remote_as = 64999
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"RTE002"}
+    assert "remote-as 64999, but rack01-leaf-a is AS 65101" in _of(findings, "RTE002")[0].message
+
+
+def test_bgp_one_sided_session(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A leaf neighbor the spine does not configure back is a dead session on a live link."""
+    checks_edit("fabric.yaml", "routing: ospf-underlay ", "routing: ebgp-underlay ")
+    intent, fabric = _resolved(checks_intent_dir)
+    bgp = fabric.devices["spine01"].config.router_bgp
+    assert bgp is not None
+    del bgp.neighbors[0]
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"RTE002"}
+    messages = {f.message for f in _of(findings, "RTE002")}
+    assert "spine01 has no neighbor 10.31.4.1 back to rack01-leaf-a" in messages
+    assert "no BGP session over Ethernet1 to rack01-leaf-a (10.31.4.1)" in messages
+
+
+def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
+    """A passive or broadcast-type uplink forms no adjacency over a /31: ECMP loses a path."""
+    intent, fabric = _resolved(checks_intent_dir)
+    leaf = fabric.devices["rack02-leaf-a"]
+    assert leaf.config.router_ospf is not None
+    leaf.config.router_ospf.active_interfaces.remove("Ethernet50")
+    next(i for i in leaf.config.interfaces if i.name == "Ethernet50").ospf_point_to_point = False
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"RTE003"}
+    assert {f.message for f in _of(findings, "RTE003")} == {
+        "Ethernet50: OSPF network type is not point-to-point",
+        "Ethernet50: passive in OSPF (not in the active interfaces)",
+    }
+
+
+# ---------------------------------------------------------------------------- MLAG
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (lambda f: setattr(f.devices["rack04-leaf-a"].config.mlag, "peer_address", "10.31.8.9"),
+         "rack04-leaf-a peer-address 10.31.8.9 is not rack04-leaf-b's Vlan4094 address"),
+        (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "heartbeat_address", "172.16.4.9"),
+         "rack04-leaf-b heartbeat 172.16.4.9 is not rack04-leaf-a's management address"),
+        (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "domain_id", "OTHER"),
+         "domain-id differ: COMPUTE_PAIR04 on rack04-leaf-a, OTHER on rack04-leaf-b"),
+        (lambda f: setattr(f.devices["rack04-leaf-b"].config, "virtual_router_mac", "00:1c:73:00:00:01"),
+         "virtual-router MAC differ"),
+        (lambda f: setattr(f.devices["rack04-leaf-b"], "mlag_peer", "rack05-leaf-a"),
+         "rack04-leaf-b names 'rack05-leaf-a' as its peer, not rack04-leaf-a"),
+    ],
+    ids=["peer-address", "heartbeat", "domain-id", "vr-mac", "peer-name"],
+)
+def test_mlag_peers_inconsistent(
+    checks_intent_dir: Path, mutate: Callable[[Fabric], None], expected: str
+) -> None:
+    """N2: MLAG only forms, and a server only survives a leaf loss, if both peers agree."""
+    intent, fabric = _resolved(checks_intent_dir)
+    mutate(fabric)
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"MLG001"}
+    assert any(expected in f.message for f in _of(findings, "MLG001"))
+
+
+# ----------------------------------------------------------------------------- QoS
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("dscp_to_tc: {26: 3, 27: 3, 48: 6}", "dscp_to_tc: {26: 3, 27: 2, 48: 6}",
+         "RoCE DSCP 27 maps to TC 2, not the no-drop TC 3"),
+        ("dscp_to_tc: {26: 3, 27: 3, 48: 6}", "dscp_to_tc: {26: 3, 27: 3, 48: 3}",
+         "CNP DSCP 48 shares the no-drop TC 3"),
+        ("ecn: {queue: 3,", "ecn: {queue: 4,",
+         "ECN marks queue(s) [4], but no-drop TC 3 uses queue 3"),
+    ],
+    ids=["roce-dscp", "cnp-in-no-drop", "ecn-queue"],
+)
+def test_roce_qos_profile_faults(
+    checks_intent_dir: Path, checks_edit: Editor, old: str, new: str, expected: str
+) -> None:
+    """C4: RoCE must be no-drop, CNPs must not pause, ECN must mark the RoCE queue."""
+    checks_edit("fabric.yaml", old, new)
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"QOS001"}
+    assert any(expected in f.message for f in _of(findings, "QOS001"))
+
+
+def test_port_without_service_profile(checks_intent_dir: Path) -> None:
+    """A server port without the service-profile has no PFC: RoCE drops under congestion."""
+    intent, fabric = _resolved(checks_intent_dir)
+    port = next(i for i in fabric.devices["rack06-leaf-b"].config.interfaces if i.name == "Ethernet3")
+    port.service_profile = None
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"QOS001"}
+    assert _of(findings, "QOS001")[0].message == "no service-profile on 1 RoCE port(s): Ethernet3"
+
+
+def test_watchdog_polling_too_slow(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """EOS wants the watchdog to poll at least twice per timeout: a warning, not an error."""
+    checks_edit("fabric.yaml", "polling_interval: 0.1", "polling_interval: 0.15")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == set()
+    assert _ids(findings, "warning") == {"QOS002"}
+
+
+# ---------------------------------------------------------------------- references
+
+
+def test_unknown_service_profile_and_vlan(checks_intent_dir: Path) -> None:
+    """A config naming a profile or VLAN it does not define would be rejected by EOS."""
+    intent, fabric = _resolved(checks_intent_dir)
+    ifaces = {i.name: i for i in fabric.devices["rack07-leaf-a"].config.interfaces}
+    ifaces["Ethernet1"].service_profile = "ROCE-OTHER"
+    ifaces["Ethernet2"].switchport_access_vlan = 999
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"REF001"}
+    assert {f.message for f in _of(findings, "REF001")} == {
+        "Ethernet1: service-profile ROCE-OTHER is not the device's qos profile ROCE-LEAF",
+        "Ethernet2: VLAN 999 is not defined on the device",
+    }
+
+
+def test_extra_config_for_unknown_device(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A typo in an extra_config key would silently drop the user's lines."""
+    checks_edit("fabric.yaml", "extra_config: {}", "extra_config: {spine99: 'banner motd x'}")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"REF002"}
+
+
+def test_undefined_route_map(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """An eBGP leaf whose route-maps vanished would redistribute nothing."""
+    checks_edit("fabric.yaml", "routing: ospf-underlay ", "routing: ebgp-underlay ")
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric.devices["rack08-leaf-a"].config.route_maps = []
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"REF003"}
+    assert {f.subject for f in _of(findings, "REF003")} == {"rack08-leaf-a"}
+
+
+def test_unknown_resolution_problem_is_not_dropped(checks_intent_dir: Path) -> None:
+    """A problem kind no rule claims still surfaces, so resolution never fails silently."""
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric.problems.append(Problem("NEW999", "rack01-leaf-a", "something new"))
+    findings = run_checks(intent, fabric)
+    assert [f.line() for f in findings if f.severity == "error"] == [
+        "error RES001 [G1] rack01-leaf-a: [NEW999] something new"
+    ]
+
+
+# ---------------------------------------------------------------------------- meta
+
+
+def test_every_rule_is_complete_and_documented() -> None:
+    """Every rule names a severity, a requirement and a title, and docs/checks.md lists it."""
+    run_checks(*_resolved(REPO / "intent"))  # imports and registers every rule
+    docs = (REPO / "docs" / "checks.md").read_text()
+    documented = set(re.findall(r"^\| ([A-Z]{3}\d{3}) \|", docs, re.MULTILINE))
+    assert len(RULES) >= 25
+    for rule_id, rule in RULES.items():
+        assert re.fullmatch(r"[A-Z]{3}\d{3}", rule_id), rule_id
+        assert rule.id == rule_id
+        assert rule.severity in {"error", "warning", "info"}
+        assert REQUIREMENT.fullmatch(rule.requirement), rule.requirement
+        assert rule.title.strip()
+    assert documented == set(RULES)
+
+
+def test_every_rule_is_listed_in_its_module_docstring() -> None:
+    """Each topic module's docstring table is the maintainer's index of its rules."""
+    run_checks(*_resolved(REPO / "intent"))
+    for rule_id, rule in RULES.items():
+        module = rule.check.__module__.rsplit(".", 1)[-1]
+        source = (RULES_DIR / f"{module}.py").read_text()
+        assert re.search(rf"^{rule_id}\s+{rule.severity}\s+{re.escape(rule.requirement)}\s",
+                         source, re.MULTILINE), (rule_id, module)
