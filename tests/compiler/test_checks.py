@@ -169,7 +169,7 @@ def test_hop_count_over_three_switches(checks_intent_dir: Path) -> None:
             "rack02-leaf-a": "spine02", "rack02-leaf-b": "spine02"}
     fabric.links = [
         link for link in fabric.links
-        if not (link.kind == "fabric" and link.a.device in keep and link.b.device != keep[link.a.device])
+        if not (link.kind == "fabric" and keep.get(link.a.device, link.b.device) != link.b.device)
     ]
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"FAB001", "HOP001"}
@@ -194,7 +194,8 @@ def test_max_switch_hops_on_a_chain() -> None:
 
 def test_link_speed_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """A 25G leaf uplink against a 400G spine port cannot come up: every such link is named."""
-    checks_edit("fabric.yaml", "{first: 49, last: 56, speed: 400g}", "{first: 49, last: 56, speed: 25g}")
+    checks_edit("fabric.yaml", "{first: 49, last: 56, speed: 400g}",
+                "{first: 49, last: 56, speed: 25g}")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"LNK001"}
     assert len(_of(findings, "LNK001")) == 96
@@ -242,7 +243,9 @@ def test_resolution_name_clash_is_reported(checks_intent_dir: Path) -> None:
 def test_duplicate_address(checks_intent_dir: Path) -> None:
     """Two owners of one address (here a server and a leaf SVI) is a C5 error naming both."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.allocations.append(Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond"))
+    fabric.allocations.append(
+        Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond")
+    )
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"ADR002"}
     (dup,) = _of(findings, "ADR002")
@@ -301,7 +304,9 @@ def test_port_beyond_model(checks_intent_dir: Path, checks_edit: Editor) -> None
     assert len(_of(findings, "PRT001")) == 24
 
 
-def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_edit: Editor) -> None:
+def test_server_position_beyond_ports_per_rack(
+    checks_intent_dir: Path, checks_edit: Editor
+) -> None:
     """A 13th server in a rack whose leaves reserve 12 ports cannot be cabled."""
     checks_edit("servers.csv", "rack01-gpu001,gpu-8x-h100,GPU-0101\n",
                 "rack01-gpu001,gpu-8x-h100,GPU-0101\nrack01-gpu013,gpu-8x-h100,GPU-0113\n")
@@ -310,7 +315,9 @@ def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_e
     assert all("rack01-gpu013" in f.message for f in _of(findings, "PRT002"))
 
 
-def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
+def test_management_switch_out_of_server_ports(
+    checks_intent_dir: Path, checks_edit: Editor
+) -> None:
     """Eight server ports on the management switch cannot take a rack of nine servers."""
     checks_edit("fabric.yaml", "servers_last: 36", "servers_last: 8")
     findings = _check(checks_intent_dir)
@@ -319,10 +326,11 @@ def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_e
 
 def test_spine_without_a_port_per_leaf(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """A 20-port spine cannot take 24 leaves; the per-port PRT001 detail comes with it."""
-    checks_edit("fabric.yaml", "[{first: 1, last: 64, speed: 400g}]", "[{first: 1, last: 20, speed: 400g}]")
+    checks_edit("fabric.yaml", "[{first: 1, last: 64, speed: 400g}]",
+                "[{first: 1, last: 20, speed: 400g}]")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"PRT004", "PRT001"}
-    assert [f.message for f in _of(findings, "PRT004")][0] == (
+    assert _of(findings, "PRT004")[0].message == (
         "spine01 (spine-64x400g) has 20 ports but 24 leaves need one each"
     )
     assert {f.subject for f in _of(findings, "PRT004")} == {f"spine0{s}" for s in range(1, 5)}
@@ -330,7 +338,8 @@ def test_spine_without_a_port_per_leaf(checks_intent_dir: Path, checks_edit: Edi
 
 def test_downlink_budget(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Nine servers per leaf against a 10-12 budget: a warning per compute leaf."""
-    checks_edit("fabric.yaml", "downlink_budget: {min: 8, max: 12}", "downlink_budget: {min: 10, max: 12}")
+    checks_edit("fabric.yaml", "downlink_budget: {min: 8, max: 12}",
+                "downlink_budget: {min: 10, max: 12}")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == set()
     assert _ids(findings, "warning") == {"PRT005"}
@@ -400,11 +409,13 @@ def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
     [
         (lambda f: setattr(f.devices["rack04-leaf-a"].config.mlag, "peer_address", "10.31.8.9"),
          "rack04-leaf-a peer-address 10.31.8.9 is not rack04-leaf-b's Vlan4094 address"),
-        (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "heartbeat_address", "172.16.4.9"),
+        (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "heartbeat_address",
+                           "172.16.4.9"),
          "rack04-leaf-b heartbeat 172.16.4.9 is not rack04-leaf-a's management address"),
         (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "domain_id", "OTHER"),
          "domain-id differ: COMPUTE_PAIR04 on rack04-leaf-a, OTHER on rack04-leaf-b"),
-        (lambda f: setattr(f.devices["rack04-leaf-b"].config, "virtual_router_mac", "00:1c:73:00:00:01"),
+        (lambda f: setattr(f.devices["rack04-leaf-b"].config, "virtual_router_mac",
+                           "00:1c:73:00:00:01"),
          "virtual-router MAC differ"),
         (lambda f: setattr(f.devices["rack04-leaf-b"], "mlag_peer", "rack05-leaf-a"),
          "rack04-leaf-b names 'rack05-leaf-a' as its peer, not rack04-leaf-a"),
@@ -450,7 +461,8 @@ def test_roce_qos_profile_faults(
 def test_port_without_service_profile(checks_intent_dir: Path) -> None:
     """A server port without the service-profile has no PFC: RoCE drops under congestion."""
     intent, fabric = _resolved(checks_intent_dir)
-    port = next(i for i in fabric.devices["rack06-leaf-b"].config.interfaces if i.name == "Ethernet3")
+    leaf = fabric.devices["rack06-leaf-b"]
+    port = next(i for i in leaf.config.interfaces if i.name == "Ethernet3")
     port.service_profile = None
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"QOS001"}
