@@ -24,7 +24,6 @@ Examples:
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -46,6 +45,10 @@ class Node:
     children: list[Node] = field(default_factory=list)
     #: ``!!`` mode comments, printed first in the block.
     comments: list[str] = field(default_factory=list)
+
+    def clone(self) -> Node:
+        """A deep copy (much faster than ``copy.deepcopy`` on large trees)."""
+        return Node(self.text, self.key, self.mode, [c.clone() for c in self.children], list(self.comments))
 
     def find(self, text: str) -> Node | None:
         """The direct child whose line is ``text``."""
@@ -70,7 +73,7 @@ class Config:
     root: Node = field(default_factory=lambda: Node("", "", "config"))
 
     def copy(self) -> Config:
-        return copy.deepcopy(self)
+        return Config(self.root.clone())
 
     def top(self, prefix: str) -> list[Node]:
         """Top-level nodes whose line starts with ``prefix``."""

@@ -1,0 +1,71 @@
+"""Lab devices and cabling from ``generated/`` (the configs the compiler committed).
+
+Reads, through :class:`core.generated.Snapshot`:
+
+* ``configs/<device>.cfg``: the running-config body of each switch;
+* ``inventory/hosts.yaml``: ``data.model`` and ``data.ethernet_ports`` per host
+  (hosts without a config file start at factory default);
+* ``inventory/cabling.csv``: columns ``a_device,a_port,b_device,b_port`` (more
+  may follow). A server end keeps its server name and NIC name.
+
+Any of these may be missing; the lab then has fewer devices or no cables.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from core.generated import Snapshot
+from lab.emulator import DeviceSpec
+from lab.printer import DEFAULT_MODEL
+from lab.topology import Link
+
+SWITCH_PLATFORMS = ("eos",)
+
+
+def links_from_csv(text: str) -> list[Link]:
+    """Cables from ``cabling.csv`` text.
+
+    Examples:
+        >>> links_from_csv("a_device,a_port,b_device,b_port,cable\\nleaf1,Ethernet1,spine1,Ethernet1,x\\n")
+        [Link(a_device='leaf1', a_port='Ethernet1', b_device='spine1', b_port='Ethernet1')]
+    """
+    reader = csv.DictReader(io.StringIO(text))
+    links = []
+    for row in reader:
+        a, ap, b, bp = (row.get(k, "").strip() for k in ("a_device", "a_port", "b_device", "b_port"))
+        if a and ap and b and bp:
+            links.append(Link(a, ap, b, bp))
+    return links
+
+
+def specs_from_snapshot(
+    snapshot: Snapshot, *, empty: bool = False, only: set[str] | None = None
+) -> tuple[list[DeviceSpec], list[Link]]:
+    """The lab's devices (sorted by name) and cables for one ``generated/`` snapshot.
+
+    ``empty=True`` starts every switch at factory default; ``only`` keeps a subset.
+    """
+    configs = snapshot.configs()
+    hosts: dict[str, dict[str, Any]] = snapshot.hosts()
+    names = set(configs)
+    names |= {n for n, h in hosts.items() if str((h or {}).get("platform", "eos")) in SWITCH_PLATFORMS}
+    if only is not None:
+        names &= only
+    specs = []
+    for name in sorted(names):
+        data = dict((hosts.get(name) or {}).get("data") or {})
+        specs.append(
+            DeviceSpec(
+                name=name,
+                config=None if empty else configs.get(name),
+                model=str(data.get("model") or DEFAULT_MODEL),
+                ethernet_ports=int(data.get("ethernet_ports") or 64),
+            )
+        )
+    links: list[Link] = []
+    if snapshot.exists("inventory/cabling.csv"):
+        links = links_from_csv(snapshot.read_text("inventory/cabling.csv"))
+    return specs, links
