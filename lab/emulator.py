@@ -19,7 +19,7 @@ from typing import Any
 from lab.configtree import Config, load_text
 from lab.device import EmulatedDevice
 from lab.printer import DEFAULT_MODEL
-from lab.secrets import sha512_crypt
+from lab.hashing import sha512_crypt
 from lab.server import EapiServer
 from lab.state import device_state, read_state, write_json_atomic
 from lab.topology import Fabric, Link

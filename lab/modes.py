@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lab.grammar import Spec, compile_spec
-from lab.secrets import sha512_crypt, type7_encode
+from lab.hashing import sha512_crypt, type7_encode
 
 Words = tuple[str, ...]
 KeyFn = Callable[[Words], str]

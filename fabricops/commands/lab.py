@@ -1,0 +1,167 @@
+"""``fabricops lab up|down|status|tamper|fault``: the emulated switches of ``generated/``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import click
+
+from core.errors import FabricopsError
+
+FAULTS = click.Choice(
+    ["unreachable", "slow", "reject", "drop-after-commit", "reboot", "flap", "link-down",
+     "pending-session", "clear"]
+)  # fmt: skip
+
+
+def repo_root() -> Path:
+    """The git work tree holding the current directory, else the current directory."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return Path.cwd()
+    return Path(out) if out else Path.cwd()
+
+
+root_option = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Repository root (default: the git work tree of the current directory).",
+)
+
+
+@click.group("lab")
+def lab_group() -> None:
+    """Emulated EOS switches on 127.0.0.1 that the stock NAPALM driver drives.
+
+    \b
+    Examples:
+      fabricops lab up                 # every switch of generated/, preloaded
+      fabricops lab up --empty         # factory default: hostname, user, eAPI
+      fabricops lab status --format json
+      fabricops lab tamper rack01-leaf-a --line "interface Ethernet1" --line "shutdown"
+      fabricops lab fault spine01 unreachable
+      fabricops lab down
+    """
+
+
+@lab_group.command("up")
+@root_option
+@click.option("--ref", default=None, help="Git ref of generated/ to serve (default: the work tree).")
+@click.option("--empty", is_flag=True, help="Start every switch at factory default.")
+@click.option("--devices", "devices", multiple=True, help="Only these devices (repeat or comma-separate).")
+@click.option("--fresh", is_flag=True, help="Ignore the state saved in .lab/state by an earlier lab.")
+def up_cmd(root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool) -> None:
+    """Start one background process serving every switch; writes .lab/lab.json."""
+    from lab import process
+
+    root = root or repo_root()
+    names = [n for d in devices for n in d.split(",") if n]
+    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh)
+    click.echo(
+        f"lab up: {len(info['devices'])} devices on 127.0.0.1 (pid {info['pid']}); "
+        f"endpoints in {process.info_path(root)}"
+    )
+
+
+@lab_group.command("down")
+@root_option
+def down_cmd(root: Path | None) -> None:
+    """Stop this repository's lab process (state stays in .lab/state)."""
+    from lab import process
+
+    root = root or repo_root()
+    click.echo("lab stopped" if process.down(root) else "no lab was running")
+
+
+@lab_group.command("status")
+@root_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--show-credentials", is_flag=True, help="Include the lab's username and password.")
+def status_cmd(root: Path | None, fmt: str, show_credentials: bool) -> None:
+    """Every device with its host, port, pending sessions and faults."""
+    from lab import process
+
+    root = root or repo_root()
+    data = process.status(root)
+    if show_credentials:
+        data["password"] = process.require_running(root)["password"]
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    click.echo(f"lab pid {data['pid']} serving generated/ at {data['ref']}, user {data['username']}")
+    if show_credentials:
+        click.echo(f"password: {data['password']}")
+    for name, dev in sorted(data["devices"].items()):
+        sessions = ",".join(f"{k}:{v}" for k, v in dev["sessions"].items()) or "-"
+        faults = ",".join(dev["faults"]) or "-"
+        click.echo(
+            f"{name:24} {dev['host']}:{dev['port']:<6} lines={dev['running_lines']:<5} "
+            f"sessions={sessions} faults={faults}"
+        )
+
+
+@lab_group.command("tamper")
+@root_option
+@click.argument("device")
+@click.option("--line", "lines", multiple=True, help="A config line (repeat, in order).")
+@click.option("--file", "file", type=click.File("r"), default=None, help="Config lines from a file.")
+def tamper_cmd(root: Path | None, device: str, lines: tuple[str, ...], file: Any) -> None:
+    """Change a running config out of band, as an engineer on the console would.
+
+    The lines go through a plain 'configure' (not a session): lines before a
+    failing one stay applied, and startup-config is not written.
+    """
+    from lab import process
+
+    root = root or repo_root()
+    body = list(lines)
+    if file is not None:
+        body += [ln.strip() for ln in file.read().splitlines() if ln.strip() and not ln.strip().startswith("!")]
+    if not body:
+        raise FabricopsError(f"tamper {device}: give --line LINE (repeatable) or --file FILE")
+    answer = process.ask(root, {"action": "tamper", "device": device, "lines": body})
+    if answer.get("errors"):
+        raise FabricopsError(f"{device} rejected a tamper line", answer["errors"])
+    click.echo(f"{device}: {len(body)} lines applied to running-config")
+
+
+@lab_group.command("fault")
+@root_option
+@click.argument("device")
+@click.argument("kind", type=FAULTS)
+@click.option("--seconds", type=float, default=2.0, show_default=True, help="slow: delay per request.")
+@click.option("--pattern", default="", help="reject: regex of config lines to refuse.")
+@click.option("--times", type=int, default=1, show_default=True, help="drop-after-commit: how many.")
+@click.option("--port", default=None, help="flap / link-down: the port, e.g. Ethernet49.")
+@click.option("--off", is_flag=True, help="unreachable / link-down: undo instead of set.")
+@click.option("--session", default="console_abandoned", show_default=True, help="pending-session name.")
+def fault_cmd(
+    root: Path | None,
+    device: str,
+    kind: str,
+    seconds: float,
+    pattern: str,
+    times: int,
+    port: str | None,
+    off: bool,
+    session: str,
+) -> None:
+    """Inject a fault into one device (clear removes every standing fault)."""
+    from lab import process
+
+    root = root or repo_root()
+    options: dict[str, Any] = {"seconds": seconds, "pattern": pattern, "times": times,
+                               "port": port, "on": not off, "session": session}  # fmt: skip
+    if kind == "reject" and not pattern:
+        raise FabricopsError(f"fault reject on {device}: give --pattern REGEX")
+    if kind in ("flap", "link-down") and not port:
+        raise FabricopsError(f"fault {kind} on {device}: give --port (e.g. Ethernet1)")
+    answer = process.ask(root, {"action": "fault", "device": device, "kind": kind, "options": options})
+    click.echo(f"{device}: {kind} done; standing faults: {', '.join(answer['faults']) or 'none'}")

@@ -1,0 +1,180 @@
+"""The background lab process: ``up`` starts it, ``status`` asks it, ``down`` stops it.
+
+``up`` starts one detached process (``python -m lab.serve``) that serves every
+device; it writes ``.lab/lab.json`` in the repository root once all devices
+listen::
+
+    {"pid": 1234, "username": "admin", "password": "...", "control": {"port": N, "token": "..."},
+     "ref": "WORKTREE", "devices": {"leaf1": {"host": "127.0.0.1", "port": 40001}, ...}}
+
+Deploy and drift read it to reach the lab. Device state is kept in
+``.lab/state/<device>.json``; an ``up`` after a ``down`` resumes from it
+(``--fresh`` ignores it). The password is generated at ``up`` and lives only
+in ``lab.json`` (``.lab/`` is git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from core.errors import FabricopsError
+from lab import control
+
+LAB_DIR = ".lab"
+INFO_FILE = "lab.json"
+LOG_FILE = "lab.log"
+ENV_PASSWORD = "FABRICOPS_LAB_PASSWORD"
+ENV_TOKEN = "FABRICOPS_LAB_TOKEN"
+SERVE_MODULE = "lab.serve"
+
+
+def lab_dir(root: Path) -> Path:
+    return root / LAB_DIR
+
+
+def info_path(root: Path) -> Path:
+    return lab_dir(root) / INFO_FILE
+
+
+def read_info(root: Path) -> dict[str, Any] | None:
+    """The running lab's ``lab.json``, or None when there is none."""
+    try:
+        data: dict[str, Any] = json.loads(info_path(root).read_text())
+    except (OSError, ValueError):
+        return None
+    return data
+
+
+def is_lab_process(pid: int) -> bool:
+    """True if ``pid`` is alive and is a ``lab.serve`` process (not a recycled pid)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return False
+        return True  # no /proc (macOS): trust the pid
+    return SERVE_MODULE.encode() in cmdline
+
+
+def running_info(root: Path) -> dict[str, Any] | None:
+    """``lab.json`` of a lab whose process is still alive."""
+    info = read_info(root)
+    if info is None or not is_lab_process(int(info.get("pid", 0))):
+        return None
+    return info
+
+
+def up(
+    root: Path,
+    *,
+    ref: str | None = None,
+    empty: bool = False,
+    devices: list[str] | None = None,
+    fresh: bool = False,
+    timeout: float = 180.0,
+) -> dict[str, Any]:
+    """Start the background lab and wait until every device listens."""
+    if running_info(root) is not None:
+        raise FabricopsError(f"a lab is already running in {root}: run 'fabricops lab down' first")
+    base = lab_dir(root)
+    base.mkdir(parents=True, exist_ok=True)
+    info_path(root).unlink(missing_ok=True)
+    state = base / "state"
+    if fresh and state.exists():
+        for f in state.glob("*.json"):
+            f.unlink()
+    cmd = [sys.executable, "-m", SERVE_MODULE, "--root", str(root), "--state-dir", str(state)]
+    if ref:
+        cmd += ["--ref", ref]
+    if empty:
+        cmd.append("--empty")
+    for name in devices or []:
+        cmd += ["--device", name]
+    env = dict(os.environ)
+    env[ENV_PASSWORD] = secrets.token_urlsafe(18)
+    env[ENV_TOKEN] = secrets.token_urlsafe(24)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                      env.get("PYTHONPATH", "")]))  # fmt: skip
+    log = open(base / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child, closed below
+    try:
+        child = subprocess.Popen(
+            cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            start_new_session=True, cwd=str(root),
+        )  # fmt: skip
+    finally:
+        log.close()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if child.poll() is not None:
+            tail = _log_tail(base / LOG_FILE)
+            raise FabricopsError(f"the lab process exited with code {child.returncode}: {tail}")
+        info = read_info(root)
+        if info is not None and info.get("pid") == child.pid:
+            return info
+        time.sleep(0.05)
+    child.terminate()
+    raise FabricopsError(f"the lab did not start within {timeout:.0f} s; see {base / LOG_FILE}")
+
+
+def _log_tail(path: Path) -> str:
+    try:
+        lines = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return lines[-1] if lines else "(empty log)"
+
+
+def down(root: Path, timeout: float = 20.0) -> bool:
+    """Stop this repository's lab process; False when none was running."""
+    info = read_info(root)
+    if info is None:
+        return False
+    pid = int(info.get("pid", 0))
+    stopped = False
+    if pid and is_lab_process(pid):
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and is_lab_process(pid):
+            time.sleep(0.05)
+        if is_lab_process(pid):
+            os.kill(pid, signal.SIGKILL)
+        stopped = True
+    info_path(root).unlink(missing_ok=True)
+    return stopped
+
+
+def require_running(root: Path) -> dict[str, Any]:
+    info = running_info(root)
+    if info is None:
+        raise FabricopsError(f"no lab is running in {root}: run 'fabricops lab up'")
+    return info
+
+
+def ask(root: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """Send one control request to the running lab."""
+    info = require_running(root)
+    ctl = info["control"]
+    try:
+        return control.call(int(ctl["port"]), str(ctl["token"]), request)
+    except RuntimeError as exc:
+        device = request.get("device", "")
+        raise FabricopsError(f"lab refused the request for {device or 'the lab'}: {exc}") from None
+    except OSError as exc:
+        raise FabricopsError(f"cannot reach the lab control endpoint: {exc}") from None
+
+
+def status(root: Path) -> dict[str, Any]:
+    """Every device with host, port, hostname, pending sessions, faults."""
+    info = require_running(root)
+    devices = ask(root, {"action": "status"})["devices"]
+    return {"pid": info["pid"], "ref": info.get("ref"), "username": info["username"], "devices": devices}
