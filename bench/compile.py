@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.scale import scaled_intent  # noqa: E402
-from compiler.pipeline import compile_intent, write_generated  # noqa: E402
+from bench.scale import scaled_intent
+from compiler.pipeline import compile_intent, write_generated
 
 STAGES = ("load", "resolve", "checks", "render", "write")
 
@@ -48,7 +48,9 @@ def process_seconds(root: Path, runs: int) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "fabricops", "compile", "--root", str(root)], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "fabricops", "compile", "--root", str(root)], check=True, capture_output=True
+        )
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -59,7 +61,11 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="also 64x")
     args = parser.parse_args()
     factors = [1, 4, 16, *([64] if args.big else [])]
-    print(f"{'size':>5} {'devices':>7} {'lines':>9} " + " ".join(f"{s:>8}" for s in (*STAGES, "total")) + f" {'s/device':>9} {'process':>8}")
+    print(
+        f"{'size':>5} {'devices':>7} {'lines':>9} "
+        + " ".join(f"{s:>8}" for s in (*STAGES, "total"))
+        + f" {'s/device':>9} {'process':>8}"
+    )
     base_total = None
     with tempfile.TemporaryDirectory() as tmp:
         for factor in factors:

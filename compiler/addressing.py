@@ -67,4 +67,4 @@ def subnet_capacity(pool: IPv4Network, prefixlen: int) -> int:
     """
     if prefixlen < pool.prefixlen:
         return 0
-    return 2 ** (prefixlen - pool.prefixlen)
+    return int(2 ** (prefixlen - pool.prefixlen))

@@ -20,10 +20,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Interface, IPv4Network
 
 from compiler.addressing import host_address, host_in, nth_subnet, p2p_link, subnet_capacity
-from compiler.intent import FabricIntent, FabricFile, Intent, QosProfile, Server, SwitchModel
+from compiler.intent import (
+    FabricFile,
+    FabricIntent,
+    Intent,
+    Pools,
+    QosProfile,
+    RoutingProfile,
+    Server,
+    SwitchModel,
+    Vlan,
+)
 from compiler.structured import (
     Allocation,
     BgpNeighbor,
@@ -34,6 +44,7 @@ from compiler.structured import (
     Fabric,
     Interface,
     Link,
+    LinkKind,
     Mlag,
     Network,
     PfcWatchdog,
@@ -67,6 +78,7 @@ SERVER_HOST_OFFSET = 10
 MGMT_SERVER_OFFSET = 20
 SIDES = ("a", "b")
 MGMT_MTU = 1500  # out-of-band access ports and Management1 stay at the Ethernet default
+MANAGEMENT1_SPEED = "1g"  # the dedicated management port of every fabric switch
 
 
 def resolve(intent: Intent) -> Fabric:
@@ -118,6 +130,68 @@ class _Planned:
     slot: int
 
 
+@dataclass(frozen=True)
+class _End:
+    """One end of a cable as resolution sees it."""
+
+    device: str
+    port: str
+    speed: str | None
+    mtu: int
+
+
+class _Switch:
+    """A switch under construction: its model, the ports it uses and their interfaces."""
+
+    def __init__(self, name: str, model_name: str, model: SwitchModel) -> None:
+        self.name = name
+        self.model_name = model_name
+        self.model = model
+        self.ifaces: dict[str, Interface] = {}
+        self.used: dict[int, str] = {}
+
+    def take(self, port: int, purpose: str) -> str:
+        """Mark front-panel ``port`` used for ``purpose``; return its name."""
+        self.used[port] = purpose
+        return eth(port)
+
+    def add(self, iface: Interface) -> Interface:
+        self.ifaces[iface.name] = iface
+        return iface
+
+    def end(self, port: int, mtu: int) -> _End:
+        return _End(self.name, eth(port), self.model.speed_of(port), mtu)
+
+    def interfaces(self, problems: list[Problem]) -> list[Interface]:
+        """Every front-panel port (EOS lists them all), unused ones shut down, in EOS order."""
+        for port in range(1, self.model.port_count + 1):
+            if self.model.speed_of(port) is not None and eth(port) not in self.ifaces:
+                self.ifaces[eth(port)] = Interface(eth(port), shutdown=True)
+        for port, purpose in sorted(self.used.items()):
+            if self.model.speed_of(port) is None:
+                room = f"its model has ports 1-{self.model.port_count}"
+                message = f"{self.name}: port {port} is used ({purpose}) but {room}"
+                problems.append(Problem("PRT001", self.name, message))
+        return sorted(self.ifaces.values(), key=lambda i: _iface_key(i.name))
+
+
+@dataclass(frozen=True)
+class _FabricPlan:
+    """What every switch of one spine-leaf fabric shares."""
+
+    network: Network
+    spec: FabricIntent
+    routing: RoutingProfile
+    qos: QosProfile | None
+    vlan: Vlan
+    spine_names: tuple[str, ...]
+    uplinks: int
+
+    @property
+    def pools(self) -> Pools:
+        return self.spec.pools
+
+
 class _Resolver:
     def __init__(self, intent: Intent) -> None:
         self.intent = intent
@@ -130,7 +204,6 @@ class _Resolver:
         self.server_nics: dict[str, list[ServerNic]] = defaultdict(list)
         self.server_addr: dict[tuple[str, Network], tuple[str, str]] = {}
         self.pairs: dict[Network, list[_Pair]] = {}
-        self.planned: list[_Planned] = []
         self.planned_by_name: dict[str, _Planned] = {}
         self.planned_by_rack: dict[int, list[_Planned]] = defaultdict(list)
         self.servers_by_rack: dict[int, list[Server]] = defaultdict(list)
@@ -151,12 +224,12 @@ class _Resolver:
             if name in self.devices:
                 self.devices[name].config.extra_config = extra.rstrip("\n")
             else:
-                self.problems.append(Problem("REF002", name, f"extra_config names unknown device {name!r}"))
+                self._problem("REF002", name, f"extra_config names unknown device {name!r}")
         return Fabric(
             digest=self.intent.digest,
             devices=dict(sorted(self.devices.items())),
             servers=self._servers(),
-            links=sorted(self.links, key=lambda l: (l.a.device, _port_key(l.a.port), l.b.device)),
+            links=sorted(self.links, key=lambda link: (link.a.device, _iface_key(link.a.port), link.b.device)),
             allocations=self.allocations,
             pools=self.pools,
             problems=self.problems,
@@ -173,10 +246,7 @@ class _Resolver:
             pair_id = (server.rack - 1) // per + 1
             racks_by_pair[pair_id].append(server.rack)
             self.members_by_pair[net, pair_id].append(server)
-        return [
-            _Pair(net, pid, min(racks), (pid - 1) * per + 1)
-            for pid, racks in sorted(racks_by_pair.items())
-        ]
+        return [_Pair(net, pid, min(racks), (pid - 1) * per + 1) for pid, racks in sorted(racks_by_pair.items())]
 
     def _plan_slots(self) -> None:
         """Management slots: which port of the rack's management switch each switch uses."""
@@ -195,7 +265,6 @@ class _Resolver:
                 self._plan(_Planned(name, net, "spine", fab.spines.rack, spine_base + s))
 
     def _plan(self, planned: _Planned) -> None:
-        self.planned.append(planned)
         self.planned_by_name[planned.name] = planned
         self.planned_by_rack[planned.rack].append(planned)
 
@@ -206,350 +275,354 @@ class _Resolver:
 
     def _management(self) -> None:
         mgmt = self.spec.management
-        model = self.spec.switch_models[mgmt.switch_model]
-        core_name = mgmt.core.name
-        core_model = self.spec.switch_models[mgmt.core.model]
-        core_ifaces: dict[str, Interface] = {}
-        core_vlans: list[VlanDef] = []
-        core_used: dict[int, str] = {}
-        for rack in self.intent.racks:
-            name = f"rack{rack:02d}-mgmt"
-            vlan = mgmt.vlan_base + rack
-            subnet = self._mgmt_subnet(rack)
-            gateway = host_in(subnet, 1)
-            own = host_in(subnet, 2)
-            self._allocate("management", "pool", subnet, f"rack{rack:02d}", "rack management subnet")
-            self._allocate("management", "pool", own, name, "management switch SVI")
-            self._allocate("management", "pool", gateway, core_name, f"gateway of rack {rack}")
-            ifaces: dict[str, Interface] = {}
-            used: dict[int, str] = {}
-            ports = mgmt.switch_ports
-            for server in self.servers_by_rack[rack]:
-                nic = self.spec.server_models[server.model].nics_on("management")
-                if not nic:
-                    continue
-                port = ports.servers_first + server.position - 1
-                if port > ports.servers_last:
-                    self._problem("PRT003", name, f"{server.name}: position {server.position} has no server port (ports {ports.servers_first}-{ports.servers_last})")
-                    continue
-                address = host_in(subnet, MGMT_SERVER_OFFSET + server.position)
-                self._allocate("management", "pool", address, server.name, "server management")
-                self.server_addr[server.name, "management"] = (str(address), str(gateway.ip))
-                self._access_port(ifaces, used, port, f"SERVER_{server.name}_{nic[0].name}", vlan)
-                self._cable("management", "server", name, eth(port), model.speed_of(port), server.name, nic[0].name, nic[0].speed, MGMT_MTU, MGMT_MTU)
-                self.server_nics[server.name].append(ServerNic(nic[0].name, "management", nic[0].speed, nic[0].numa, name, eth(port)))
-            for planned in self.planned_by_rack[rack]:
-                port = ports.devices_first + planned.slot - 1
-                if port > ports.devices_last:
-                    self._problem("PRT003", name, f"{planned.name}: slot {planned.slot} has no device port (ports {ports.devices_first}-{ports.devices_last})")
-                    continue
-                address = host_in(subnet, 2 + planned.slot)
-                self._allocate("management", "pool", address, planned.name, "Management1")
-                self._access_port(ifaces, used, port, f"MGMT_{planned.name}_Management1", vlan)
-                planned_model = self._fabric_model(planned)
-                self._cable("management", "mgmt", name, eth(port), model.speed_of(port), planned.name, "Management1", "1g" if planned_model else None, MGMT_MTU, MGMT_MTU)
-            uplink = mgmt.switch_uplink_port
-            used[uplink] = f"uplink to {core_name}"
-            ifaces[eth(uplink)] = Interface(
-                eth(uplink),
-                description=f"UPLINK_{core_name}_{eth(rack)}",
-                mtu=self.spec.mtu.switch,
-                switchport_mode="trunk",
-                switchport_trunk_allowed_vlan=str(vlan),
-            )
-            self._cable("management", "mgmt-uplink", name, eth(uplink), model.speed_of(uplink), core_name, eth(rack), core_model.speed_of(rack), self.spec.mtu.switch, self.spec.mtu.switch)
-            ifaces[f"Vlan{vlan}"] = Interface(f"Vlan{vlan}", description=f"MGMT_RACK{rack:02d}", ip_address=str(own))
-            config = self._base_config(name, vrf=None, routing=False)
-            config.spanning_tree = SpanningTree("mstp")
-            config.vlans = [VlanDef(vlan, f"MGMT_RACK{rack:02d}")]
-            config.interfaces = self._all_ports(name, model, ifaces, used)
-            config.static_routes = [StaticRoute("0.0.0.0/0", str(gateway.ip))]
-            self._add(Device(name, "mgmt", "management", mgmt.switch_model, rack, str(own.ip), f"mgmt-rack{rack:02d}", None, config, used))
-            # the core side of this rack
-            core_used[rack] = f"rack {rack} management switch"
-            core_ifaces[eth(rack)] = Interface(
-                eth(rack),
-                description=f"DOWNLINK_{name}_{eth(uplink)}",
-                mtu=self.spec.mtu.switch,
-                switchport_mode="trunk",
-                switchport_trunk_allowed_vlan=str(vlan),
-            )
-            core_vlans.append(VlanDef(vlan, f"MGMT_RACK{rack:02d}"))
-            core_ifaces[f"Vlan{vlan}"] = Interface(f"Vlan{vlan}", description=f"GW_MGMT_RACK{rack:02d}", ip_address=str(gateway))
+        core = _Switch(mgmt.core.name, mgmt.core.model, self.spec.switch_models[mgmt.core.model])
+        core_vlans = [self._rack_switch(rack, core) for rack in self.intent.racks]
         up = mgmt.upstream
-        core_addr = host_in(up.subnet, 2)
-        self._allocate("management", "upstream", up.subnet, core_name, "upstream transit")
-        self._allocate("management", "upstream", core_addr, core_name, "upstream")
-        core_used[mgmt.core.upstream_port] = "upstream"
-        core_ifaces[eth(mgmt.core.upstream_port)] = Interface(
-            eth(mgmt.core.upstream_port), description="UPSTREAM_SITE", routed=True, ip_address=str(core_addr)
-        )
-        config = self._base_config(core_name, vrf=None, routing=True)
-        config.spanning_tree = SpanningTree("mstp")
+        address = host_in(up.subnet, 2)
+        self._allocate("management", "upstream", up.subnet, core.name, "upstream transit")
+        self._allocate("management", "upstream", address, core.name, "upstream")
+        port = core.take(mgmt.core.upstream_port, "upstream")
+        core.add(Interface(port, description="UPSTREAM_SITE", routed=True, ip_address=str(address)))
+        config = self._base_config(core.name, vrf=None, routing=True)
         config.vlans = core_vlans
-        config.interfaces = self._all_ports(core_name, core_model, core_ifaces, core_used)
+        config.interfaces = core.interfaces(self.problems)
         config.static_routes = [StaticRoute("0.0.0.0/0", str(up.gateway))]
-        self._add(Device(core_name, "core", "management", mgmt.core.model, mgmt.core.rack, str(core_addr.ip), "mgmt-core", None, config, core_used))
-        self._pool_use("management", "pool", mgmt.pool, "/24 per rack", 24, max(self.intent.racks, default=0))
+        self._add(core, "core", "management", mgmt.core.rack, str(address.ip), "mgmt-core", None, config)
+        highest = max(self.intent.racks, default=0) + 1
+        self._pool_use("management", "pool", mgmt.pool, "/24 per rack", 24, highest)
 
-    def _fabric_model(self, planned: _Planned) -> SwitchModel:
-        fab = self.spec.fabrics[planned.network]  # type: ignore[index]
-        name = fab.leaves.model if planned.role == "leaf" else fab.spines.model
-        return self.spec.switch_models[name]
-
-    def _access_port(self, ifaces: dict[str, Interface], used: dict[int, str], port: int, description: str, vlan: int) -> None:
-        used[port] = description
-        ifaces[eth(port)] = Interface(
-            eth(port), description=description, switchport_access_vlan=vlan, portfast=True, bpduguard=True
+    def _rack_switch(self, rack: int, core: _Switch) -> VlanDef:
+        """The management switch of ``rack`` and its side of the core; returns the rack's VLAN."""
+        mgmt = self.spec.management
+        switch = _Switch(f"rack{rack:02d}-mgmt", mgmt.switch_model, self.spec.switch_models[mgmt.switch_model])
+        vlan = VlanDef(mgmt.vlan_base + rack, f"MGMT_RACK{rack:02d}")
+        subnet = self._mgmt_subnet(rack)
+        gateway, own = host_in(subnet, 1), host_in(subnet, 2)
+        self._allocate("management", "pool", subnet, f"rack{rack:02d}", "rack management subnet")
+        self._allocate("management", "pool", own, switch.name, "management switch SVI")
+        self._allocate("management", "pool", gateway, core.name, f"gateway of rack {rack}")
+        for server in self.servers_by_rack[rack]:
+            self._server_mgmt_port(switch, server, vlan.id, subnet, gateway)
+        ports = mgmt.switch_ports
+        for planned in self.planned_by_rack[rack]:
+            number = ports.devices_first + planned.slot - 1
+            if number > ports.devices_last:
+                room = f"ports {ports.devices_first}-{ports.devices_last}"
+                self._problem("PRT003", switch.name, f"{planned.name}: slot {planned.slot} has no device port ({room})")
+                continue
+            self._allocate("management", "pool", host_in(subnet, 2 + planned.slot), planned.name, "Management1")
+            self._access_port(switch, number, f"MGMT_{planned.name}_Management1", vlan.id)
+            self._cable(
+                "management",
+                "mgmt",
+                switch.end(number, MGMT_MTU),
+                _End(planned.name, "Management1", MANAGEMENT1_SPEED, MGMT_MTU),
+            )
+        uplink = mgmt.switch_uplink_port
+        trunk = {"mtu": self.spec.mtu.switch, "switchport_mode": "trunk", "switchport_trunk_allowed_vlan": str(vlan.id)}
+        port = switch.take(uplink, f"uplink to {core.name}")
+        switch.add(Interface(port, description=f"UPLINK_{core.name}_{eth(rack)}", **trunk))  # type: ignore[arg-type]
+        core_port = core.take(rack, f"rack {rack} management switch")
+        core.add(Interface(core_port, description=f"DOWNLINK_{switch.name}_{port}", **trunk))  # type: ignore[arg-type]
+        core.add(Interface(f"Vlan{vlan.id}", description=f"GW_{vlan.name}", ip_address=str(gateway)))
+        self._cable(
+            "management", "mgmt-uplink", switch.end(uplink, self.spec.mtu.switch), core.end(rack, self.spec.mtu.switch)
         )
+        switch.add(Interface(f"Vlan{vlan.id}", description=vlan.name, ip_address=str(own)))
+        config = self._base_config(switch.name, vrf=None, routing=False)
+        config.vlans = [vlan]
+        config.interfaces = switch.interfaces(self.problems)
+        config.static_routes = [StaticRoute("0.0.0.0/0", str(gateway.ip))]
+        self._add(switch, "mgmt", "management", rack, str(own.ip), f"mgmt-rack{rack:02d}", None, config)
+        return vlan
+
+    def _server_mgmt_port(
+        self, switch: _Switch, server: Server, vlan: int, subnet: IPv4Network, gateway: IPv4Interface
+    ) -> None:
+        nics = self.spec.server_models[server.model].nics_on("management")
+        if not nics:
+            return
+        ports = self.spec.management.switch_ports
+        number = ports.servers_first + server.position - 1
+        if number > ports.servers_last:
+            room = f"ports {ports.servers_first}-{ports.servers_last}"
+            self._problem(
+                "PRT003", switch.name, f"{server.name}: position {server.position} has no server port ({room})"
+            )
+            return
+        nic = nics[0]
+        address = host_in(subnet, MGMT_SERVER_OFFSET + server.position)
+        self._allocate("management", "pool", address, server.name, "server management")
+        self.server_addr[server.name, "management"] = (str(address), str(gateway.ip))
+        self._access_port(switch, number, f"SERVER_{server.name}_{nic.name}", vlan)
+        self._cable(
+            "management", "server", switch.end(number, MGMT_MTU), _End(server.name, nic.name, nic.speed, MGMT_MTU)
+        )
+        self.server_nics[server.name].append(
+            ServerNic(nic.name, "management", nic.speed, nic.numa, switch.name, eth(number))
+        )
+
+    def _access_port(self, switch: _Switch, number: int, description: str, vlan: int) -> None:
+        port = switch.take(number, description)
+        switch.add(Interface(port, description=description, switchport_access_vlan=vlan, portfast=True, bpduguard=True))
 
     # ------------------------------------------------------------ spine-leaf
 
     def _spine_leaf(self, net: Network, fab: FabricIntent) -> None:
-        spec = self.spec
-        pools = fab.pools
-        routing = spec.routing_profiles[fab.routing]
-        qos_profile = spec.qos_profiles.get(fab.qos) if fab.qos else None
-        vlan = spec.vlans[fab.vlan]
-        leaf_model = spec.switch_models[fab.leaves.model]
-        spine_model = spec.switch_models[fab.spines.model]
         spine_count = fab.spines.count
-        uplinks = min(fab.leaves.uplinks_per_leaf or spine_count, spine_count, len(fab.leaves.uplink_ports))
-        spines = [f"{fab.spines.name_prefix}{s:02d}" for s in range(1, spine_count + 1)]
-        spine_ifaces: dict[str, dict[str, Interface]] = {s: {} for s in spines}
-        spine_used: dict[str, dict[int, str]] = {s: {} for s in spines}
-        spine_neighbors: dict[str, list[BgpNeighbor]] = {s: [] for s in spines}
-        spine_active: dict[str, list[str]] = {s: [] for s in spines}
-        bgp = routing.bgp
-        max_index = 0
+        plan = _FabricPlan(
+            network=net,
+            spec=fab,
+            routing=self.spec.routing_profiles[fab.routing],
+            qos=self.spec.qos_profiles.get(fab.qos) if fab.qos else None,
+            vlan=self.spec.vlans[fab.vlan],
+            spine_names=tuple(f"{fab.spines.name_prefix}{s:02d}" for s in range(1, spine_count + 1)),
+            uplinks=min(fab.leaves.uplinks_per_leaf or spine_count, spine_count, len(fab.leaves.uplink_ports)),
+        )
+        spine_model = self.spec.switch_models[fab.spines.model]
+        spines = [_Switch(name, fab.spines.model, spine_model) for name in plan.spine_names]
+        spine_peers: dict[str, list[BgpNeighbor]] = {s.name: [] for s in spines}
+        highest_leaf = 0
         for pair in self.pairs[net]:
-            hosts = nth_subnet(pools.hosts, 24, pair.id)
-            vip = host_in(hosts, 1)
-            peer_sub = p2p_link(pools.mlag_peer, pair.id - 1)
-            l3_sub = p2p_link(pools.mlag_l3, pair.id - 1)
-            names = [leaf_name(pair.rack, fab.leaves.name_suffix, s) for s in SIDES]
+            hosts = nth_subnet(plan.pools.hosts, 24, pair.id)
             self._allocate(net, "hosts", hosts, f"{net}-pair{pair.id:02d}", "server subnet")
-            self._allocate(net, "hosts", vip, f"{net}-pair{pair.id:02d}", "virtual-router gateway")
-            leaf_asn = bgp.leaf_asn_base + pair.id if bgp else None
-            for side, name in enumerate(names):
-                peer = names[1 - side]
-                index = pair.leaf_index(side)
-                max_index = max(max_index, index)
-                ifaces: dict[str, Interface] = {}
-                used: dict[int, str] = {}
-                loopback = host_address(pools.loopbacks, LEAF_LOOPBACK_OFFSET + index)
-                self._allocate(net, "loopbacks", IPv4Interface((loopback, 32)), name, "Loopback0")
-                svi = host_in(hosts, 2 + side)
-                self._allocate(net, "hosts", svi, name, f"Vlan{vlan.id}")
-                self._allocate(net, "mlag_peer", peer_sub[side], name, f"Vlan{MLAG_PEER_VLAN}")
-                self._allocate(net, "mlag_l3", l3_sub[side], name, f"Vlan{MLAG_L3_VLAN}")
-                # uplinks, one per spine
-                neighbors: list[BgpNeighbor] = []
-                active: list[str] = []
-                for s in range(1, uplinks + 1):
-                    spine = spines[s - 1]
-                    link_index = (index - 1) * spine_count + (s - 1)
-                    spine_end, leaf_end = p2p_link(pools.p2p, link_index)
-                    self._allocate(net, "p2p", spine_end, spine, f"P2P to {name}")
-                    self._allocate(net, "p2p", leaf_end, name, f"P2P to {spine}")
-                    leaf_port = fab.leaves.uplink_ports[s - 1]
-                    spine_port = index
-                    used[leaf_port] = f"uplink to {spine}"
-                    spine_used[spine][spine_port] = f"downlink to {name}"
-                    ifaces[eth(leaf_port)] = self._p2p_iface(eth(leaf_port), f"P2P_{spine}_{eth(spine_port)}", leaf_end, routing.protocol, qos_profile, leaf_model, "LEAF")
-                    spine_ifaces[spine][eth(spine_port)] = self._p2p_iface(eth(spine_port), f"P2P_{name}_{eth(leaf_port)}", spine_end, routing.protocol, qos_profile, spine_model, "SPINE")
-                    self._cable(net, "fabric", name, eth(leaf_port), leaf_model.speed_of(leaf_port), spine, eth(spine_port), spine_model.speed_of(spine_port), self.spec.mtu.switch, self.spec.mtu.switch, str(spine_end.network))
-                    neighbors.append(BgpNeighbor(str(spine_end.ip), "IPv4-UNDERLAY-PEERS", None, f"{spine}_{eth(spine_port)}"))
-                    spine_neighbors[spine].append(BgpNeighbor(str(leaf_end.ip), "IPv4-UNDERLAY-PEERS", leaf_asn, f"{name}_{eth(leaf_port)}"))
-                    active.append(eth(leaf_port))
-                    spine_active[spine].append(eth(spine_port))
-                # MLAG peer link
-                for port in fab.leaves.peer_link_ports:
-                    used[port] = f"peer-link to {peer}"
-                    ifaces[eth(port)] = self._qos_iface(
-                        Interface(eth(port), description=f"MLAG_PEER_{peer}_{eth(port)}", channel_group=PEER_LINK_CHANNEL),
-                        qos_profile, leaf_model, "LEAF",
-                    )
-                    if side == 0:
-                        self._cable(net, "peer-link", name, eth(port), leaf_model.speed_of(port), peer, eth(port), leaf_model.speed_of(port), self.spec.mtu.switch, self.spec.mtu.switch)
-                ifaces[f"Port-Channel{PEER_LINK_CHANNEL}"] = Interface(
-                    f"Port-Channel{PEER_LINK_CHANNEL}",
-                    description=f"MLAG_PEER_{peer}_Po{PEER_LINK_CHANNEL}",
-                    mtu=self.spec.mtu.switch,
-                    switchport_mode="trunk",
-                    switchport_trunk_groups=["MLAG"],
-                )
-                # servers
-                for server in self.members_by_pair[net, pair.id]:
-                    self._server_port(net, fab, pair, side, name, server, vlan.id, hosts, vip, qos_profile, leaf_model, ifaces, used)
-                ifaces["Loopback0"] = Interface("Loopback0", description="ROUTER_ID", ip_address=f"{loopback}/32")
-                ifaces[f"Vlan{vlan.id}"] = Interface(
-                    f"Vlan{vlan.id}", description=f"{vlan.name}_GW", mtu=self.spec.mtu.switch,
-                    ip_address=str(svi), virtual_ip=str(vip.ip),
-                )
-                ifaces[f"Vlan{MLAG_L3_VLAN}"] = Interface(
-                    f"Vlan{MLAG_L3_VLAN}", description="MLAG_L3_PEER", mtu=self.spec.mtu.switch,
-                    ip_address=str(l3_sub[side]), ospf_point_to_point=routing.protocol == "ospf",
-                )
-                ifaces[f"Vlan{MLAG_PEER_VLAN}"] = Interface(
-                    f"Vlan{MLAG_PEER_VLAN}", description="MLAG_PEER", mtu=self.spec.mtu.switch,
-                    no_autostate=True, ip_address=str(peer_sub[side]),
-                )
-                rack_mgmt = self._mgmt_address(name)
-                peer_mgmt = self._mgmt_address(peer)
-                config = self._fabric_config(name, rack_mgmt, loopback, "LEAF", qos_profile, leaf_model)
-                config.spanning_tree = SpanningTree("mstp", 4096, f"{MLAG_L3_VLAN}-{MLAG_PEER_VLAN}")
-                config.vlans = [
-                    VlanDef(vlan.id, vlan.name, ["MLAG"]),
-                    VlanDef(MLAG_L3_VLAN, "MLAG_L3_PEER", ["MLAG"]),
-                    VlanDef(MLAG_PEER_VLAN, "MLAG_PEER", ["MLAG"]),
-                ]
-                config.interfaces = self._all_ports(name, leaf_model, ifaces, used)
-                config.virtual_router_mac = fab.virtual_router_mac
-                config.mlag = Mlag(
-                    domain_id=f"{net.upper()}_PAIR{pair.id:02d}",
-                    local_interface=f"Vlan{MLAG_PEER_VLAN}",
-                    peer_address=str(peer_sub[1 - side].ip),
-                    heartbeat_address=peer_mgmt.split("/")[0] if peer_mgmt else "0.0.0.0",
-                    heartbeat_vrf=MGMT_VRF,
-                    peer_link=f"Port-Channel{PEER_LINK_CHANNEL}",
-                )
-                if routing.protocol == "ebgp" and bgp is not None and leaf_asn is not None:
-                    neighbors.append(BgpNeighbor(str(l3_sub[1 - side].ip), "MLAG-IPv4-UNDERLAY-PEER"))
-                    config.prefix_lists = [
-                        PrefixList("PL-LOOPBACKS", [PrefixListEntry(10, "permit", str(pools.loopbacks), 32)]),
-                        PrefixList("PL-HOST-SUBNETS", [PrefixListEntry(10, "permit", str(pools.hosts), 24)]),
-                    ]
-                    config.route_maps = [
-                        RouteMapEntry("RM-CONN-2-BGP", "permit", 10, match=["ip address prefix-list PL-LOOPBACKS"]),
-                        RouteMapEntry("RM-CONN-2-BGP", "permit", 20, match=["ip address prefix-list PL-HOST-SUBNETS"]),
-                        RouteMapEntry("RM-MLAG-PEER-IN", "permit", 10, description="Make routes learned over the MLAG peer-link less preferred", set=["origin incomplete"]),
-                    ]
-                    config.bfd = True
-                    config.router_bgp = RouterBgp(
-                        asn=leaf_asn,
-                        router_id=str(loopback),
-                        maximum_paths=spine_count,
-                        peer_groups=[
-                            BgpPeerGroup("IPv4-UNDERLAY-PEERS", remote_as=bgp.spine_asn, bfd=True, maximum_routes=bgp.maximum_routes),
-                            BgpPeerGroup("MLAG-IPv4-UNDERLAY-PEER", remote_as=leaf_asn, description=peer, next_hop_self=True, maximum_routes=bgp.maximum_routes, route_map_in="RM-MLAG-PEER-IN"),
-                        ],
-                        neighbors=neighbors,
-                        redistribute_connected_route_map="RM-CONN-2-BGP",
-                    )
-                else:
-                    ospf = routing.ospf
-                    config.router_ospf = RouterOspf(
-                        process=ospf.process,
-                        router_id=str(loopback),
-                        active_interfaces=[*active, f"Vlan{MLAG_L3_VLAN}"],
-                        networks=[(str(p), str(ospf.area)) for p in (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts)],
-                        maximum_paths=spine_count,
-                        max_lsa=ospf.max_lsa,
-                    )
-                self._add(Device(name, "leaf", net, fab.leaves.model, pair.rack, rack_mgmt.split("/")[0], f"{net}-pair{pair.id:02d}", peer, config, used))
-        # spines
-        for s, spine in enumerate(spines, start=1):
-            loopback = host_address(pools.loopbacks, s)
-            self._allocate(net, "loopbacks", IPv4Interface((loopback, 32)), spine, "Loopback0")
-            ifaces = spine_ifaces[spine]
-            ifaces["Loopback0"] = Interface("Loopback0", description="ROUTER_ID", ip_address=f"{loopback}/32")
-            mgmt_address = self._mgmt_address(spine)
-            config = self._fabric_config(spine, mgmt_address, loopback, "SPINE", qos_profile, spine_model)
-            config.spanning_tree = SpanningTree("none")
-            config.interfaces = self._all_ports(spine, spine_model, ifaces, spine_used[spine])
-            if routing.protocol == "ebgp" and bgp is not None:
-                config.prefix_lists = [PrefixList("PL-LOOPBACKS", [PrefixListEntry(10, "permit", str(pools.loopbacks), 32)])]
-                config.route_maps = [RouteMapEntry("RM-CONN-2-BGP", "permit", 10, match=["ip address prefix-list PL-LOOPBACKS"])]
-                config.bfd = True
-                config.router_bgp = RouterBgp(
-                    asn=bgp.spine_asn,
-                    router_id=str(loopback),
-                    maximum_paths=spine_count,
-                    peer_groups=[BgpPeerGroup("IPv4-UNDERLAY-PEERS", bfd=True, maximum_routes=bgp.maximum_routes)],
-                    neighbors=spine_neighbors[spine],
-                    redistribute_connected_route_map="RM-CONN-2-BGP",
-                )
-            else:
-                ospf = routing.ospf
-                config.router_ospf = RouterOspf(
-                    process=ospf.process,
-                    router_id=str(loopback),
-                    active_interfaces=spine_active[spine],
-                    networks=[(str(p), str(ospf.area)) for p in (pools.loopbacks, pools.p2p)],
-                    maximum_paths=spine_count,
-                    max_lsa=ospf.max_lsa,
-                )
-            self._add(Device(spine, "spine", net, fab.spines.model, fab.spines.rack, mgmt_address.split("/")[0], f"{net}-spines", None, config, spine_used[spine]))
+            self._allocate(net, "hosts", host_in(hosts, 1), f"{net}-pair{pair.id:02d}", "virtual-router gateway")
+            for side in range(len(SIDES)):
+                self._leaf(plan, pair, side, spines, spine_peers)
+                highest_leaf = max(highest_leaf, pair.leaf_index(side))
+        for number, spine in enumerate(spines, start=1):
+            self._spine(plan, number, spine, spine_peers[spine.name])
         highest_pair = max((p.id for p in self.pairs[net]), default=0)
+        pools = plan.pools
         self._pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1)
-        self._pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, max_index * spine_count)
+        self._pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spine_count)
         self._pool_use(net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair)
         self._pool_use(net, "mlag_l3", pools.mlag_l3, "/31 per leaf pair", 31, highest_pair)
-        self._pool_use(net, "loopbacks", pools.loopbacks, "/32 per switch", 32, LEAF_LOOPBACK_OFFSET + max_index + 1)
+        self._pool_use(net, "loopbacks", pools.loopbacks, "/32 per switch", 32, LEAF_LOOPBACK_OFFSET + highest_leaf + 1)
 
-    def _server_port(
-        self, net: Network, fab: FabricIntent, pair: _Pair, side: int, leaf: str, server: Server,
-        vlan: int, hosts: IPv4Network, vip: IPv4Interface, qos_profile: QosProfile | None,
-        model: SwitchModel, ifaces: dict[str, Interface], used: dict[int, str],
+    def _leaf(
+        self,
+        plan: _FabricPlan,
+        pair: _Pair,
+        side: int,
+        spines: list[_Switch],
+        spine_peers: dict[str, list[BgpNeighbor]],
     ) -> None:
+        net, fab, pools, vlan = plan.network, plan.spec, plan.pools, plan.vlan
+        names = [leaf_name(pair.rack, fab.leaves.name_suffix, s) for s in SIDES]
+        leaf = _Switch(names[side], fab.leaves.model, self.spec.switch_models[fab.leaves.model])
+        peer = names[1 - side]
+        index = pair.leaf_index(side)
+        hosts = nth_subnet(pools.hosts, 24, pair.id)
+        peer_link, l3_link = p2p_link(pools.mlag_peer, pair.id - 1), p2p_link(pools.mlag_l3, pair.id - 1)
+        loopback = host_address(pools.loopbacks, LEAF_LOOPBACK_OFFSET + index)
+        svi = host_in(hosts, 2 + side)
+        self._allocate(net, "loopbacks", IPv4Interface((loopback, 32)), leaf.name, "Loopback0")
+        self._allocate(net, "hosts", svi, leaf.name, f"Vlan{vlan.id}")
+        self._allocate(net, "mlag_peer", peer_link[side], leaf.name, f"Vlan{MLAG_PEER_VLAN}")
+        self._allocate(net, "mlag_l3", l3_link[side], leaf.name, f"Vlan{MLAG_L3_VLAN}")
+        asn = plan.routing.bgp.leaf_asn_base + pair.id if plan.routing.bgp else None
+        uplink_peers = [
+            self._uplink(plan, leaf, index, number, spines[number - 1], spine_peers, asn)
+            for number in range(1, plan.uplinks + 1)
+        ]
+        self._peer_link(plan, leaf, peer, side)
+        for server in self.members_by_pair[net, pair.id]:
+            self._server_port(plan, pair, side, leaf, server)
+        mtu = self.spec.mtu.switch
+        ospf = plan.routing.protocol == "ospf"
+        leaf.add(Interface("Loopback0", description="ROUTER_ID", ip_address=f"{loopback}/32"))
+        leaf.add(
+            Interface(
+                f"Vlan{vlan.id}",
+                description=f"{vlan.name}_GW",
+                mtu=mtu,
+                ip_address=str(svi),
+                virtual_ip=str(host_in(hosts, 1).ip),
+            )
+        )
+        leaf.add(
+            Interface(
+                f"Vlan{MLAG_L3_VLAN}",
+                description="MLAG_L3_PEER",
+                mtu=mtu,
+                ip_address=str(l3_link[side]),
+                ospf_point_to_point=ospf,
+            )
+        )
+        leaf.add(
+            Interface(
+                f"Vlan{MLAG_PEER_VLAN}",
+                description="MLAG_PEER",
+                mtu=mtu,
+                no_autostate=True,
+                ip_address=str(peer_link[side]),
+            )
+        )
+        mgmt_address = self._mgmt_address(leaf.name)
+        config = self._fabric_config(leaf.name, mgmt_address, "LEAF", plan.qos, leaf.model)
+        config.spanning_tree = SpanningTree("mstp", 4096, f"{MLAG_L3_VLAN}-{MLAG_PEER_VLAN}")
+        config.vlans = [
+            VlanDef(vlan.id, vlan.name, ["MLAG"]),
+            VlanDef(MLAG_L3_VLAN, "MLAG_L3_PEER", ["MLAG"]),
+            VlanDef(MLAG_PEER_VLAN, "MLAG_PEER", ["MLAG"]),
+        ]
+        config.interfaces = leaf.interfaces(self.problems)
+        config.virtual_router_mac = fab.virtual_router_mac
+        config.mlag = Mlag(
+            domain_id=f"{net.upper()}_PAIR{pair.id:02d}",
+            local_interface=f"Vlan{MLAG_PEER_VLAN}",
+            peer_address=str(peer_link[1 - side].ip),
+            heartbeat_address=self._mgmt_address(peer).split("/")[0] or "0.0.0.0",
+            heartbeat_vrf=MGMT_VRF,
+            peer_link=f"Port-Channel{PEER_LINK_CHANNEL}",
+        )
+        if plan.routing.protocol == "ebgp" and asn is not None:
+            mlag_peer = BgpNeighbor(str(l3_link[1 - side].ip), "MLAG-IPv4-UNDERLAY-PEER")
+            _leaf_bgp(config, plan, asn, str(loopback), peer, [*uplink_peers, mlag_peer])
+        else:
+            active = [f"Ethernet{p}" for p in fab.leaves.uplink_ports[: plan.uplinks]] + [f"Vlan{MLAG_L3_VLAN}"]
+            pool_list = (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts)
+            config.router_ospf = _ospf(plan, str(loopback), active, pool_list)
+        redundancy = f"{net}-pair{pair.id:02d}"
+        self._add(leaf, "leaf", net, pair.rack, mgmt_address.split("/")[0], redundancy, peer, config)
+
+    def _uplink(
+        self,
+        plan: _FabricPlan,
+        leaf: _Switch,
+        index: int,
+        number: int,
+        spine: _Switch,
+        spine_peers: dict[str, list[BgpNeighbor]],
+        asn: int | None,
+    ) -> BgpNeighbor:
+        """Leaf ``index`` to spine ``number``: the /31, both interfaces, the cable, the BGP peers."""
+        net = plan.network
+        spine_end, leaf_end = p2p_link(plan.pools.p2p, (index - 1) * len(plan.spine_names) + (number - 1))
+        self._allocate(net, "p2p", spine_end, spine.name, f"P2P to {leaf.name}")
+        self._allocate(net, "p2p", leaf_end, leaf.name, f"P2P to {spine.name}")
+        leaf_number = plan.spec.leaves.uplink_ports[number - 1]
+        leaf_port = leaf.take(leaf_number, f"uplink to {spine.name}")
+        spine_port = spine.take(index, f"downlink to {leaf.name}")
+        leaf.add(self._p2p_iface(plan, leaf, leaf_port, f"P2P_{spine.name}_{spine_port}", leaf_end, "LEAF"))
+        spine.add(self._p2p_iface(plan, spine, spine_port, f"P2P_{leaf.name}_{leaf_port}", spine_end, "SPINE"))
+        mtu = self.spec.mtu.switch
+        self._cable(net, "fabric", leaf.end(leaf_number, mtu), spine.end(index, mtu), str(spine_end.network))
+        spine_peers[spine.name].append(
+            BgpNeighbor(str(leaf_end.ip), "IPv4-UNDERLAY-PEERS", asn, f"{leaf.name}_{leaf_port}")
+        )
+        return BgpNeighbor(str(spine_end.ip), "IPv4-UNDERLAY-PEERS", None, f"{spine.name}_{spine_port}")
+
+    def _peer_link(self, plan: _FabricPlan, leaf: _Switch, peer: str, side: int) -> None:
+        mtu = self.spec.mtu.switch
+        for number in plan.spec.leaves.peer_link_ports:
+            port = leaf.take(number, f"peer-link to {peer}")
+            member = Interface(port, description=f"MLAG_PEER_{peer}_{port}", channel_group=PEER_LINK_CHANNEL)
+            leaf.add(self._qos_iface(member, plan.qos, leaf.model, "LEAF"))
+            if side == 0:
+                far = _End(peer, port, leaf.model.speed_of(number), mtu)
+                self._cable(plan.network, "peer-link", leaf.end(number, mtu), far)
+        leaf.add(
+            Interface(
+                f"Port-Channel{PEER_LINK_CHANNEL}",
+                description=f"MLAG_PEER_{peer}_Po{PEER_LINK_CHANNEL}",
+                mtu=mtu,
+                switchport_mode="trunk",
+                switchport_trunk_groups=["MLAG"],
+            )
+        )
+
+    def _server_port(self, plan: _FabricPlan, pair: _Pair, side: int, leaf: _Switch, server: Server) -> None:
+        net, fab = plan.network, plan.spec
         nics = self.spec.server_models[server.model].nics_on(net)
         if side >= len(nics):
             return
         nic = nics[side]
         per_rack = fab.leaves.ports_per_rack
         if server.position > per_rack:
-            self._problem("PRT002", leaf, f"{server.name}: position {server.position} exceeds ports_per_rack {per_rack} of fabrics.{net}.leaves")
+            message = (
+                f"{server.name}: position {server.position} exceeds ports_per_rack {per_rack} of fabrics.{net}.leaves"
+            )
+            self._problem("PRT002", leaf.name, message)
             return
         index = (server.rack - pair.first_rack) * per_rack + server.position
-        port = index
+        hosts = nth_subnet(plan.pools.hosts, 24, pair.id)
         if side == 0:
             address = host_in(hosts, SERVER_HOST_OFFSET + index)
             self._allocate(net, "hosts", address, server.name, f"{net} bond")
-            self.server_addr[server.name, net] = (str(address), str(vip.ip))
+            self.server_addr[server.name, net] = (str(address), str(host_in(hosts, 1).ip))
         description = f"SERVER_{server.name}_{nic.name}"
-        used[port] = description
-        member = Interface(eth(port), description=description, mtu=self.spec.mtu.switch)
+        port = leaf.take(index, description)
+        mtu = self.spec.mtu.switch
+        member = Interface(port, description=description, mtu=mtu)
         if fab.bonding == "lacp":
-            member.channel_group = port
-            ifaces[f"Port-Channel{port}"] = Interface(
-                f"Port-Channel{port}",
-                description=f"SERVER_{server.name}_bond0",
-                mtu=self.spec.mtu.switch,
-                switchport_access_vlan=vlan,
-                mlag=port,
-                lacp_fallback_timeout=30,
-                portfast=True,
-                bpduguard=True,
+            member.channel_group, member.mtu = index, None
+            leaf.add(
+                Interface(
+                    f"Port-Channel{index}",
+                    description=f"SERVER_{server.name}_bond0",
+                    mtu=mtu,
+                    switchport_access_vlan=plan.vlan.id,
+                    mlag=index,
+                    lacp_fallback_timeout=30,
+                    portfast=True,
+                    bpduguard=True,
+                )
             )
-            member.mtu = None
         else:
-            member.switchport_access_vlan = vlan
-            member.portfast = True
-            member.bpduguard = True
-        ifaces[eth(port)] = self._qos_iface(member, qos_profile, model, "LEAF")
-        self._cable(net, "server", leaf, eth(port), model.speed_of(port), server.name, nic.name, nic.speed, self.spec.mtu.switch, self.spec.mtu.host)
-        self.server_nics[server.name].append(ServerNic(nic.name, net, nic.speed, nic.numa, leaf, eth(port)))
+            member.switchport_access_vlan, member.portfast, member.bpduguard = plan.vlan.id, True, True
+        leaf.add(self._qos_iface(member, plan.qos, leaf.model, "LEAF"))
+        self._cable(net, "server", leaf.end(index, mtu), _End(server.name, nic.name, nic.speed, self.spec.mtu.host))
+        self.server_nics[server.name].append(ServerNic(nic.name, net, nic.speed, nic.numa, leaf.name, port))
+
+    def _spine(self, plan: _FabricPlan, number: int, spine: _Switch, peers: list[BgpNeighbor]) -> None:
+        net, pools = plan.network, plan.pools
+        loopback = host_address(pools.loopbacks, number)
+        self._allocate(net, "loopbacks", IPv4Interface((loopback, 32)), spine.name, "Loopback0")
+        spine.add(Interface("Loopback0", description="ROUTER_ID", ip_address=f"{loopback}/32"))
+        mgmt_address = self._mgmt_address(spine.name)
+        config = self._fabric_config(spine.name, mgmt_address, "SPINE", plan.qos, spine.model)
+        config.spanning_tree = SpanningTree("none")
+        config.interfaces = spine.interfaces(self.problems)
+        bgp = plan.routing.bgp
+        if plan.routing.protocol == "ebgp" and bgp is not None:
+            config.prefix_lists = [_prefix_list("PL-LOOPBACKS", pools.loopbacks, 32)]
+            config.route_maps = [_connected_map(10, "PL-LOOPBACKS")]
+            config.bfd = True
+            config.router_bgp = RouterBgp(
+                asn=bgp.spine_asn,
+                router_id=str(loopback),
+                maximum_paths=len(plan.spine_names),
+                peer_groups=[BgpPeerGroup("IPv4-UNDERLAY-PEERS", bfd=True, maximum_routes=bgp.maximum_routes)],
+                neighbors=peers,
+                redistribute_connected_route_map="RM-CONN-2-BGP",
+            )
+        else:
+            active = [eth(p) for p in sorted(spine.used)]
+            config.router_ospf = _ospf(plan, str(loopback), active, (pools.loopbacks, pools.p2p))
+        redundancy = f"{net}-spines"
+        self._add(spine, "spine", net, plan.spec.spines.rack, mgmt_address.split("/")[0], redundancy, None, config)
 
     def _p2p_iface(
-        self, name: str, description: str, address: IPv4Interface, protocol: str,
-        qos_profile: QosProfile | None, model: SwitchModel, role: str,
+        self, plan: _FabricPlan, switch: _Switch, port: str, description: str, address: IPv4Interface, role: str
     ) -> Interface:
         iface = Interface(
-            name, description=description, mtu=self.spec.mtu.switch, routed=True,
-            ip_address=str(address), ospf_point_to_point=protocol == "ospf",
+            port,
+            description=description,
+            mtu=self.spec.mtu.switch,
+            routed=True,
+            ip_address=str(address),
+            ospf_point_to_point=plan.routing.protocol == "ospf",
         )
-        return self._qos_iface(iface, qos_profile, model, role)
+        return self._qos_iface(iface, plan.qos, switch.model, role)
 
-    def _qos_iface(self, iface: Interface, qos_profile: QosProfile | None, model: SwitchModel, role: str) -> Interface:
-        if qos_profile is not None:
+    def _qos_iface(self, iface: Interface, qos: QosProfile | None, model: SwitchModel, role: str) -> Interface:
+        if qos is not None:
             iface.qos_trust_dscp = True
-            iface.service_profile = self._qos_profile_name(role)
-            iface.ecn_count_queue = f"{model.queue_keyword} {qos_profile.ecn.queue}"
+            iface.service_profile = _qos_profile_name(role)
+            iface.ecn_count_queue = f"{model.queue_keyword} {qos.ecn.queue}"
         return iface
-
-    def _qos_profile_name(self, role: str) -> str:
-        return f"ROCE-{role}"
 
     # -------------------------------------------------------------- configs
 
@@ -585,17 +658,18 @@ class _Resolver:
         )
 
     def _fabric_config(
-        self, name: str, mgmt: str, loopback: IPv4Address, role: str, qos_profile: QosProfile | None, model: SwitchModel
+        self, name: str, mgmt: str, role: str, qos: QosProfile | None, model: SwitchModel
     ) -> DeviceConfig:
         config = self._base_config(name, vrf=MGMT_VRF, routing=True)
         config.vlan_internal_range = "1006 1199"
-        config.static_routes = []
         if mgmt:
             gateway = host_in(IPv4Interface(mgmt).network, 1)
             config.static_routes = [StaticRoute("0.0.0.0/0", str(gateway.ip), MGMT_VRF)]
-        config.interfaces = [Interface("Management1", description="OOB_MANAGEMENT", vrf=MGMT_VRF, ip_address=mgmt or None)]
-        if qos_profile is not None:
-            config.qos = _qos(qos_profile, self._qos_profile_name(role), model.queue_keyword)
+        config.interfaces = [
+            Interface("Management1", description="OOB_MANAGEMENT", vrf=MGMT_VRF, ip_address=mgmt or None)
+        ]
+        if qos is not None:
+            config.qos = _qos(qos, _qos_profile_name(role), model.queue_keyword)
         return config
 
     def _mgmt_address(self, name: str) -> str:
@@ -608,22 +682,33 @@ class _Resolver:
             return ""
         return str(host_in(self._mgmt_subnet(planned.rack), 2 + planned.slot))
 
-    def _all_ports(self, device: str, model: SwitchModel, ifaces: dict[str, Interface], used: dict[int, str]) -> list[Interface]:
-        """Every front-panel port (EOS lists them all); unused ones shut down."""
-        for port in range(1, model.port_count + 1):
-            if model.speed_of(port) is not None and eth(port) not in ifaces:
-                ifaces[eth(port)] = Interface(eth(port), shutdown=True)
-        for port in used:
-            if model.speed_of(port) is None:
-                self._problem("PRT001", device, f"{device}: port {port} is used ({used[port]}) but its model has ports 1-{model.port_count}")
-        return sorted(ifaces.values(), key=lambda i: _iface_key(i.name))
-
     # ------------------------------------------------------------ bookkeeping
 
-    def _add(self, device: Device) -> None:
-        if device.name in self.devices:
-            self._problem("ADR001", device.name, f"device name {device.name!r} is used twice")
-        self.devices[device.name] = device
+    def _add(
+        self,
+        switch: _Switch,
+        role: Role,
+        net: Network,
+        rack: int,
+        mgmt_address: str,
+        redundancy_group: str,
+        mlag_peer: str | None,
+        config: DeviceConfig,
+    ) -> None:
+        if switch.name in self.devices:
+            self._problem("ADR001", switch.name, f"device name {switch.name!r} is used twice")
+        self.devices[switch.name] = Device(
+            switch.name,
+            role,
+            net,
+            switch.model_name,
+            rack,
+            mgmt_address,
+            redundancy_group,
+            mlag_peer,
+            config,
+            switch.used,
+        )
 
     def _problem(self, rule: str, subject: str, message: str) -> None:
         self.problems.append(Problem(rule, subject, message))
@@ -640,11 +725,20 @@ class _Resolver:
                 units.add(network.supernet(new_prefix=prefixlen) if network.prefixlen > prefixlen else network)
         self.pools.append(PoolUse(net, name, str(pool), unit, len(units), subnet_capacity(pool, prefixlen), highest))
 
-    def _cable(
-        self, net: Network, kind: str, a_dev: str, a_port: str, a_speed: str | None,
-        b_dev: str, b_port: str, b_speed: str | None, a_mtu: int, b_mtu: int, subnet: str | None = None,
-    ) -> None:
-        self.links.append(Link(net, kind, Endpoint(a_dev, a_port), Endpoint(b_dev, b_port), a_speed, b_speed, a_mtu, b_mtu, subnet))  # type: ignore[arg-type]
+    def _cable(self, net: Network, kind: LinkKind, a: _End, b: _End, subnet: str | None = None) -> None:
+        self.links.append(
+            Link(
+                net,
+                kind,
+                Endpoint(a.device, a.port),
+                Endpoint(b.device, b.port),
+                a.speed,
+                b.speed,
+                a.mtu,
+                b.mtu,
+                subnet,
+            )
+        )
 
     def _servers(self) -> dict[str, ResolvedServer]:
         out: dict[str, ResolvedServer] = {}
@@ -667,6 +761,78 @@ class _Resolver:
                 nics=tuple(sorted(self.server_nics[server.name], key=lambda n: n.name)),
             )
         return dict(sorted(out.items()))
+
+
+def _qos_profile_name(role: str) -> str:
+    """The per-port QoS profile of a role (queues differ between leaf and spine ASICs).
+
+    Example:
+        >>> _qos_profile_name("LEAF")
+        'ROCE-LEAF'
+    """
+    return f"ROCE-{role}"
+
+
+def _prefix_list(name: str, pool: IPv4Network, eq: int) -> PrefixList:
+    return PrefixList(name, [PrefixListEntry(10, "permit", str(pool), eq)])
+
+
+def _connected_map(seq: int, prefix_list: str) -> RouteMapEntry:
+    return RouteMapEntry("RM-CONN-2-BGP", "permit", seq, match=[f"ip address prefix-list {prefix_list}"])
+
+
+def _leaf_bgp(
+    config: DeviceConfig, plan: _FabricPlan, asn: int, router_id: str, peer: str, neighbors: list[BgpNeighbor]
+) -> None:
+    """eBGP to the spines, iBGP to the MLAG peer over the peer-link, connected routes filtered."""
+    bgp = plan.routing.bgp
+    assert bgp is not None
+    config.prefix_lists = [
+        _prefix_list("PL-LOOPBACKS", plan.pools.loopbacks, 32),
+        _prefix_list("PL-HOST-SUBNETS", plan.pools.hosts, 24),
+    ]
+    config.route_maps = [
+        _connected_map(10, "PL-LOOPBACKS"),
+        _connected_map(20, "PL-HOST-SUBNETS"),
+        RouteMapEntry(
+            "RM-MLAG-PEER-IN",
+            "permit",
+            10,
+            description="Make routes learned over the MLAG peer-link less preferred",
+            set=["origin incomplete"],
+        ),
+    ]
+    config.bfd = True
+    config.router_bgp = RouterBgp(
+        asn=asn,
+        router_id=router_id,
+        maximum_paths=len(plan.spine_names),
+        peer_groups=[
+            BgpPeerGroup("IPv4-UNDERLAY-PEERS", remote_as=bgp.spine_asn, bfd=True, maximum_routes=bgp.maximum_routes),
+            BgpPeerGroup(
+                "MLAG-IPv4-UNDERLAY-PEER",
+                remote_as=asn,
+                description=peer,
+                next_hop_self=True,
+                maximum_routes=bgp.maximum_routes,
+                route_map_in="RM-MLAG-PEER-IN",
+            ),
+        ],
+        neighbors=neighbors,
+        redistribute_connected_route_map="RM-CONN-2-BGP",
+    )
+
+
+def _ospf(plan: _FabricPlan, router_id: str, active: list[str], pools: tuple[IPv4Network, ...]) -> RouterOspf:
+    ospf = plan.routing.ospf
+    return RouterOspf(
+        process=ospf.process,
+        router_id=router_id,
+        active_interfaces=active,
+        networks=[(str(p), str(ospf.area)) for p in pools],
+        maximum_paths=len(plan.spine_names),
+        max_lsa=ospf.max_lsa,
+    )
 
 
 def _qos(profile: QosProfile, name: str, keyword: str) -> Qos:
@@ -708,9 +874,4 @@ def _iface_key(name: str) -> tuple[int, int]:
         ['Port-Channel1000', 'Ethernet9', 'Ethernet10', 'Vlan100']
     """
     kind = name.rstrip("0123456789")
-    return _IFACE_RANK.get(kind, 9), int(name[len(kind):] or 0)
-
-
-def _port_key(port: str) -> tuple[str, int]:
-    kind = port.rstrip("0123456789")
-    return kind, int(port[len(kind):] or 0)
+    return _IFACE_RANK.get(kind, 9), int(name[len(kind) :] or 0)

@@ -59,11 +59,7 @@ def read_tree(directory: Path) -> dict[str, bytes]:
     """Every file under ``directory`` by relative POSIX path."""
     if not directory.is_dir():
         return {}
-    return {
-        p.relative_to(directory).as_posix(): p.read_bytes()
-        for p in sorted(directory.rglob("*"))
-        if p.is_file()
-    }
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 def compare(directory: Path, files: dict[str, bytes]) -> Staleness:

@@ -20,7 +20,7 @@ from compiler.artifacts.site import site_artifacts
 from compiler.checks import Finding, run_checks
 from compiler.fabric import resolve
 from compiler.intent import Intent, load_intent
-from compiler.output import compare, with_manifest, write_tree, Staleness
+from compiler.output import Staleness, compare, with_manifest, write_tree
 from compiler.render import render_device
 from compiler.structured import Fabric
 from core.errors import CompileError

@@ -11,6 +11,7 @@ from typing import Literal
 
 Role = Literal["leaf", "spine", "mgmt", "core"]
 Network = Literal["compute", "storage", "management"]
+LinkKind = Literal["fabric", "peer-link", "server", "mgmt", "mgmt-uplink"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +27,7 @@ class Link:
     """A cable, both ends, with what each end is configured for."""
 
     network: Network
-    kind: Literal["fabric", "peer-link", "server", "mgmt", "mgmt-uplink"]
+    kind: LinkKind
     a: Endpoint
     b: Endpoint
     a_speed: str | None

@@ -46,9 +46,7 @@ class Snapshot:
         try:
             return self._files[relpath]
         except KeyError:
-            raise FabricopsError(
-                f"generated/{relpath} does not exist at {self.ref}: run 'fabricops compile'"
-            ) from None
+            raise FabricopsError(f"generated/{relpath} does not exist at {self.ref}: run 'fabricops compile'") from None
 
     def read_text(self, relpath: str) -> str:
         return self.read_bytes(relpath).decode()
@@ -58,11 +56,7 @@ class Snapshot:
 
     def configs(self) -> dict[str, str]:
         """Device name -> config text, from ``configs/<device>.cfg``."""
-        return {
-            PurePosixPath(p).stem: self.read_text(p)
-            for p in self.list("configs/")
-            if p.endswith(".cfg")
-        }
+        return {PurePosixPath(p).stem: self.read_text(p) for p in self.list("configs/") if p.endswith(".cfg")}
 
     def hosts(self) -> dict[str, dict[str, Any]]:
         """The Nornir SimpleInventory hosts file, parsed (empty when absent)."""
@@ -76,11 +70,7 @@ def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
     """``generated/`` under ``root`` in the work tree (``ref=None``) or at a git ref."""
     if ref is None:
         base = root / GENERATED
-        files = {
-            p.relative_to(base).as_posix(): p.read_bytes()
-            for p in sorted(base.rglob("*"))
-            if p.is_file()
-        }
+        files = {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
         return Snapshot(root, WORKTREE, files)
     import git
 
@@ -94,10 +84,9 @@ def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
     except KeyError:
         raise FabricopsError(f"generated/ does not exist at {ref}: run 'fabricops compile'") from None
     files = {
-        item.path[len(GENERATED) + 1 :]: item.data_stream.read()
+        str(item.path)[len(GENERATED) + 1 :]: item.data_stream.read()
         for item in tree.traverse()
         if isinstance(item, git.Blob)
     }
     sha = commit.hexsha
     return Snapshot(root, sha, files)
-

@@ -90,7 +90,7 @@ def to_yaml(data: Any) -> str:
 
 
 @cache
-def _field_names(cls: type) -> tuple[str, ...]:
+def _field_names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(cls))
 
 
@@ -109,7 +109,8 @@ def pruned(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: pruned(v) for k, v in obj.items()}
     out = {}
-    for name in _field_names(type(obj)):
+    cls: Any = type(obj)
+    for name in _field_names(cls):
         value = getattr(obj, name)
         if value is None or value is False or (not value and isinstance(value, list | tuple | dict)):
             continue

@@ -64,7 +64,10 @@ def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
     summary = ", ".join(f"{count} {key}" for key, count in sorted(roles.items()))
     gpus = sum(result.intent.fabric.server_models[s.model].gpus for s in result.intent.servers)
     click.echo(f"compiled {len(fabric.devices)} switches ({summary})")
-    click.echo(f"         {len(fabric.servers)} servers, {gpus} GPUs, {len(fabric.links)} cables, {result.config_lines} config lines")
+    click.echo(
+        f"         {len(fabric.servers)} servers, {gpus} GPUs, {len(fabric.links)} cables, "
+        f"{result.config_lines} config lines"
+    )
     changed = len(before.changed) + len(before.missing) + len(before.extra)
     click.echo(f"wrote generated/: {len(result.files)} files, {changed} changed")
     warnings = sum(1 for f in result.findings if f.severity == "warning")
@@ -104,4 +107,3 @@ def check_cmd(root: Path, fmt: str) -> None:
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise CompileError(f"{len(errors)} check error(s)")
-

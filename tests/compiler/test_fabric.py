@@ -59,7 +59,10 @@ def test_storage_pairs_serve_four_racks(fabric: Fabric) -> None:
     """Storage pair P serves racks 4P-3..4P; port = (rack - first) * 11 + position."""
     server = fabric.servers["rack03-gpu002"]
     storage = [n for n in server.nics if n.network == "storage"]
-    assert {(n.switch, n.switch_port) for n in storage} == {("rack01-stor-leaf-a", "Ethernet24"), ("rack01-stor-leaf-b", "Ethernet24")}
+    assert {(n.switch, n.switch_port) for n in storage} == {
+        ("rack01-stor-leaf-a", "Ethernet24"),
+        ("rack01-stor-leaf-b", "Ethernet24"),
+    }
     assert server.storage_address == "10.40.1.34/24"
 
 

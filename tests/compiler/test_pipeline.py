@@ -32,13 +32,20 @@ def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
     """O4 locality: one new row changes its three leaves' and its rack switch's files, nothing else."""
     before = compile_intent(project / "intent").files
     servers = project / "intent" / "servers.csv"
-    servers.write_text(servers.read_text().replace("rack03-gpu009,gpu-8x-h100,GPU-0309\n", "rack03-gpu009,gpu-8x-h100,GPU-0309\nrack03-gpu010,gpu-8x-h100,GPU-0310\n"))
+    servers.write_text(
+        servers.read_text().replace(
+            "rack03-gpu009,gpu-8x-h100,GPU-0309\n",
+            "rack03-gpu009,gpu-8x-h100,GPU-0309\nrack03-gpu010,gpu-8x-h100,GPU-0310\n",
+        )
+    )
     after = compile_intent(project / "intent").files
     changed = {p for p in after if before.get(p) != after[p]}
     touched = {"rack03-leaf-a", "rack03-leaf-b", "rack01-stor-leaf-a", "rack01-stor-leaf-b", "rack03-mgmt"}
     expected = {f"configs/{d}.cfg" for d in touched} | {f"structured/{d}.yaml" for d in touched}
     assert changed == expected | {"inventory/cabling.csv", "MANIFEST.json"}
-    cabling = set(after["inventory/cabling.csv"].decode().splitlines()) - set(before["inventory/cabling.csv"].decode().splitlines())
+    cabling = set(after["inventory/cabling.csv"].decode().splitlines()) - set(
+        before["inventory/cabling.csv"].decode().splitlines()
+    )
     assert len(cabling) == 5 and all("rack03-gpu010" in row for row in cabling)
 
 
@@ -76,7 +83,11 @@ def test_lacp_bonding_renders_mlag_port_channels(project: Path, edit: Edit) -> N
 def test_active_backup_renders_access_ports(project: Path) -> None:
     text = compile_intent(project / "intent").files["configs/rack04-leaf-a.cfg"].decode()
     assert "interface Port-Channel3\n" not in text
-    assert "interface Ethernet3\n   description SERVER_rack04-gpu003_enp65s0f0\n   mtu 9214\n   switchport access vlan 100\n" in text
+    assert (
+        "interface Ethernet3\n   description SERVER_rack04-gpu003_enp65s0f0\n"
+        "   mtu 9214\n   switchport access vlan 100\n"
+        in text
+    )
 
 
 def test_no_secret_is_written(project: Path) -> None:

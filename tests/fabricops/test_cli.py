@@ -14,7 +14,10 @@ def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Run the real entry point in a fresh process, as a user or CI would."""
     return subprocess.run(
         [sys.executable, "-c", "from fabricops.cli import main; main()", *args],
-        cwd=cwd, capture_output=True, text=True, check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -46,7 +49,10 @@ def test_bad_intent_is_one_line_exit_1_and_generated_untouched(project: Path) ->
     racks.write_text(racks.read_text().replace("pdu_kw: 20, role: storage", "pdu_kw: 20, role: storage, colour: red"))
     result = fabricops("compile", cwd=project)
     assert result.returncode == 1
-    assert result.stderr.splitlines()[1].strip() == "intent/racks.yaml:16: racks[13].colour: unknown key: remove it or check its spelling"
+    assert (
+        result.stderr.splitlines()[1].strip()
+        == "intent/racks.yaml:16: racks[13].colour: unknown key: remove it or check its spelling"
+    )
     assert "Traceback" not in result.stderr
     assert read_tree(project / "generated") == before
 
@@ -62,7 +68,11 @@ def test_check_json(project: Path) -> None:
 def test_check_reports_the_seed_contradiction(project: Path) -> None:
     """The seed's '2 uplinks per leaf' with 4 spines fails check with exit 1."""
     fabric = project / "intent" / "fabric.yaml"
-    fabric.write_text(fabric.read_text().replace("      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2", 1))
+    fabric.write_text(
+        fabric.read_text().replace(
+            "      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2", 1
+        )
+    )
     result = fabricops("check", cwd=project)
     assert result.returncode == 1
     assert "FAB002" in result.stdout
