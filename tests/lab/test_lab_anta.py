@@ -1,0 +1,80 @@
+"""ANTA, Arista's own test framework, as a second and independent client of the lab.
+
+ANTA talks eAPI through httpx (keep-alive, ``HEAD`` probe, dict commands with
+``revision``), so it checks the transport and the show shapes NAPALM does not read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from lab import Lab
+
+anta_device = pytest.importorskip("anta.device")
+
+
+def run_anta(lab: Lab, name: str, test_class: Any, inputs: dict[str, Any] | None) -> str:
+    """Refresh the device as ANTA does, run one test, return its result."""
+    host, port = lab.endpoints()[name]
+
+    async def go() -> str:
+        dev = anta_device.AsyncEOSDevice(
+            host=host, port=port, username=lab.username, password=lab.password,
+            name=name, proto="http", timeout=5,
+        )  # fmt: skip
+        await dev.refresh()
+        assert dev.is_online and dev.established, name
+        test = test_class(dev, inputs=inputs)
+        result = await test.test()
+        await dev.disconnect()
+        messages = "; ".join(result.messages)
+        return f"{result.result}{': ' + messages if messages else ''}"
+
+    return asyncio.run(go())
+
+
+def test_verify_eos_version(fabric: Lab) -> None:
+    from anta.tests.software import VerifyEOSVersion
+
+    assert run_anta(fabric, "leaf1", VerifyEOSVersion, {"versions": ["4.31.2F"]}) == "success"
+    assert run_anta(fabric, "leaf1", VerifyEOSVersion, {"versions": ["4.99.0F"]}).startswith("failure")
+
+
+def test_verify_lldp_neighbors(fabric: Lab) -> None:
+    from anta.tests.connectivity import VerifyLLDPNeighbors
+
+    good = {"neighbors": [{"port": "Ethernet1", "neighbor_device": "spine1", "neighbor_port": "Ethernet1"}]}
+    assert run_anta(fabric, "leaf1", VerifyLLDPNeighbors, good) == "success"
+    miscabled = {"neighbors": [{"port": "Ethernet2", "neighbor_device": "spine1", "neighbor_port": "Ethernet2"}]}
+    assert run_anta(fabric, "leaf1", VerifyLLDPNeighbors, miscabled).startswith("failure")
+
+
+def test_verify_interfaces_status(fabric: Lab) -> None:
+    from anta.tests.interfaces import VerifyInterfacesStatus
+
+    inputs = {"interfaces": [{"name": "Ethernet1", "status": "up"}, {"name": "Port-Channel10", "status": "up"}]}
+    assert run_anta(fabric, "leaf1", VerifyInterfacesStatus, inputs) == "success"
+    fabric.tamper("leaf1", ["interface Ethernet1", "shutdown"])
+    assert run_anta(fabric, "leaf1", VerifyInterfacesStatus, inputs).startswith("failure")
+
+
+def test_verify_mlag_status(fabric: Lab) -> None:
+    from anta.tests.mlag import VerifyMlagStatus
+
+    assert run_anta(fabric, "leaf1", VerifyMlagStatus, None) == "success"
+    assert run_anta(fabric, "spine1", VerifyMlagStatus, None).startswith("skipped")
+    fabric.device("leaf2").set_link_down("Ethernet10")
+    assert run_anta(fabric, "leaf1", VerifyMlagStatus, None).startswith("failure")
+
+
+def test_verify_bgp_peer_session(fabric: Lab) -> None:
+    from anta.tests.routing.bgp import VerifyBGPPeerSession
+
+    inputs = {"bgp_peers": [{"peer_address": "10.0.0.1", "vrf": "default"},
+                            {"peer_address": "10.0.0.3", "vrf": "default"}]}  # fmt: skip
+    assert run_anta(fabric, "spine1", VerifyBGPPeerSession, inputs) == "success"
+    fabric.fault("leaf1", "unreachable")
+    assert run_anta(fabric, "spine1", VerifyBGPPeerSession, inputs).startswith("failure")
