@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from nornir.core import Nornir
+from nornir.core.task import Task
+from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.core.inventory import ConnectionOptions, Defaults, Groups, Host, Hosts, Inventory
 from nornir.plugins.runners import ThreadedRunner
 from nornir_napalm.plugins.tasks import napalm_configure, napalm_get
@@ -10,19 +12,24 @@ from nornir_napalm.plugins.tasks import napalm_configure, napalm_get
 from lab import Lab
 
 
+def _options() -> dict[str, ConnectionOptions]:
+    # One dict per host: nornir_napalm writes the host's port into optional_args.
+    return {"napalm": ConnectionOptions(extras={"optional_args": {"transport": "http"}, "timeout": 5})}
+
+
 def nornir_for(lab: Lab) -> Nornir:
     """An in-memory Nornir inventory (no files) pointing at every lab device."""
-    options = {"napalm": ConnectionOptions(extras={"optional_args": {"transport": "http"}, "timeout": 5})}
     hosts = Hosts(
         {
             name: Host(
                 name=name, hostname=host, port=port, platform="eos",
-                username=lab.username, password=lab.password, connection_options=options,
+                username=lab.username, password=lab.password, connection_options=_options(),
             )  # fmt: skip
             for name, (host, port) in lab.endpoints().items()
         }
     )
     inventory = Inventory(hosts=hosts, groups=Groups(), defaults=Defaults())
+    ConnectionPluginRegister.auto_register()  # what InitNornir does: finds the napalm plugin
     return Nornir(inventory=inventory, runner=ThreadedRunner(num_workers=4))
 
 
@@ -45,17 +52,20 @@ def test_napalm_configure_dry_run_then_commit(fabric: Lab) -> None:
         name: dev.running_config().replace("ip routing\n", "ip routing\n!\nntp server 10.9.9.9\n")
         for name, dev in fabric.devices.items()
     }
+
+    def deploy(task: Task, dry_run: bool) -> None:
+        task.run(task=napalm_configure, configuration=wanted[task.host.name], replace=True,
+                 dry_run=dry_run)  # fmt: skip
+
     nr = nornir_for(fabric)
     try:
-        dry = nr.run(task=lambda t: napalm_configure(t, configuration=wanted[t.host.name],
-                                                     replace=True, dry_run=True))  # fmt: skip
+        dry = nr.run(task=deploy, dry_run=True)
         assert not dry.failed
         for name in wanted:
             assert dry[name][1].changed
             assert "+ntp server 10.9.9.9" in dry[name][1].diff
             assert "ntp server" not in fabric.device(name).running_config()
-        real = nr.run(task=lambda t: napalm_configure(t, configuration=wanted[t.host.name],
-                                                      replace=True, dry_run=False))  # fmt: skip
+        real = nr.run(task=deploy, dry_run=False)
         assert not real.failed
     finally:
         nr.close_connections()
