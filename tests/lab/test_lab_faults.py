@@ -1,0 +1,123 @@
+"""Faults and out-of-band changes, seen through real clients."""
+
+from __future__ import annotations
+
+import time
+
+import pyeapi
+import pytest
+from napalm.base.exceptions import MergeConfigException
+
+from lab import Lab, LabError
+from lab.testing import driver_for, napalm_driver
+
+
+def node(lab: Lab, name: str) -> pyeapi.client.Node:
+    host, port = lab.endpoints()[name]
+    return pyeapi.connect(transport="http", host=host, port=port, username=lab.username,
+                          password=lab.password, timeout=5, return_node=True)  # fmt: skip
+
+
+def test_slow_device_delays_each_request(fabric: Lab) -> None:
+    fabric.fault("leaf1", "slow", seconds=0.3)
+    start = time.monotonic()
+    node(fabric, "leaf1").run_commands(["show version"])
+    assert time.monotonic() - start >= 0.3
+    fabric.fault("leaf1", "clear")
+    start = time.monotonic()
+    node(fabric, "leaf1").run_commands(["show version"])
+    assert time.monotonic() - start < 0.3
+
+
+def test_reject_fault_refuses_matching_lines(fabric: Lab) -> None:
+    fabric.fault("leaf1", "reject", pattern=r"^ntp ")
+    with napalm_driver(fabric, "leaf1") as d:
+        with pytest.raises(MergeConfigException, match="not supported on this hardware platform"):
+            d.load_merge_candidate(config="ntp server 10.1.1.1\n")
+        d.load_merge_candidate(config="interface Ethernet3\n   description ok\n")
+        d.discard_config()
+
+
+def test_drop_after_commit_applies_then_closes(fabric: Lab) -> None:
+    """The commit lands but the client sees a dropped connection, once."""
+    fabric.fault("leaf1", "drop-after-commit")
+    d = driver_for(fabric, "leaf1")
+    d.open()
+    d.load_merge_candidate(config="interface Ethernet3\n   description DROPPED\n")
+    with pytest.raises(pyeapi.eapilib.ConnectionError):
+        d.commit_config()
+    d.config_session = None
+    d.close()
+    assert "description DROPPED" in fabric.device("leaf1").running_config()
+    with napalm_driver(fabric, "leaf1") as d2:
+        d2.load_merge_candidate(config="interface Ethernet3\n   description AGAIN\n")
+        d2.commit_config()
+
+
+def test_tamper_is_not_transactional(fabric: Lab) -> None:
+    """A console paste stops at the bad line; the lines before it stay (gotcha 18)."""
+    errors = fabric.tamper("leaf1", ["interface Ethernet3", "description A", "bogus", "mtu 1400"])
+    assert errors == ["bogus: Invalid input (at token 0: 'bogus')"]
+    running = fabric.device("leaf1").running_config()
+    assert "interface Ethernet3\n   description A\n" in running
+    assert "mtu 1400" not in running
+    assert "description A" not in fabric.device("leaf1").startup_config()
+
+
+def test_reboot_loses_unsaved_changes(fabric: Lab) -> None:
+    fabric.tamper("leaf1", ["hostname renamed"])
+    assert fabric.device("leaf1").running_config().count("hostname renamed") == 1
+    fabric.fault("leaf1", "reboot")
+    assert "hostname leaf1" in fabric.device("leaf1").running_config()
+
+
+def test_link_down_and_flap(fabric: Lab) -> None:
+    fabric.fault("spine1", "link-down", port="Ethernet1")
+    with napalm_driver(fabric, "leaf1") as d:
+        assert not d.get_interfaces()["Ethernet1"]["is_up"]
+        assert "Ethernet1" not in d.get_lldp_neighbors()
+    fabric.fault("spine1", "link-down", port="Ethernet1", on=False)
+    before = node(fabric, "leaf1").run_commands(["show interfaces"])[0]
+    fabric.fault("leaf1", "flap", port="Ethernet1")
+    after = node(fabric, "leaf1").run_commands(["show interfaces"])[0]
+    changes = "linkStatusChanges"
+    assert (after["interfaces"]["Ethernet1"]["interfaceCounters"][changes]
+            == before["interfaces"]["Ethernet1"]["interfaceCounters"][changes] + 2)  # fmt: skip
+
+
+def test_counters_for_health_checks(fabric: Lab) -> None:
+    dev = fabric.device("leaf1")
+    dev.add_counters("Ethernet1", fcsErrors=5, pfcRx=100, pfcTx=7, ecnMarked=42)
+    errs, pfc, ecn = node(fabric, "leaf1").run_commands(
+        ["show interfaces counters errors", "show priority-flow-control counters",
+         "show interfaces counters ecn"]
+    )  # fmt: skip
+    assert errs["interfaceErrorCounters"]["Ethernet1"]["fcsErrors"] == 5
+    assert pfc["interfaceCounters"]["Ethernet1"] == {"rxFrames": 100, "txFrames": 7}
+    assert ecn["interfaceEcnCounters"]["Ethernet1"]["ecnMarkedPackets"] == 42
+
+
+def test_ospf_adjacency_from_both_ends(blank: Lab) -> None:
+    from lab import DeviceSpec, Link
+    from lab.testing import running_lab
+
+    def cfg(name: str, ip: str, rid: str) -> str:
+        return (f"hostname {name}\ninterface Ethernet1\n   mtu 9214\n   no switchport\n"
+                f"   ip address {ip}/31\n   ip ospf network point-to-point\n!\nip routing\n!\n"
+                f"router ospf 100\n   router-id {rid}\n   passive-interface default\n"
+                f"   no passive-interface Ethernet1\n   network 10.0.0.0/24 area 0.0.0.0\n")  # fmt: skip
+
+    specs = [DeviceSpec("a", cfg("a", "10.0.0.0", "1.1.1.1")), DeviceSpec("b", cfg("b", "10.0.0.1", "2.2.2.2"))]
+    with running_lab(specs, [Link("a", "Ethernet1", "b", "Ethernet1")]) as lab:
+        out = node(lab, "a").run_commands(["show ip ospf neighbor"])[0]
+        entries = out["vrfs"]["default"]["instList"]["100"]["ospfNeighborEntries"]
+        assert [(e["routerId"], e["adjacencyState"]) for e in entries] == [("2.2.2.2", "full")]
+        lab.tamper("b", ["router ospf 100", "passive-interface Ethernet1"])
+        assert node(lab, "a").run_commands(["show ip ospf neighbor"])[0]["vrfs"] == {}
+
+
+def test_unknown_fault_and_device_are_errors(fabric: Lab) -> None:
+    with pytest.raises(LabError, match="unknown fault"):
+        fabric.fault("leaf1", "meteor")
+    with pytest.raises(LabError, match="no device"):
+        fabric.fault("nope", "reboot")

@@ -1,0 +1,98 @@
+"""``fabricops lab up|status|tamper|fault|down`` on a throwaway repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from core.errors import FabricopsError
+from fabricops.commands.lab import lab_group
+from lab import process
+from lab.testing import SAMPLE_LINKS, sample_fabric_specs
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Path]:
+    """A git repo whose generated/ holds the sample fabric; its lab is always stopped."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    configs = tmp_path / "generated" / "configs"
+    configs.mkdir(parents=True)
+    for spec in sample_fabric_specs():
+        assert spec.config is not None
+        (configs / f"{spec.name}.cfg").write_text(spec.config)
+    inventory = tmp_path / "generated" / "inventory"
+    inventory.mkdir()
+    rows = ["a_device,a_port,b_device,b_port,kind"]
+    rows += [f"{x.a_device},{x.a_port},{x.b_device},{x.b_port},fabric" for x in SAMPLE_LINKS]
+    (inventory / "cabling.csv").write_text("\n".join(rows) + "\n")
+    (inventory / "hosts.yaml").write_text(
+        "spine1: {hostname: 10.0.0.1, platform: eos, data: {role: spine, model: spine-64x400g, ethernet_ports: 8}}\n"
+    )
+    yield tmp_path
+    process.down(tmp_path)
+
+
+def test_up_status_tamper_down_and_resume(repo: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(lab_group, ["up", "--root", str(repo)])
+    assert result.exit_code == 0, result.output
+    info = json.loads((repo / ".lab" / "lab.json").read_text())
+    assert set(info["devices"]) == {"spine1", "leaf1", "leaf2"}
+    assert info["username"] == "admin" and len(info["password"]) >= 16
+    assert oct((repo / ".lab" / "lab.json").stat().st_mode & 0o777) == "0o600"
+    assert process.is_lab_process(info["pid"])
+
+    from napalm import get_network_driver
+
+    ep = info["devices"]["spine1"]
+    d = get_network_driver("eos")(ep["host"], "admin", info["password"], timeout=5,
+                                  optional_args={"transport": "http", "port": ep["port"]})  # fmt: skip
+    d.open()
+    assert d.get_facts()["model"] == "spine-64x400g"
+    d.close()
+
+    status = runner.invoke(lab_group, ["status", "--root", str(repo), "--format", "json"])
+    assert status.exit_code == 0, status.output
+    data = json.loads(status.output)
+    assert data["devices"]["leaf1"]["port"] == info["devices"]["leaf1"]["port"]
+    assert "password" not in data and info["password"] not in status.output
+
+    tamper = runner.invoke(lab_group, ["tamper", "leaf1", "--root", str(repo), "--line", "hostname TAMPERED"])
+    assert tamper.exit_code == 0, tamper.output
+    fault = runner.invoke(lab_group, ["fault", "leaf2", "pending-session", "--root", str(repo)])
+    assert fault.exit_code == 0, fault.output
+    text = runner.invoke(lab_group, ["status", "--root", str(repo)])
+    assert "console_abandoned:pending" in text.output
+
+    assert runner.invoke(lab_group, ["down", "--root", str(repo)]).output == "lab stopped\n"
+    assert not (repo / ".lab" / "lab.json").exists()
+    assert not process.is_lab_process(info["pid"])
+
+    # A restart resumes from .lab/state: the tampered hostname is still there.
+    again = process.up(repo)
+    try:
+        status2 = process.status(repo)
+        assert status2["devices"]["leaf1"]["hostname"] == "TAMPERED"
+    finally:
+        process.down(repo)
+    assert not process.is_lab_process(again["pid"])
+
+
+def test_commands_without_a_running_lab_fail_with_one_line(repo: Path) -> None:
+    with pytest.raises(FabricopsError, match="no lab is running"):
+        process.status(repo)
+    assert process.down(repo) is False
+
+
+def test_down_never_kills_a_foreign_pid(repo: Path) -> None:
+    """A stale lab.json naming a pid that is not a lab process is only removed."""
+    (repo / ".lab").mkdir()
+    (repo / ".lab" / "lab.json").write_text(json.dumps({"pid": os.getpid()}))
+    assert process.down(repo) is False
+    assert not (repo / ".lab" / "lab.json").exists()
