@@ -1,0 +1,161 @@
+"""Fleet access: Nornir over the inventory in ``generated/`` at a ref, for real switches or the lab.
+
+The inventory files of the snapshot are handed to Nornir's own ``SimpleInventory``; the
+transform function :func:`fabricops_transform` then sets credentials and, for ``--lab``,
+points each host at its emulated switch (127.0.0.1, its port, eAPI over plain HTTP). The
+inventory itself is never copied or edited.
+
+Credentials come from ``FABRICOPS_USERNAME``/``FABRICOPS_PASSWORD``, from a YAML file outside
+git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.yaml`` with
+``username:`` and ``password:``), or from the running lab's ``.lab/lab.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from core.errors import FabricopsError
+from core.generated import Snapshot
+
+if TYPE_CHECKING:
+    from nornir.core import Nornir
+    from nornir.core.inventory import Host
+
+TRANSFORM = "fabricops"
+ENV_USERNAME = "FABRICOPS_USERNAME"
+ENV_PASSWORD = "FABRICOPS_PASSWORD"  # noqa: S105 - the name of a variable, not a password
+ENV_CREDENTIALS_FILE = "FABRICOPS_CREDENTIALS_FILE"
+DEFAULT_CREDENTIALS_FILE = Path("~/.config/fabricops/credentials.yaml")
+LAB_INFO = Path(".lab") / "lab.json"
+LAB_TIMEOUT = 10
+INVENTORY_FILES = ("hosts.yaml", "groups.yaml", "defaults.yaml")
+
+
+@dataclass(frozen=True)
+class LabTarget:
+    """Where the running lab serves each device, and its credentials (from ``.lab/lab.json``)."""
+
+    username: str
+    password: str = field(repr=False)
+    endpoints: dict[str, tuple[str, int]]
+
+    @classmethod
+    def load(cls, root: Path) -> LabTarget:
+        """The lab started by ``fabricops lab up`` in ``root``; an error says how to start one."""
+        path = root / LAB_INFO
+        try:
+            info = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise FabricopsError(f"no lab is running in {root}: start one with 'fabricops lab up'") from None
+        except json.JSONDecodeError as exc:
+            raise FabricopsError(f"{path} is unreadable ({exc}): restart the lab with 'fabricops lab down; fabricops lab up'") from exc
+        endpoints = {name: (str(d["host"]), int(d["port"])) for name, d in info.get("devices", {}).items()}
+        return cls(str(info["username"]), str(info["password"]), endpoints)
+
+
+@dataclass(frozen=True)
+class Credentials:
+    username: str
+    password: str = field(repr=False)
+
+    @classmethod
+    def load(cls) -> Credentials:
+        """From the environment, else from the credentials file outside git."""
+        user, password = os.environ.get(ENV_USERNAME), os.environ.get(ENV_PASSWORD)
+        if user and password:
+            return cls(user, password)
+        path = Path(os.environ.get(ENV_CREDENTIALS_FILE, str(DEFAULT_CREDENTIALS_FILE))).expanduser()
+        if path.is_file():
+            data = yaml.safe_load(path.read_text()) or {}
+            if isinstance(data, dict) and data.get("username") and data.get("password"):
+                return cls(str(data["username"]), str(data["password"]))
+            raise FabricopsError(f"{path}: expected 'username:' and 'password:'")
+        raise FabricopsError(
+            f"no device credentials: export {ENV_USERNAME} and {ENV_PASSWORD}, or write {DEFAULT_CREDENTIALS_FILE}"
+        )
+
+
+def fabricops_transform(host: Host, **options: Any) -> None:
+    """Nornir transform: credentials on every host and, for the lab, its local endpoint.
+
+    Options: ``username``, ``password`` and, for the lab, ``lab`` = {name: [host, port]}.
+    A host the lab does not serve is marked ``data["unreachable"]`` and left pointing nowhere.
+    """
+    from nornir.core.inventory import ConnectionOptions
+
+    host.username = options["username"]
+    host.password = options["password"]
+    lab: dict[str, list[Any]] | None = options.get("lab")
+    if lab is None:
+        return
+    endpoint = lab.get(host.name)
+    if endpoint is None:
+        host.data["unreachable"] = "not served by the lab"
+        host.hostname, host.port = "127.0.0.1", 1
+    else:
+        host.hostname, host.port = str(endpoint[0]), int(endpoint[1])
+    host.connection_options["napalm"] = ConnectionOptions(
+        extras={"optional_args": {"transport": "http", "port": host.port}, "timeout": LAB_TIMEOUT}
+    )
+
+
+def _register() -> None:
+    from nornir.core.plugins.inventory import TransformFunctionRegister
+
+    if TRANSFORM not in TransformFunctionRegister.available:
+        TransformFunctionRegister.register(TRANSFORM, fabricops_transform)
+
+
+def open_fleet(
+    snapshot: Snapshot,
+    *,
+    lab: LabTarget | None = None,
+    devices: Sequence[str] = (),
+    workers: int = 20,
+) -> Nornir:
+    """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given."""
+    from nornir import InitNornir
+
+    missing = [name for name in INVENTORY_FILES if not snapshot.exists(f"inventory/{name}")]
+    if missing:
+        raise FabricopsError(f"generated/inventory/ at {snapshot.ref[:12]} lacks {', '.join(missing)}: run 'fabricops compile'")
+    credentials = Credentials(lab.username, lab.password) if lab is not None else Credentials.load()
+    _register()
+    with tempfile.TemporaryDirectory(prefix="fabricops-inventory-") as tmp:
+        paths = {}
+        for name in INVENTORY_FILES:
+            path = Path(tmp) / name
+            path.write_bytes(snapshot.read_bytes(f"inventory/{name}"))
+            paths[name] = str(path)
+        options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
+        if lab is not None:
+            options["lab"] = {name: list(endpoint) for name, endpoint in lab.endpoints.items()}
+        nornir = InitNornir(
+            runner={"plugin": "threaded", "options": {"num_workers": workers}},
+            inventory={
+                "plugin": "SimpleInventory",
+                "options": {
+                    "host_file": paths["hosts.yaml"],
+                    "group_file": paths["groups.yaml"],
+                    "defaults_file": paths["defaults.yaml"],
+                },
+                "transform_function": TRANSFORM,
+                "transform_function_options": options,
+            },
+            logging={"enabled": False},
+        )
+    if devices:
+        unknown = sorted(set(devices) - set(nornir.inventory.hosts))
+        if unknown:
+            raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in generated/inventory/hosts.yaml at {snapshot.ref[:12]}")
+        wanted = set(devices)
+        nornir = nornir.filter(filter_func=lambda host: host.name in wanted)
+    return nornir
