@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 TRANSFORM = "fabricops"
 ENV_USERNAME = "FABRICOPS_USERNAME"
-ENV_PASSWORD = "FABRICOPS_PASSWORD"  # noqa: S105 - the name of a variable, not a password
+ENV_PASSWORD = "FABRICOPS_PASSWORD"
 ENV_CREDENTIALS_FILE = "FABRICOPS_CREDENTIALS_FILE"
 DEFAULT_CREDENTIALS_FILE = Path("~/.config/fabricops/credentials.yaml")
 LAB_INFO = Path(".lab") / "lab.json"
@@ -56,7 +56,8 @@ class LabTarget:
         except FileNotFoundError:
             raise FabricopsError(f"no lab is running in {root}: start one with 'fabricops lab up'") from None
         except json.JSONDecodeError as exc:
-            raise FabricopsError(f"{path} is unreadable ({exc}): restart the lab with 'fabricops lab down; fabricops lab up'") from exc
+            restart = "restart the lab with 'fabricops lab down; fabricops lab up'"
+            raise FabricopsError(f"{path} is unreadable ({exc}): {restart}") from exc
         endpoints = {name: (str(d["host"]), int(d["port"])) for name, d in info.get("devices", {}).items()}
         return cls(str(info["username"]), str(info["password"]), endpoints)
 
@@ -126,7 +127,8 @@ def open_fleet(
 
     missing = [name for name in INVENTORY_FILES if not snapshot.exists(f"inventory/{name}")]
     if missing:
-        raise FabricopsError(f"generated/inventory/ at {snapshot.ref[:12]} lacks {', '.join(missing)}: run 'fabricops compile'")
+        lacks = ", ".join(missing)
+        raise FabricopsError(f"generated/inventory/ at {snapshot.ref[:12]} lacks {lacks}: run 'fabricops compile'")
     credentials = Credentials(lab.username, lab.password) if lab is not None else Credentials.load()
     _register()
     with tempfile.TemporaryDirectory(prefix="fabricops-inventory-") as tmp:
@@ -155,7 +157,8 @@ def open_fleet(
     if devices:
         unknown = sorted(set(devices) - set(nornir.inventory.hosts))
         if unknown:
-            raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in generated/inventory/hosts.yaml at {snapshot.ref[:12]}")
+            where = f"generated/inventory/hosts.yaml at {snapshot.ref[:12]}"
+            raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in {where}")
         wanted = set(devices)
         nornir = nornir.filter(filter_func=lambda host: host.name in wanted)
     return nornir

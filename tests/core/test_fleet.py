@@ -40,7 +40,9 @@ def test_production_fleet_uses_management_addresses(gitops_repo: Path, monkeypat
     assert host.get_connection_parameters("napalm").extras["optional_args"]["transport"] == "https"
 
 
-def test_missing_credentials_say_what_to_set(gitops_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_missing_credentials_say_what_to_set(
+    gitops_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.delenv("FABRICOPS_USERNAME", raising=False)
     monkeypatch.delenv("FABRICOPS_PASSWORD", raising=False)
     monkeypatch.setenv("FABRICOPS_CREDENTIALS_FILE", str(tmp_path / "none.yaml"))
@@ -49,7 +51,7 @@ def test_missing_credentials_say_what_to_set(gitops_repo: Path, monkeypatch: pyt
 
 
 def test_unknown_device_is_named(gitops_repo: Path, lab_running: Lab) -> None:
-    with pytest.raises(FabricopsError, match="unknown device.*rack99-leaf-a"):
+    with pytest.raises(FabricopsError, match=r"unknown device.*rack99-leaf-a"):
         open_fleet(open_snapshot(gitops_repo, "HEAD"), lab=LabTarget.load(gitops_repo), devices=["rack99-leaf-a"])
 
 
