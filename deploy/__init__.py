@@ -1,0 +1,1 @@
+"""Apply generated/ to the fleet safely: plan, waves, backups, commit-confirm, rollback."""

@@ -1,0 +1,1 @@
+"""Audit live running configs against generated/ in git, by meaning; health counters."""
