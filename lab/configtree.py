@@ -141,6 +141,9 @@ class Editor:
         toks = tuple(line.split())
         if not toks:
             return
+        if toks == ("exit",):
+            self.exit()
+            return
         if at_depth is not None and at_depth < len(self.stack):
             del self.stack[at_depth + 1 :]
         negated = toks[0].lower() in ("no", "default")
@@ -181,11 +184,23 @@ class Editor:
 
     @staticmethod
     def _put(parent: Node, node: Node) -> None:
+        if parent.mode == "config":
+            for i, child in enumerate(parent.children):
+                if child.key == node.key and child.mode is None:
+                    parent.children[i] = node
+                    return
+            parent.children.append(node)  # the printer orders top-level sections
+            return
+        first_block = len(parent.children)
         for i, child in enumerate(parent.children):
             if child.key == node.key and child.mode is None:
                 parent.children[i] = node
                 return
-        parent.children.append(node)
+            if child.mode is not None and first_block == len(parent.children):
+                first_block = i
+        # EOS prints a mode's own settings before its nested blocks (router-id before
+        # address-family), so a new setting goes before the first block, not at the end.
+        parent.children.insert(first_block, node)
 
     def _negate(self, depth: int, cmd: Cmd | None, words: Words, verb: str) -> None:
         del self.stack[depth + 1 :]
