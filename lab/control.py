@@ -42,7 +42,7 @@ def call(port: int, token: str, request: dict[str, Any], timeout: float = 30.0) 
         method="POST",
     )
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - loopback only
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
             answer: dict[str, Any] = json.loads(resp.read())
             return answer
     except urllib.error.HTTPError as exc:

@@ -216,10 +216,9 @@ class EmulatedDevice:
         pending = [s for s in self.sessions.values() if s.state == "pending"]
         if len(pending) >= MAX_OPEN_SESSIONS:
             raise CommandFailed(
-                ["Maximum number of pending sessions has been reached. "
-                 "Please commit or abort some sessions first."],
+                ["Maximum number of pending sessions has been reached. Please commit or abort some sessions first."],
                 1000,
-            )  # fmt: skip
+            )
         session = Session(name, self.running.copy())
         self.sessions[name] = session
         return session
@@ -341,7 +340,7 @@ class EmulatedDevice:
             return self._config_line(ctx, cmd, data, fmt, empty), False
         return self._exec(ctx, cmd, data, fmt, empty)
 
-    def _config_line(
+    def _config_line(  # noqa: PLR0911, PLR0912 - one branch per config-mode verb
         self, ctx: _Context, cmd: str, data: str | None, fmt: str, empty: Json
     ) -> Json:
         assert ctx.editor is not None
@@ -385,7 +384,7 @@ class EmulatedDevice:
             self.changed()
         return empty
 
-    def _exec(
+    def _exec(  # noqa: PLR0911, PLR0912 - one branch per exec command
         self, ctx: _Context, cmd: str, data: str | None, fmt: str, empty: Json
     ) -> tuple[Json, bool]:
         copied: Json = (

@@ -18,8 +18,8 @@ from typing import Any
 
 from lab.configtree import Config, load_text
 from lab.device import EmulatedDevice
-from lab.printer import DEFAULT_MODEL
 from lab.hashing import sha512_crypt
+from lab.printer import DEFAULT_MODEL
 from lab.server import EapiServer
 from lab.state import device_state, read_state, write_json_atomic
 from lab.topology import Fabric, Link
@@ -79,9 +79,11 @@ class Lab:
         self._persist = False
         password_hash = sha512_crypt(password, salt="fabricopslab")
         slash_devices = {
-            end for link in self.links for end, port in
-            ((link.a_device, link.a_port), (link.b_device, link.b_port)) if "/" in port
-        }  # fmt: skip
+            end
+            for link in self.links
+            for end, port in ((link.a_device, link.a_port), (link.b_device, link.b_port))
+            if "/" in port
+        }
         for spec in devices:
             if spec.name in self.devices:
                 raise LabError(f"device {spec.name} is listed twice")
@@ -92,9 +94,7 @@ class Lab:
                 lock=self.lock,
                 on_change=self._changed,
             )
-            dev.slash_ports = spec.name in slash_devices or bool(
-                spec.config and _SLASH_PORT.search(spec.config)
-            )
+            dev.slash_ports = spec.name in slash_devices or bool(spec.config and _SLASH_PORT.search(spec.config))
             saved = read_state(state_dir / f"{spec.name}.json") if state_dir else None
             if saved is not None:
                 dev.running, dev.startup, dev.files = saved
@@ -162,9 +162,7 @@ class Lab:
 
     def _changed(self, dev: EmulatedDevice) -> None:
         if self._persist and self.state_dir is not None:
-            write_json_atomic(
-                self.state_dir / f"{dev.name}.json", device_state(dev.running, dev.startup, dev.files)
-            )
+            write_json_atomic(self.state_dir / f"{dev.name}.json", device_state(dev.running, dev.startup, dev.files))
 
     # ------------------------------------------------------------------ faults
     def set_unreachable(self, name: str, unreachable: bool = True) -> None:
@@ -230,10 +228,9 @@ class Lab:
     def status(self) -> dict[str, Any]:
         eps = self.endpoints() if self.server is not None else {}
         return {
-            name: {"host": eps.get(name, ("127.0.0.1", 0))[0], "port": eps.get(name, ("", 0))[1],
-                   **dev.status()}
+            name: {"host": eps.get(name, ("127.0.0.1", 0))[0], "port": eps.get(name, ("", 0))[1], **dev.status()}
             for name, dev in self.devices.items()
-        }  # fmt: skip
+        }
 
 
 def config_of(text: str) -> Config:

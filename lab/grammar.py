@@ -281,7 +281,7 @@ def _match_ph(ph: Ph, tok: str) -> str | None:
     return tok if PLACEHOLDERS[ph.kind](tok) else None
 
 
-def _match_item(
+def _match_item(  # noqa: PLR0911, PLR0912 - one branch per spec element kind
     item: Lit | Ph | Rest | Opt | Alt,
     toks: Sequence[str],
     i: int,

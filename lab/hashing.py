@@ -18,11 +18,28 @@ import secrets
 _ITOA64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 # The byte order sha512-crypt uses when it base64-encodes the final digest.
 _SHA512_ORDER = (
-    (0, 21, 42), (22, 43, 1), (44, 2, 23), (3, 24, 45), (25, 46, 4), (47, 5, 26),
-    (6, 27, 48), (28, 49, 7), (50, 8, 29), (9, 30, 51), (31, 52, 10), (53, 11, 32),
-    (12, 33, 54), (34, 55, 13), (56, 14, 35), (15, 36, 57), (37, 58, 16), (59, 17, 38),
-    (18, 39, 60), (40, 61, 19), (62, 20, 41),
-)  # fmt: skip
+    (0, 21, 42),
+    (22, 43, 1),
+    (44, 2, 23),
+    (3, 24, 45),
+    (25, 46, 4),
+    (47, 5, 26),
+    (6, 27, 48),
+    (28, 49, 7),
+    (50, 8, 29),
+    (9, 30, 51),
+    (31, 52, 10),
+    (53, 11, 32),
+    (12, 33, 54),
+    (34, 55, 13),
+    (56, 14, 35),
+    (15, 36, 57),
+    (37, 58, 16),
+    (59, 17, 38),
+    (18, 39, 60),
+    (40, 61, 19),
+    (62, 20, 41),
+)
 
 
 def _b64_from_24bit(b2: int, b1: int, b0: int, n: int) -> str:
@@ -88,6 +105,5 @@ def type7_decode(encoded: str) -> str:
     seed = int(encoded[:2])
     data = encoded[2:]
     return "".join(
-        chr(int(data[i : i + 2], 16) ^ ord(_XLAT[(seed + i // 2) % len(_XLAT)]))
-        for i in range(0, len(data), 2)
+        chr(int(data[i : i + 2], 16) ^ ord(_XLAT[(seed + i // 2) % len(_XLAT)])) for i in range(0, len(data), 2)
     )

@@ -160,8 +160,7 @@ _NEIGHBOR = (
     _c("neighbor <peer> rib-in pre-policy retain [ <line> ]", 3),
 )
 _REDISTRIBUTE = _c(
-    "redistribute ( connected | static | ospf | bgp | isis | attached-host | learned ) "
-    "[ route-map <word> ]",
+    "redistribute ( connected | static | ospf | bgp | isis | attached-host | learned ) [ route-map <word> ]",
     2,
 )
 _TXQ_OPENER = _c("( tx-queue | uc-tx-queue | mc-tx-queue ) <int>", None, opens="txq")
@@ -238,14 +237,12 @@ _mode(
     _c("ipv6 unicast-routing [ vrf <word> ]", None, neg="store"),
     _c("ip icmp redirect", None, neg="store"),
     _c(
-        "ip route [ vrf <word> ] <pfx> ( <ip> | <ifname> | null0 ) [ <ip> ] [ <int> ] "
-        "[ tag <int> ] [ name <word> ]",
+        "ip route [ vrf <word> ] <pfx> ( <ip> | <ifname> | null0 ) [ <ip> ] [ <int> ] [ tag <int> ] [ name <word> ]",
         None,
     ),
     _c("ipv6 route [ vrf <word> ] <pfx6> ( <ipv6> | <ifname> | null0 ) [ <int> ]", None),
     _c(
-        "ip prefix-list <word> seq <int> ( permit | deny ) <pfx> [ ( eq | ge | le ) <int> ] "
-        "[ le <int> ]",
+        "ip prefix-list <word> seq <int> ( permit | deny ) <pfx> [ ( eq | ge | le ) <int> ] [ le <int> ]",
         None,
     ),
     _c("ip community-list <line>", None),
@@ -254,8 +251,7 @@ _mode(
     _c("no aaa root", 2),
     _c("aaa root secret [ ( 0 | sha512 ) ] <word>", 2, canon=_hash_secret),
     _c(
-        "username <word> [ privilege <int> ] [ role <word> ] "
-        "( nopassword | secret [ ( 0 | 5 | sha512 ) ] <word> )",
+        "username <word> [ privilege <int> ] [ role <word> ] ( nopassword | secret [ ( 0 | 5 | sha512 ) ] <word> )",
         2,
         canon=_hash_secret,
     ),
@@ -339,8 +335,7 @@ _mode(
     _c("qos map traffic-class <int>... to ( dscp | cos ) <int>", None),
     _c("priority-flow-control pause watchdog action ( drop | errdisable | notify-only )", 4),
     _c(
-        "priority-flow-control pause watchdog default ( timeout | polling-interval | "
-        "recovery-time ) <num> [ forced ]",
+        "priority-flow-control pause watchdog default ( timeout | polling-interval | recovery-time ) <num> [ forced ]",
         5,
     ),
     _c("priority-flow-control pause watchdog hardware <line>", None),
@@ -483,8 +478,7 @@ _BGP_COMMON = (
     _c("aggregate-address <pfx> [ <line> ]", 2),
     _REDISTRIBUTE,
     *_NEIGHBOR,
-    _c("address-family ( ipv4 [ ( multicast | labeled-unicast ) ] | ipv6 [ multicast ] | evpn )",
-       None, opens="bgp-af"),
+    _c("address-family ( ipv4 [ ( multicast | labeled-unicast ) ] | ipv6 [ multicast ] | evpn )", None, opens="bgp-af"),
 )
 
 _mode(

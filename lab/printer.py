@@ -149,8 +149,14 @@ _ROUTING_SUBORDER = ("ip routing", "no ip routing", "ip icmp", "no ip icmp")
 
 #: Interface types in the order EOS prints them.
 INTERFACE_TYPE_ORDER = (
-    "Port-Channel", "Ethernet", "Loopback", "Management", "Tunnel", "Vlan", "Vxlan",
-)  # fmt: skip
+    "Port-Channel",
+    "Ethernet",
+    "Loopback",
+    "Management",
+    "Tunnel",
+    "Vlan",
+    "Vxlan",
+)
 
 #: (line, key that suppresses it): lines printed although not configured.
 DEVICE_DEFAULT_LINES: tuple[tuple[str, str], ...] = (

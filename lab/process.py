@@ -103,14 +103,20 @@ def up(
     env = dict(os.environ)
     env[ENV_PASSWORD] = secrets.token_urlsafe(18)
     env[ENV_TOKEN] = secrets.token_urlsafe(24)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
-                                                      env.get("PYTHONPATH", "")]))  # fmt: skip
+    env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(Path(__file__).resolve().parent.parent), env.get("PYTHONPATH", "")])
+    )
     log = open(base / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child, closed below
     try:
         child = subprocess.Popen(
-            cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-            start_new_session=True, cwd=str(root),
-        )  # fmt: skip
+            cmd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            cwd=str(root),
+        )
     finally:
         log.close()
     deadline = time.monotonic() + timeout

@@ -21,7 +21,7 @@ import base64
 import json
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from lab.device import RunResult
@@ -106,9 +106,7 @@ class EapiServer:
             self.ports[name] = sock.getsockname()[1]
             self.writers[name] = set()
             if not self.lab.devices[name].faults.unreachable:
-                self.servers[name] = await asyncio.start_server(
-                    lambda r, w, n=name: self._serve(n, r, w), sock=sock
-                )
+                self.servers[name] = await asyncio.start_server(self._handler(name), sock=sock)
             else:
                 sock.close()
         if self.control is not None:
@@ -149,11 +147,15 @@ class EapiServer:
                 w.close()
         elif listening and server is None:
             sock = _listen(self.ports[name])
-            self.servers[name] = await asyncio.start_server(
-                lambda r, w, n=name: self._serve(n, r, w), sock=sock
-            )
+            self.servers[name] = await asyncio.start_server(self._handler(name), sock=sock)
 
     # ------------------------------------------------------------------ HTTP
+    def _handler(self, name: str) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Coroutine[Any, Any, None]]:
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await self._serve(name, reader, writer)
+
+        return handle
+
     async def _serve(self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.writers[name].add(writer)
         try:
@@ -180,10 +182,10 @@ class EapiServer:
             self.writers[name].discard(writer)
             writer.close()
 
-    def _handle(
+    def _handle(  # noqa: PLR0911 - one early reply per HTTP/JSON-RPC failure
         self, name: str, method: str, path: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, bytes, bool]:
-        if path.split("?")[0] != "/command-api":
+        if path.split("?", maxsplit=1)[0] != "/command-api":
             return 404, b"Not Found", False
         if headers.get("authorization") != self._auth:
             return 401, b"Unauthorized", False
@@ -221,11 +223,9 @@ class EapiServer:
                 return
             assert self.control is not None
             try:
-                answer = await asyncio.get_running_loop().run_in_executor(
-                    None, self.control, json.loads(body)
-                )
+                answer = await asyncio.get_running_loop().run_in_executor(None, self.control, json.loads(body))
                 _write_response(writer, 200, _dumps(answer), False)
-            except Exception as exc:  # noqa: BLE001 - the caller gets the reason, the lab lives on
+            except Exception as exc:
                 _write_response(writer, 400, _dumps({"error": str(exc)}), False)
             await writer.drain()
         finally:
@@ -275,8 +275,14 @@ async def _read_request(
     return method, path, headers, body, keep_alive
 
 
-_REASONS = {200: "OK", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 400: "Bad Request",
-            405: "Method Not Allowed"}  # fmt: skip
+_REASONS = {
+    200: "OK",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    400: "Bad Request",
+    405: "Method Not Allowed",
+}
 
 
 def _write_response(

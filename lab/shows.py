@@ -54,9 +54,14 @@ def _hardware(name: str) -> str:
     if "." in name:
         return "subinterface"
     for prefix, hw in (
-        ("Ethernet", "ethernet"), ("Management", "ethernet"), ("Port-Channel", "portChannel"),
-        ("Loopback", "loopback"), ("Vlan", "vlan"), ("Vxlan", "vxlan"), ("Tunnel", "tunnel"),
-    ):  # fmt: skip
+        ("Ethernet", "ethernet"),
+        ("Management", "ethernet"),
+        ("Port-Channel", "portChannel"),
+        ("Loopback", "loopback"),
+        ("Vlan", "vlan"),
+        ("Vxlan", "vxlan"),
+        ("Tunnel", "tunnel"),
+    ):
         if name.startswith(prefix):
             return hw
     return "ethernet"
@@ -126,10 +131,10 @@ def show_interfaces(dev: EmulatedDevice) -> Json:
         elif hw == "portChannel":
             number = name.removeprefix("Port-Channel")
             members = [
-                m for m, b in blocks.items()
-                if (line_value(b, "channel-group ") or "").split(" ")[0] == number
-                and dev.fabric().link_up(dev, m)
-            ]  # fmt: skip
+                m
+                for m, b in blocks.items()
+                if (line_value(b, "channel-group ") or "").split(" ")[0] == number and dev.fabric().link_up(dev, m)
+            ]
             bandwidth = sum(speed_bps(blocks.get(m)) for m in members)
         elif name.startswith("Management"):
             bandwidth = speed_bps(block, 1_000_000_000)
@@ -167,15 +172,20 @@ def show_interfaces(dev: EmulatedDevice) -> Json:
                 "linkStatusChanges": counters.get("linkStatusChanges", 1),
                 "counterRefreshTime": time.time(),
                 "inputErrorsDetail": {
-                    "runtFrames": 0, "giantFrames": 0, "fcsErrors": counters.get("fcsErrors", 0),
-                    "alignmentErrors": 0, "symbolErrors": counters.get("symbolErrors", 0),
+                    "runtFrames": 0,
+                    "giantFrames": 0,
+                    "fcsErrors": counters.get("fcsErrors", 0),
+                    "alignmentErrors": 0,
+                    "symbolErrors": counters.get("symbolErrors", 0),
                     "rxPause": counters.get("pfcRx", 0),
                 },
                 "outputErrorsDetail": {
-                    "collisions": 0, "lateCollisions": 0, "deferredTransmissions": 0,
+                    "collisions": 0,
+                    "lateCollisions": 0,
+                    "deferredTransmissions": 0,
                     "txPause": counters.get("pfcTx", 0),
                 },
-            },  # fmt: skip
+            },
         }
         if addrs := interface_addresses(block):
             entry["interfaceAddress"] = [
@@ -235,9 +245,7 @@ def show_ip_interface(dev: EmulatedDevice) -> Json:
             "description": line_value(block, "description ") or "",
             "interfaceAddress": {
                 "primaryIp": {"address": str(addrs[0].ip), "maskLen": addrs[0].network.prefixlen},
-                "secondaryIpsOrderedList": [
-                    {"address": str(a.ip), "maskLen": a.network.prefixlen} for a in addrs[1:]
-                ],
+                "secondaryIpsOrderedList": [{"address": str(a.ip), "maskLen": a.network.prefixlen} for a in addrs[1:]],
                 "secondaryIps": {},
                 "virtualIp": {"address": "0.0.0.0", "maskLen": 0},
             },
@@ -247,7 +255,7 @@ def show_ip_interface(dev: EmulatedDevice) -> Json:
 
 
 def show_ipv6_interface(dev: EmulatedDevice) -> Json:
-    out = {}
+    out: Json = {}
     for name, block in interface_blocks(dev.running).items():
         addrs = [c.text.split()[2] for c in block.children if c.text.startswith("ipv6 address ")]
         if not addrs:
@@ -275,27 +283,43 @@ def show_lldp_neighbors(dev: EmulatedDevice) -> Json:
     }
 
 
+def _dotted_mac(mac: str) -> str:
+    raw = mac.replace(":", "")
+    return f"{raw[:4]}.{raw[4:8]}.{raw[8:]}"
+
+
+def _switch_named(dev: EmulatedDevice, name: str) -> EmulatedDevice | None:
+    """The lab device whose hostname is ``name`` (None for a server)."""
+    from lab.device import EmulatedDevice as Device
+
+    for other in dev.fabric().devices.values():
+        if isinstance(other, Device) and hostname(other.running) == name:
+            return other
+    return None
+
+
 def show_lldp_detail(dev: EmulatedDevice, only: str | None) -> Json:
+    if only and only not in all_interfaces(dev):
+        raise ShowError(f"Invalid input (at token 3: '{only}')")
     out: Json = {}
     for port, name, nport, ndesc in dev.fabric().lldp_neighbors(dev):
         if only and port != only:
             continue
-        other = dev.fabric().devices.get(name) or _by_hostname(dev, name)
-        is_switch = other is not None
+        other = _switch_named(dev, name)
+        if other is not None:
+            description = f"Arista Networks EOS version {other.version} running on an Arista {other.model}"
+            chassis = _dotted_mac(other.system_mac)
+            caps = {"bridge": True, "router": True}
+        else:
+            description, chassis, caps = "Linux server", "0000.5e00.5301", {"station": True}
         out[port] = {
             "lldpNeighborInfo": [
                 {
                     "systemName": name,
-                    "systemDescription": (
-                        f"Arista Networks EOS version {other.version} running on an Arista {other.model}"
-                        if other is not None else "Linux server"
-                    ),
-                    "chassisId": (other.system_mac if other is not None else "00:00:5e:00:53:01")
-                    .replace(":", "")[:4] + "." + (other.system_mac if other is not None else
-                    "00:00:5e:00:53:01").replace(":", "")[4:8] + "." +
-                    (other.system_mac if other is not None else "00:00:5e:00:53:01").replace(":", "")[8:],
+                    "systemDescription": description,
+                    "chassisId": chassis,
                     "chassisIdType": "macAddress",
-                    "systemCapabilities": {"bridge": is_switch, "router": is_switch, "station": not is_switch},
+                    "systemCapabilities": caps,
                     "neighborInterfaceInfo": {
                         "interfaceId": f'"{nport}"',
                         "interfaceId_v2": nport,
@@ -305,21 +329,10 @@ def show_lldp_detail(dev: EmulatedDevice, only: str | None) -> Json:
                     "ttl": 120,
                 }
             ],
-        }  # fmt: skip
-    if only and only not in all_interfaces(dev):
-        raise ShowError(f"Invalid input (at token 3: '{only}')")
+        }
     if only and only not in out:
         out[only] = {"lldpNeighborInfo": []}
     return {"lldpNeighbors": out}
-
-
-def _by_hostname(dev: EmulatedDevice, name: str) -> EmulatedDevice | None:
-    for other in dev.fabric().devices.values():
-        if hostname(other.running) == name:
-            from lab.device import EmulatedDevice as _Dev
-
-            return other if isinstance(other, _Dev) else None
-    return None
 
 
 def _bgp_vrfs(dev: EmulatedDevice) -> dict[str, list[Any]]:
@@ -369,10 +382,12 @@ def _peer_entry(dev: EmulatedDevice, p: Any) -> Json:
     established = p.state == "Established"
     caps = {
         {"ipv4": "ipv4Unicast", "ipv6": "ipv6Unicast", "evpn": "l2VpnEvpn"}.get(af, af): {
-            "advertised": True, "received": established, "enabled": established,
+            "advertised": True,
+            "received": established,
+            "enabled": established,
         }
         for af in p.address_families
-    }  # fmt: skip
+    }
     return {
         "peerAddress": p.address,
         "localAsn": p.local_asn,
@@ -390,20 +405,20 @@ def _peer_entry(dev: EmulatedDevice, p: Any) -> Json:
         "vrf": p.vrf,
         "updateGroupIndex": 0,
         "neighborCapabilities": {"multiprotocolCaps": caps},
-        "peerTcpInfo": {"state": "ESTABLISHED" if established else "CLOSED",
-                        "inputQueueLength": 0, "outputQueueLength": 0},
+        "peerTcpInfo": {
+            "state": "ESTABLISHED" if established else "CLOSED",
+            "inputQueueLength": 0,
+            "outputQueueLength": 0,
+        },
         "maxTtlHops": 1,
         "bfdState": 2 if established else 0,
-    }  # fmt: skip
+    }
 
 
 def show_bgp_neighbors(dev: EmulatedDevice, family: str) -> Json:
     out: Json = {}
     for vrf, peers in _bgp_vrfs(dev).items():
-        chosen = [
-            p for p in peers
-            if family == "all" or (family == "v6") == (":" in p.address)
-        ]  # fmt: skip
+        chosen = [p for p in peers if family == "all" or (family == "v6") == (":" in p.address)]
         out[vrf] = {"peerList": [_peer_entry(dev, p) for p in chosen]}
     return {"vrfs": out}
 
@@ -422,22 +437,22 @@ def show_mlag(dev: EmulatedDevice) -> Json:
         "dualPrimaryDetectionState": "disabled",
         "detail": {"mlagState": state["state"], "peerMlagState": state["state"]},
         "mlagPorts": {
-            "Disabled": 0, "Configured": 0, "Inactive": 0,
+            "Disabled": 0,
+            "Configured": 0,
+            "Inactive": 0,
             "Active-partial": 0 if state["state"] == "active" else active,
             "Active-full": active if state["state"] == "active" else 0,
         },
         "portsErrdisabled": False,
         "reloadDelay": 300,
         "reloadDelayNonMlag": 300,
-    }  # fmt: skip
+    }
 
 
 def show_ospf_neighbor(dev: EmulatedDevice) -> Json:
     vrfs: Json = {}
     for n in ospf_neighbors(dev.fabric(), dev):
-        inst = vrfs.setdefault(n.vrf, {"instList": {}})["instList"].setdefault(
-            n.instance, {"ospfNeighborEntries": []}
-        )
+        inst = vrfs.setdefault(n.vrf, {"instList": {}})["instList"].setdefault(n.instance, {"ospfNeighborEntries": []})
         inst["ospfNeighborEntries"].append(
             {
                 "routerId": n.neighbor_router_id,
@@ -483,7 +498,7 @@ def show_pfc_counters(dev: EmulatedDevice) -> Json:
 
 
 def show_ecn_counters(dev: EmulatedDevice) -> Json:
-    out = {}
+    out: Json = {}
     for name in _phys(dev):
         out[name] = {"ecnMarkedPackets": dev.counters.get(name, {}).get("ecnMarked", 0)}
     return {"interfaceEcnCounters": out}

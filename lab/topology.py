@@ -163,9 +163,10 @@ class Fabric:
         if name.startswith("Port-Channel"):
             number = name.removeprefix("Port-Channel")
             members = [
-                n for n, b in blocks.items()
+                n
+                for n, b in blocks.items()
                 if n.startswith("Ethernet") and (line_value(b, "channel-group ") or "").split(" ")[0] == number
-            ]  # fmt: skip
+            ]
             return any(self.link_up(dev, m) for m in members)
         if name.startswith("Vlan"):
             vlan = name.removeprefix("Vlan")
@@ -315,14 +316,21 @@ def bgp_peers(fabric: Fabric, dev: DeviceView) -> list[BgpPeer]:
             state, reason, rid = _session_state(fabric, dev, asn, address, settings, index)
             peers.append(
                 BgpPeer(
-                    vrf, address, asn, settings.get("remote-as", ""), settings.get("description", ""),
-                    state, reason, rid, _address_families(scope, address),
-                )  # fmt: skip
+                    vrf,
+                    address,
+                    asn,
+                    settings.get("remote-as", ""),
+                    settings.get("description", ""),
+                    state,
+                    reason,
+                    rid,
+                    _address_families(scope, address),
+                )
             )
     return peers
 
 
-def _session_state(
+def _session_state(  # noqa: PLR0911 - each unmet condition ends the check
     fabric: Fabric,
     dev: DeviceView,
     asn: str,
@@ -346,9 +354,7 @@ def _session_state(
     if far is None or settings.get("remote-as") != far[0]:
         return "Active", "", "0.0.0.0"
     # The far end must name one of our addresses with our ASN.
-    ours = {
-        str(a.ip) for b in interface_blocks(dev.running).values() for a in interface_addresses(b)
-    }
+    ours = {str(a.ip) for b in interface_blocks(dev.running).values() for a in interface_addresses(b)}
     far_neighbors = _neighbors(far[1])
     for scope in far[1].children:
         if scope.text.startswith("vrf "):
@@ -399,9 +405,7 @@ def _ospf_area(config: Config, proc: Node, name: str, block: Node) -> str | None
 def _ospf_passive(proc: Node, name: str) -> bool:
     if has_line(proc, f"passive-interface {name}"):
         return True
-    return has_line(proc, "passive-interface default") and not has_line(
-        proc, f"no passive-interface {name}"
-    )
+    return has_line(proc, "passive-interface default") and not has_line(proc, f"no passive-interface {name}")
 
 
 def ospf_neighbors(fabric: Fabric, dev: DeviceView) -> list[OspfNeighbor]:

@@ -12,9 +12,8 @@ import click
 from core.errors import FabricopsError
 
 FAULTS = click.Choice(
-    ["unreachable", "slow", "reject", "drop-after-commit", "reboot", "flap", "link-down",
-     "pending-session", "clear"]
-)  # fmt: skip
+    ["unreachable", "slow", "reject", "drop-after-commit", "reboot", "flap", "link-down", "pending-session", "clear"]
+)
 
 
 def repo_root() -> Path:
@@ -157,8 +156,14 @@ def fault_cmd(
     from lab import process
 
     root = root or repo_root()
-    options: dict[str, Any] = {"seconds": seconds, "pattern": pattern, "times": times,
-                               "port": port, "on": not off, "session": session}  # fmt: skip
+    options: dict[str, Any] = {
+        "seconds": seconds,
+        "pattern": pattern,
+        "times": times,
+        "port": port,
+        "on": not off,
+        "session": session,
+    }
     if kind == "reject" and not pattern:
         raise FabricopsError(f"fault reject on {device}: give --pattern REGEX")
     if kind in ("flap", "link-down") and not port:

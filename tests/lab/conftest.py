@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from lab import DeviceSpec, Lab
 from lab.testing import SAMPLE_HASH, SAMPLE_LINKS, running_lab, sample_fabric_specs
-
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HASH = SAMPLE_HASH

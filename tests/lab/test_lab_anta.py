@@ -22,9 +22,14 @@ def run_anta(lab: Lab, name: str, test_class: Any, inputs: dict[str, Any] | None
 
     async def go() -> str:
         dev = anta_device.AsyncEOSDevice(
-            host=host, port=port, username=lab.username, password=lab.password,
-            name=name, proto="http", timeout=5,
-        )  # fmt: skip
+            host=host,
+            port=port,
+            username=lab.username,
+            password=lab.password,
+            name=name,
+            proto="http",
+            timeout=5,
+        )
         await dev.refresh()
         assert dev.is_online and dev.established, name
         test = test_class(dev, inputs=inputs)
@@ -73,8 +78,9 @@ def test_verify_mlag_status(fabric: Lab) -> None:
 def test_verify_bgp_peer_session(fabric: Lab) -> None:
     from anta.tests.routing.bgp import VerifyBGPPeerSession
 
-    inputs = {"bgp_peers": [{"peer_address": "10.0.0.1", "vrf": "default"},
-                            {"peer_address": "10.0.0.3", "vrf": "default"}]}  # fmt: skip
+    inputs = {
+        "bgp_peers": [{"peer_address": "10.0.0.1", "vrf": "default"}, {"peer_address": "10.0.0.3", "vrf": "default"}]
+    }
     assert run_anta(fabric, "spine1", VerifyBGPPeerSession, inputs) == "success"
     fabric.fault("leaf1", "unreachable")
     assert run_anta(fabric, "spine1", VerifyBGPPeerSession, inputs).startswith("failure")

@@ -28,44 +28,86 @@ def test_tables_are_consistent() -> None:
 def test_flat_lines_find_their_modes() -> None:
     """The cases the spec lists: QoS lines leave the interface; tx-queue nests; https is a leaf."""
     cfg = apply(
-        "interface Ethernet1", "uc-tx-queue 3", "random-detect ecn count",
+        "interface Ethernet1",
+        "uc-tx-queue 3",
+        "random-detect ecn count",
         "qos map dscp 26 to traffic-class 3",
-        "management api http-commands", "protocol https", "no shutdown", "vrf MGMT", "no shutdown",
+        "management api http-commands",
+        "protocol https",
+        "no shutdown",
+        "vrf MGMT",
+        "no shutdown",
         "priority-flow-control pause watchdog action drop",
-        "router bgp 65001", "neighbor 10.0.0.1 remote-as 65000", "address-family ipv4",
-        "neighbor 10.0.0.1 activate", "router-id 1.1.1.1",
-    )  # fmt: skip
+        "router bgp 65001",
+        "neighbor 10.0.0.1 remote-as 65000",
+        "address-family ipv4",
+        "neighbor 10.0.0.1 activate",
+        "router-id 1.1.1.1",
+    )
     assert tree(cfg) == [
-        "interface Ethernet1", "   uc-tx-queue 3", "      random-detect ecn count",
+        "interface Ethernet1",
+        "   uc-tx-queue 3",
+        "      random-detect ecn count",
         "qos map dscp 26 to traffic-class 3",
-        "management api http-commands", "   protocol https", "   no shutdown", "   vrf MGMT",
+        "management api http-commands",
+        "   protocol https",
+        "   no shutdown",
+        "   vrf MGMT",
         "      no shutdown",
         "priority-flow-control pause watchdog action drop",
-        "router bgp 65001", "   neighbor 10.0.0.1 remote-as 65000", "   router-id 1.1.1.1",
-        "   address-family ipv4", "      neighbor 10.0.0.1 activate",
-    ]  # fmt: skip
+        "router bgp 65001",
+        "   neighbor 10.0.0.1 remote-as 65000",
+        "   router-id 1.1.1.1",
+        "   address-family ipv4",
+        "      neighbor 10.0.0.1 activate",
+    ]
 
 
 def test_single_valued_lines_replace_in_place_and_toggles_store() -> None:
-    cfg = apply("interface Ethernet1", "description a", "mtu 1500", "shutdown", "description b",
-                "no shutdown", "ip address 10.0.0.1/31", "ip address 10.0.0.3/31",
-                "ip address 10.0.1.1/24 secondary")  # fmt: skip
-    assert tree(cfg) == ["interface Ethernet1", "   description b", "   mtu 1500", "   no shutdown",
-                         "   ip address 10.0.0.3/31", "   ip address 10.0.1.1/24 secondary"]  # fmt: skip
+    cfg = apply(
+        "interface Ethernet1",
+        "description a",
+        "mtu 1500",
+        "shutdown",
+        "description b",
+        "no shutdown",
+        "ip address 10.0.0.1/31",
+        "ip address 10.0.0.3/31",
+        "ip address 10.0.1.1/24 secondary",
+    )
+    assert tree(cfg) == [
+        "interface Ethernet1",
+        "   description b",
+        "   mtu 1500",
+        "   no shutdown",
+        "   ip address 10.0.0.3/31",
+        "   ip address 10.0.1.1/24 secondary",
+    ]
 
 
 def test_no_forms_remove_lines_and_blocks() -> None:
     """``no`` removes a line, a neighbour's every line, or a whole block."""
-    cfg = apply("interface Ethernet1", "description a", "mtu 9214", "no description", "exit",
-                "router bgp 1", "neighbor 10.0.0.1 remote-as 2", "neighbor 10.0.0.1 description x",
-                "no neighbor 10.0.0.1", "exit", "vlan 10", "name A", "no vlan 10")  # fmt: skip
+    cfg = apply(
+        "interface Ethernet1",
+        "description a",
+        "mtu 9214",
+        "no description",
+        "exit",
+        "router bgp 1",
+        "neighbor 10.0.0.1 remote-as 2",
+        "neighbor 10.0.0.1 description x",
+        "no neighbor 10.0.0.1",
+        "exit",
+        "vlan 10",
+        "name A",
+        "no vlan 10",
+    )
     assert tree(cfg) == ["interface Ethernet1", "   mtu 9214", "router bgp 1"]
 
 
 def test_abbreviations_are_expanded() -> None:
     cfg = apply("int eth1", "desc uplink", "ip addr 10.0.0.1/31", "host leaf1")
-    assert tree(cfg) == ["interface Ethernet1", "   description uplink", "   ip address 10.0.0.1/31",
-                         "hostname leaf1"]  # fmt: skip
+    assert tree(cfg) == ["interface Ethernet1", "   description uplink", "   ip address 10.0.0.1/31", "hostname leaf1"]
 
 
 @pytest.mark.parametrize(
@@ -75,8 +117,10 @@ def test_abbreviations_are_expanded() -> None:
         ("interface Bogus1", "Invalid input (at token 1: 'Bogus1')"),
         ("hostname", "Incomplete command"),
         ("s", "Ambiguous command"),
-        ("tacacs-server host 1.1.1.1 key 7 <TYPE7_KEY_PLACEHOLDER>",
-         "Invalid input (at token 5: '<TYPE7_KEY_PLACEHOLDER>')"),
+        (
+            "tacacs-server host 1.1.1.1 key 7 <TYPE7_KEY_PLACEHOLDER>",
+            "Invalid input (at token 5: '<TYPE7_KEY_PLACEHOLDER>')",
+        ),
         ("username admin secret sha512 <secret:admin>", "Invalid input (at token 4: '<secret:admin>')"),
     ],
 )
@@ -98,20 +142,40 @@ def test_clear_secrets_are_hashed() -> None:
 
 
 def test_printer_orders_sections_and_interfaces_like_eos() -> None:
-    cfg = apply("router bgp 1", "interface Vlan10", "interface Ethernet2", "interface Port-Channel5",
-                "interface Ethernet10", "hostname x", "ip routing", "ntp server 1.1.1.1",
-                "dns domain example.net", "ip name-server 9.9.9.9")  # fmt: skip
+    cfg = apply(
+        "router bgp 1",
+        "interface Vlan10",
+        "interface Ethernet2",
+        "interface Port-Channel5",
+        "interface Ethernet10",
+        "hostname x",
+        "ip routing",
+        "ntp server 1.1.1.1",
+        "dns domain example.net",
+        "ip name-server 9.9.9.9",
+    )
     body = [line for line in body_lines(cfg) if line != "!"]
-    assert body == ["no aaa root", "transceiver qsfp default-mode 4x10G",
-                    "service routing protocols model multi-agent", "hostname x",
-                    "ip name-server 9.9.9.9", "dns domain example.net", "spanning-tree mode mstp",
-                    "interface Port-Channel5", "interface Ethernet2", "interface Ethernet10",
-                    "interface Vlan10", "ip routing", "ntp server 1.1.1.1", "router bgp 1", "end"]  # fmt: skip
+    assert body == [
+        "no aaa root",
+        "transceiver qsfp default-mode 4x10G",
+        "service routing protocols model multi-agent",
+        "hostname x",
+        "ip name-server 9.9.9.9",
+        "dns domain example.net",
+        "spanning-tree mode mstp",
+        "interface Port-Channel5",
+        "interface Ethernet2",
+        "interface Ethernet10",
+        "interface Vlan10",
+        "ip routing",
+        "ntp server 1.1.1.1",
+        "router bgp 1",
+        "end",
+    ]
 
 
 def test_printer_separators_between_sections_and_blocks() -> None:
-    cfg = apply("hostname x", "dns domain d", "management api http-commands", "no shutdown",
-                "vrf MGMT", "no shutdown")  # fmt: skip
+    cfg = apply("hostname x", "dns domain d", "management api http-commands", "no shutdown", "vrf MGMT", "no shutdown")
     text = "\n".join(body_lines(cfg))
     assert "hostname x\ndns domain d\n!\n" in text
     assert "management api http-commands\n   no shutdown\n   !\n   vrf MGMT\n      no shutdown\n!\n" in text

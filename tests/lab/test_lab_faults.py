@@ -14,8 +14,15 @@ from lab.testing import driver_for, napalm_driver
 
 def node(lab: Lab, name: str) -> pyeapi.client.Node:
     host, port = lab.endpoints()[name]
-    return pyeapi.connect(transport="http", host=host, port=port, username=lab.username,
-                          password=lab.password, timeout=5, return_node=True)  # fmt: skip
+    return pyeapi.connect(
+        transport="http",
+        host=host,
+        port=port,
+        username=lab.username,
+        password=lab.password,
+        timeout=5,
+        return_node=True,
+    )
 
 
 def test_slow_device_delays_each_request(fabric: Lab) -> None:
@@ -81,17 +88,18 @@ def test_link_down_and_flap(fabric: Lab) -> None:
     fabric.fault("leaf1", "flap", port="Ethernet1")
     after = node(fabric, "leaf1").run_commands(["show interfaces"])[0]
     changes = "linkStatusChanges"
-    assert (after["interfaces"]["Ethernet1"]["interfaceCounters"][changes]
-            == before["interfaces"]["Ethernet1"]["interfaceCounters"][changes] + 2)  # fmt: skip
+    assert (
+        after["interfaces"]["Ethernet1"]["interfaceCounters"][changes]
+        == before["interfaces"]["Ethernet1"]["interfaceCounters"][changes] + 2
+    )
 
 
 def test_counters_for_health_checks(fabric: Lab) -> None:
     dev = fabric.device("leaf1")
     dev.add_counters("Ethernet1", fcsErrors=5, pfcRx=100, pfcTx=7, ecnMarked=42)
     errs, pfc, ecn = node(fabric, "leaf1").run_commands(
-        ["show interfaces counters errors", "show priority-flow-control counters",
-         "show interfaces counters ecn"]
-    )  # fmt: skip
+        ["show interfaces counters errors", "show priority-flow-control counters", "show interfaces counters ecn"]
+    )
     assert errs["interfaceErrorCounters"]["Ethernet1"]["fcsErrors"] == 5
     assert pfc["interfaceCounters"]["Ethernet1"] == {"rxFrames": 100, "txFrames": 7}
     assert ecn["interfaceEcnCounters"]["Ethernet1"]["ecnMarkedPackets"] == 42
@@ -102,10 +110,12 @@ def test_ospf_adjacency_from_both_ends(blank: Lab) -> None:
     from lab.testing import running_lab
 
     def cfg(name: str, ip: str, rid: str) -> str:
-        return (f"hostname {name}\ninterface Ethernet1\n   mtu 9214\n   no switchport\n"
-                f"   ip address {ip}/31\n   ip ospf network point-to-point\n!\nip routing\n!\n"
-                f"router ospf 100\n   router-id {rid}\n   passive-interface default\n"
-                f"   no passive-interface Ethernet1\n   network 10.0.0.0/24 area 0.0.0.0\n")  # fmt: skip
+        return (
+            f"hostname {name}\ninterface Ethernet1\n   mtu 9214\n   no switchport\n"
+            f"   ip address {ip}/31\n   ip ospf network point-to-point\n!\nip routing\n!\n"
+            f"router ospf 100\n   router-id {rid}\n   passive-interface default\n"
+            f"   no passive-interface Ethernet1\n   network 10.0.0.0/24 area 0.0.0.0\n"
+        )
 
     specs = [DeviceSpec("a", cfg("a", "10.0.0.0", "1.1.1.1")), DeviceSpec("b", cfg("b", "10.0.0.1", "2.2.2.2"))]
     with running_lab(specs, [Link("a", "Ethernet1", "b", "Ethernet1")]) as lab:

@@ -94,9 +94,9 @@ def test_load_merge_then_discard_leaves_running(fabric: Lab) -> None:
 def test_merge_of_invalid_line_raises_and_keeps_running(fabric: Lab) -> None:
     dev = fabric.device("leaf1")
     before = dev.running_config()
-    with napalm_driver(fabric, "leaf1") as d:
-        with pytest.raises(MergeConfigException, match=r"Invalid input \(at token 0: 'hostnamee'\)"):
-            d.load_merge_candidate(config="hostname x\nhostnamee leaf1\n")
+    bad = r"Invalid input \(at token 0: 'hostnamee'\)"
+    with napalm_driver(fabric, "leaf1") as d, pytest.raises(MergeConfigException, match=bad):
+        d.load_merge_candidate(config="hostname x\nhostnamee leaf1\n")
     assert dev.running_config() == before
 
 
@@ -238,9 +238,7 @@ def test_wrong_password_is_refused(fabric: Lab) -> None:
     host, port = fabric.endpoints()["leaf1"]
     from napalm import get_network_driver
 
-    d = get_network_driver("eos")(
-        host, "admin", "wrong", timeout=5, optional_args={"transport": "http", "port": port}
-    )
+    d = get_network_driver("eos")(host, "admin", "wrong", timeout=5, optional_args={"transport": "http", "port": port})
     with pytest.raises(pyeapi.eapilib.ConnectionError, match="Unauthorized"):
         d.open()
 
@@ -248,12 +246,12 @@ def test_wrong_password_is_refused(fabric: Lab) -> None:
 def test_rejected_line_error_shape_and_index(blank: Lab) -> None:
     """pyeapi raises CommandError naming the failing command; earlier results come back."""
     host, port = blank.endpoints()["sw1"]
-    node = pyeapi.connect(transport="http", host=host, port=port, username="admin",
-                          password="admin", timeout=5, return_node=True)  # fmt: skip
+    node = pyeapi.connect(
+        transport="http", host=host, port=port, username="admin", password="admin", timeout=5, return_node=True
+    )
     before = blank.device("sw1").running_config()
     with pytest.raises(pyeapi.eapilib.CommandError) as info:
-        node.run_commands(["configure session s1", "hostname new", "interface Ethernet1",
-                           "bogus line", "end"])  # fmt: skip
+        node.run_commands(["configure session s1", "hostname new", "interface Ethernet1", "bogus line", "end"])
     err = info.value
     assert err.error_code == 1002
     assert "CLI command 5 of 6 'bogus line' failed: invalid command" in str(err)
@@ -263,17 +261,12 @@ def test_rejected_line_error_shape_and_index(blank: Lab) -> None:
 
 
 def test_unresolved_placeholder_is_invalid_input(blank: Lab) -> None:
-    with napalm_driver(blank, "sw1") as d:
-        with pytest.raises(MergeConfigException, match="Invalid input"):
-            d.load_merge_candidate(
-                config="username admin privilege 15 role network-admin secret sha512 <secret:admin>\n"
-            )
+    with napalm_driver(blank, "sw1") as d, pytest.raises(MergeConfigException, match="Invalid input"):
+        d.load_merge_candidate(config="username admin privilege 15 role network-admin secret sha512 <secret:admin>\n")
 
 
 @pytest.mark.parametrize("name", ["reference_leaf.cfg", "reference_spine.cfg"])
-def test_reference_configs_round_trip(
-    blank: Lab, name: str, reference_config: Callable[[str], str]
-) -> None:
+def test_reference_configs_round_trip(blank: Lab, name: str, reference_config: Callable[[str], str]) -> None:
     """Each reference config survives NAPALM's flattening and comes back line for line."""
     text = reference_config(name)
     with napalm_driver(blank, "sw1") as d:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from nornir.core import Nornir
-from nornir.core.task import Task
-from nornir.core.plugins.connections import ConnectionPluginRegister
 from nornir.core.inventory import ConnectionOptions, Defaults, Groups, Host, Hosts, Inventory
+from nornir.core.plugins.connections import ConnectionPluginRegister
+from nornir.core.task import Task
 from nornir.plugins.runners import ThreadedRunner
 from nornir_napalm.plugins.tasks import napalm_configure, napalm_get
 
@@ -22,9 +22,14 @@ def nornir_for(lab: Lab) -> Nornir:
     hosts = Hosts(
         {
             name: Host(
-                name=name, hostname=host, port=port, platform="eos",
-                username=lab.username, password=lab.password, connection_options=_options(),
-            )  # fmt: skip
+                name=name,
+                hostname=host,
+                port=port,
+                platform="eos",
+                username=lab.username,
+                password=lab.password,
+                connection_options=_options(),
+            )
             for name, (host, port) in lab.endpoints().items()
         }
     )
@@ -54,8 +59,7 @@ def test_napalm_configure_dry_run_then_commit(fabric: Lab) -> None:
     }
 
     def deploy(task: Task, dry_run: bool) -> None:
-        task.run(task=napalm_configure, configuration=wanted[task.host.name], replace=True,
-                 dry_run=dry_run)  # fmt: skip
+        task.run(task=napalm_configure, configuration=wanted[task.host.name], replace=True, dry_run=dry_run)
 
     nr = nornir_for(fabric)
     try:
@@ -69,6 +73,6 @@ def test_napalm_configure_dry_run_then_commit(fabric: Lab) -> None:
         assert not real.failed
     finally:
         nr.close_connections()
-    for name, dev in fabric.devices.items():
+    for dev in fabric.devices.values():
         assert "ntp server 10.9.9.9" in dev.running_config()
         assert "ntp server 10.9.9.9" in dev.startup_config()

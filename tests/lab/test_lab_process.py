@@ -51,8 +51,9 @@ def test_up_status_tamper_down_and_resume(repo: Path) -> None:
     from napalm import get_network_driver
 
     ep = info["devices"]["spine1"]
-    d = get_network_driver("eos")(ep["host"], "admin", info["password"], timeout=5,
-                                  optional_args={"transport": "http", "port": ep["port"]})  # fmt: skip
+    d = get_network_driver("eos")(
+        ep["host"], "admin", info["password"], timeout=5, optional_args={"transport": "http", "port": ep["port"]}
+    )
     d.open()
     assert d.get_facts()["model"] == "spine-64x400g"
     d.close()
