@@ -18,7 +18,7 @@ import io
 import ipaddress
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -269,9 +269,51 @@ class NfsExport(Model):
     mount: str = Field(pattern=r"^/")
 
 
+ServerKind = Annotated[str, Field(pattern=r"^[a-z][a-z0-9]*$")]
+
+
+class LustreFs(Model):
+    """A Lustre file system mounted by the native client on servers of the given kinds."""
+
+    name: Name
+    fsname: str = Field(pattern=r"^[A-Za-z0-9_]{1,8}$")
+    mgs: tuple[str, ...] = Field(min_length=1, description="servers running the MGS (NIDs are their storage addresses)")
+    mount: str = Field(pattern=r"^/")
+    options: str = "flock,_netdev"
+    clients: tuple[ServerKind, ...] = ("gpu",)
+
+
+class GpfsFs(Model):
+    """An IBM Storage Scale (GPFS) file system the servers of the given kinds join."""
+
+    name: Name
+    cluster: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    device: str = Field(pattern=r"^[A-Za-z0-9_]+$")
+    mount: str = Field(pattern=r"^/")
+    contact_nodes: tuple[str, ...] = Field(min_length=1, description="servers of the GPFS cluster to contact")
+    clients: tuple[ServerKind, ...] = ("gpu",)
+
+
 class StorageServices(Model):
     nfs: tuple[NfsExport, ...] = ()
     nfs_options: str = "nolock,hard,intr,rsize=1048576,wsize=1048576"
+    lustre: tuple[LustreFs, ...] = ()
+    gpfs: tuple[GpfsFs, ...] = ()
+
+
+class ServerConfig(Model):
+    """How server network files are written: NetworkManager keyfiles (default) or ifcfg."""
+
+    format: Literal["networkmanager", "ifcfg"] = "networkmanager"
+
+
+class Cabling(Model):
+    """The cable-length rule: in-rack runs, rack pitch in a row, row pitch, slack per cable."""
+
+    in_rack_m: float = Field(3, gt=0)
+    rack_pitch_m: float = Field(0.6, gt=0)
+    row_pitch_m: float = Field(3.0, gt=0)
+    slack_m: float = Field(6, ge=0)
 
 
 class FabricFile(Model):
@@ -291,6 +333,8 @@ class FabricFile(Model):
     thresholds: Thresholds = Thresholds()
     storage_services: StorageServices = StorageServices()
     extra_config: dict[str, str] = {}
+    server_config: ServerConfig = ServerConfig()
+    cabling: Cabling = Cabling()
 
 
 class Rack(Model):
@@ -299,12 +343,21 @@ class Rack(Model):
     position: int = Field(ge=1)
     pdu_kw: float = Field(gt=0)
     role: Literal["gpu", "storage", "network"]
+    units: int = Field(42, ge=1, le=60)
+
+
+class Row(Model):
+    """A row of racks: the cooling and UPS capacity it shares."""
+
+    cooling_kw: float = Field(gt=0)
+    ups_kw: float = Field(gt=0)
 
 
 class RacksFile(Model):
     """``intent/racks.yaml``."""
 
     racks: tuple[Rack, ...]
+    rows: dict[Annotated[str, Field(pattern=r"^[A-Z]{1,2}$")], Row] = {}
 
 
 class ServerRow(Model):
@@ -335,6 +388,7 @@ class Intent:
     racks: dict[int, Rack]
     servers: tuple[Server, ...]
     digest: str
+    rows: dict[str, Row] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- loading
@@ -383,6 +437,7 @@ def load_intent(directory: Path) -> Intent:
         raise IntentError(f"{_show(directory)} is not valid", problems)
 
     rack_map = _index_racks(directory / "racks.yaml", raw["racks.yaml"], racks, problems)
+    problems.extend(_row_references(directory / "racks.yaml", raw["racks.yaml"], racks))
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
     problems.extend(
         _cross_references(directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map)
@@ -390,7 +445,7 @@ def load_intent(directory: Path) -> Intent:
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
     digest = hashlib.sha256(b"".join(raw[n] for n in INTENT_FILES)).hexdigest()
-    return Intent(fabric=fabric, racks=rack_map, servers=servers, digest=digest)
+    return Intent(fabric=fabric, racks=rack_map, servers=servers, digest=digest, rows=dict(sorted(racks.rows.items())))
 
 
 def _show(path: Path) -> str:
@@ -517,6 +572,17 @@ def _index_racks(path: Path, data: bytes, racks: RacksFile, problems: list[str])
     return dict(sorted(seen.items()))
 
 
+def _row_references(path: Path, data: bytes, racks: RacksFile) -> Iterator[str]:
+    """With a ``rows:`` section, every rack's row must have its cooling and UPS figures."""
+    if not racks.rows:
+        return
+    declared = ", ".join(sorted(racks.rows))
+    for index, rack in enumerate(racks.racks):
+        if rack.row not in racks.rows:
+            line = _line_of(_yaml_tree(data), ("racks", index, "row"))
+            yield f"{_show(path)}:{line}: racks[{index}].row: row {rack.row!r} has no entry under rows: (declared: {declared})"
+
+
 def _servers(
     path: Path,
     rows: list[tuple[int, ServerRow]],
@@ -601,9 +667,14 @@ def _cross_references(
     for index, export in enumerate(fabric.storage_services.nfs):
         if servers is not None and export.server not in names:
             yield f"{at('storage_services', 'nfs', index, 'server')}: unknown server {export.server!r}"
-    for model_name, model in sorted(fabric.server_models.items()):
+    for kind, key in (("lustre", "mgs"), ("gpfs", "contact_nodes")):
+        for index, entry in enumerate(getattr(fabric.storage_services, kind)):
+            for name in getattr(entry, key):
+                if servers is not None and name not in names:
+                    yield f"{at('storage_services', kind, index, key)}: unknown server {name!r}"
+    for model_name, server_model in sorted(fabric.server_models.items()):
         for net in ("compute", "storage"):
-            count = len(model.nics_on(net))  # type: ignore[arg-type]
+            count = len(server_model.nics_on(net))
             if count and net not in fabric.fabrics:
                 yield f"{at('server_models', model_name, 'nics')}: NICs on {net}, but no fabrics.{net} is declared"
             if count > 2:

@@ -3,10 +3,29 @@ monitoring, validation and docs. Each writer returns ``{path under generated/: t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from compiler.artifacts.assets import asset_files
+from compiler.artifacts.cabling import cabling_files
+from compiler.artifacts.ipplan import ipplan_files
+from compiler.artifacts.power import power_files
+from compiler.artifacts.servers import server_files
 from compiler.intent import Intent
 from compiler.structured import Fabric
 
+Writer = Callable[[Intent, Fabric], dict[str, str]]
+
+WRITERS: tuple[Writer, ...] = (server_files, cabling_files, ipplan_files, power_files, asset_files)
+"""One writer per artifact module; later writers never overwrite earlier ones' paths."""
+
 
 def site_artifacts(intent: Intent, fabric: Fabric) -> dict[str, str]:
-    """Every non-config artifact of the cluster."""
-    return {}
+    """Every non-config artifact of the cluster.
+
+    ``inventory/cabling.csv`` supersedes the one of ``compiler.artifacts.inventory``: same
+    first columns, with lengths, optics and labels after them.
+    """
+    files: dict[str, str] = {}
+    for writer in WRITERS:
+        files.update(writer(intent, fabric))
+    return files

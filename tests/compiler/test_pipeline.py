@@ -29,7 +29,8 @@ def test_committed_generated_is_current() -> None:
 
 
 def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
-    """O4 locality: one new row changes its three leaves' and its rack switch's files, nothing else."""
+    """O4 locality: one new row changes its leaves' and rack switch's files, its own server files
+    and its rows in the inventory tables (with its rack's and row's totals), nothing else."""
     before = compile_intent(project / "intent").files
     servers = project / "intent" / "servers.csv"
     servers.write_text(
@@ -42,11 +43,31 @@ def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
     changed = {p for p in after if before.get(p) != after[p]}
     touched = {"rack03-leaf-a", "rack03-leaf-b", "rack01-stor-leaf-a", "rack01-stor-leaf-b", "rack03-mgmt"}
     expected = {f"configs/{d}.cfg" for d in touched} | {f"structured/{d}.yaml" for d in touched}
-    assert changed == expected | {"inventory/cabling.csv", "MANIFEST.json"}
-    cabling = set(after["inventory/cabling.csv"].decode().splitlines()) - set(
-        before["inventory/cabling.csv"].decode().splitlines()
-    )
+    own = {p for p in after if p.startswith("servers/rack03-gpu010/")}
+    assert own and not any(p.startswith("servers/rack03-gpu010/") for p in before)
+    tables = {
+        "inventory/cabling.csv",
+        "inventory/cabling.md",
+        "inventory/ip-plan.csv",
+        "inventory/assets.csv",
+        "inventory/power.csv",
+        "inventory/power.md",
+    }
+    assert changed == expected | own | tables | {"MANIFEST.json"}
+
+    def new_rows(path: str) -> set[str]:
+        return set(after[path].decode().splitlines()) - set(before[path].decode().splitlines())
+
+    def lost_rows(path: str) -> set[str]:
+        return set(before[path].decode().splitlines()) - set(after[path].decode().splitlines())
+
+    cabling = new_rows("inventory/cabling.csv")
     assert len(cabling) == 5 and all("rack03-gpu010" in row for row in cabling)
+    assert not lost_rows("inventory/cabling.csv") and not lost_rows("inventory/ip-plan.csv")
+    # its own asset row, and the port lists of the switches it plugs into
+    assert {row.split(",")[1] for row in new_rows("inventory/assets.csv")} == {"rack03-gpu010"} | touched
+    # the totals of its rack and its row
+    assert {tuple(row.split(",")[:2]) for row in new_rows("inventory/power.csv")} == {("rack", "rack03"), ("row", "A")}
 
 
 def test_ebgp_underlay(project: Path, edit: Edit) -> None:
@@ -85,8 +106,7 @@ def test_active_backup_renders_access_ports(project: Path) -> None:
     assert "interface Port-Channel3\n" not in text
     assert (
         "interface Ethernet3\n   description SERVER_rack04-gpu003_enp65s0f0\n"
-        "   mtu 9214\n   switchport access vlan 100\n"
-        in text
+        "   mtu 9214\n   switchport access vlan 100\n" in text
     )
 
 

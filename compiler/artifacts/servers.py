@@ -1,0 +1,395 @@
+"""``generated/servers/<name>/``: the network side of each server, from the same intent as the switches.
+
+Per server:
+
+* network files -- NetworkManager keyfiles (``NetworkManager/system-connections/``, the
+  default) or ifcfg files (``network-scripts/``), chosen by ``server_config.format``:
+  the compute NICs in ``bond0`` and the storage NICs in ``bond1`` (the fabric's bonding
+  mode: active-backup, or 802.3ad for ``lacp``), MTU ``mtu.host``, a route to the network's
+  host pool through the leaf pair's virtual gateway; the management NIC with the default
+  route;
+* ``fstab`` -- the NFS exports with the intent's options, Lustre file systems (MGS NIDs =
+  the storage addresses of the MGS servers) for the server kinds the intent names;
+* ``setup-host.sh`` -- RDMA modules, NIC power saving off, LRO/GRO off on RoCE NICs, RoCE
+  DSCP/PFC/CNP settings from the fabric's QoS profile, IRQs pinned to the NIC's NUMA node;
+* ``verify.sh`` -- ``ibv_devinfo``, ``rdma link show``, ``ibstatus``, then MTU, address,
+  trust, offload, jumbo-ping and mount checks that fail loudly;
+* ``gpfs-join.sh`` -- only where a GPFS file system names the server's kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Interface
+
+from compiler.fabric import MGMT_MTU
+from compiler.intent import Intent, QosProfile
+from compiler.render import render_template
+from compiler.structured import Fabric, ResolvedServer, ServerNic
+
+BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
+"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
+
+RDMA_MODULES = ("mlx5_core", "mlx5_ib", "ib_uverbs", "rdma_ucm")
+OFFLOADS = ("large-receive-offload", "generic-receive-offload")
+"""Turned off on RoCE NICs only: storage NICs keep GRO, which NFS over TCP benefits from."""
+
+IP_ICMP_HEADERS = 28
+"""IPv4 (20) + ICMP (8) bytes: a ``ping -M do -s MTU-28`` proves the full MTU end to end."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One ``[section]`` of a NetworkManager keyfile."""
+
+    name: str
+    pairs: tuple[tuple[str, str], ...]
+
+
+@dataclass(slots=True)
+class HostInterface:
+    """A Linux interface of a server: a bond, a bond port or a plain Ethernet NIC."""
+
+    name: str
+    network: str
+    mtu: int
+    address: str | None = None
+    gateway: str | None = None
+    route_prefix: str | None = None
+    default_route: bool = False
+    bond_options: tuple[tuple[str, str], ...] = ()
+    master: str | None = None
+    offloads_off: bool = False
+    members: list[str] = field(default_factory=list)
+
+    @property
+    def is_bond(self) -> bool:
+        return bool(self.bond_options)
+
+
+def bond_options(mode: str, primary: str) -> tuple[tuple[str, str], ...]:
+    """Bonding driver options for the fabric's bonding mode.
+
+    Examples:
+        >>> bond_options("active-backup", "enp65s0f0")
+        (('mode', 'active-backup'), ('miimon', '100'), ('primary', 'enp65s0f0'))
+        >>> bond_options("lacp", "enp65s0f0")[0]
+        ('mode', '802.3ad')
+    """
+    if mode == "lacp":
+        return (("mode", "802.3ad"), ("miimon", "100"), ("lacp_rate", "fast"), ("xmit_hash_policy", "layer3+4"))
+    return (("mode", "active-backup"), ("miimon", "100"), ("primary", primary))
+
+
+def pfc_vector(priority: int) -> str:
+    """The ``mlnx_qos --pfc`` argument enabling PFC on one priority.
+
+    Example:
+        >>> pfc_vector(3)
+        '0,0,0,1,0,0,0,0'
+    """
+    return ",".join("1" if p == priority else "0" for p in range(8))
+
+
+def roce_tos(dscp: int) -> int:
+    """The IP ToS byte for a DSCP (``cma_roce_tos -t``; ECN bits left to the NIC).
+
+    Example:
+        >>> roce_tos(26)
+        104
+    """
+    return dscp << 2
+
+
+def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterface]:
+    """The server's interfaces: one bond per fabric network (ports after it), then management."""
+    spec = intent.fabric
+    out: list[HostInterface] = []
+    for net, bond in BOND_NAMES.items():
+        nics = [n for n in _model_order(intent, server) if n.network == net]
+        address = server.compute_address if net == "compute" else server.storage_address
+        gateway = server.compute_gateway if net == "compute" else server.storage_gateway
+        fabric = spec.fabrics.get(net)  # type: ignore[call-overload]
+        if not nics or address is None or fabric is None:
+            continue
+        roce = fabric.qos is not None
+        out.append(
+            HostInterface(
+                bond,
+                net,
+                spec.mtu.host,
+                address,
+                gateway,
+                str(fabric.pools.hosts),
+                bond_options=bond_options(fabric.bonding, nics[0].name),
+                members=[n.name for n in nics],
+            )
+        )
+        out.extend(HostInterface(n.name, net, spec.mtu.host, master=bond, offloads_off=roce) for n in nics)
+    for nic in server.nics:
+        if nic.network == "management" and server.mgmt_address:
+            out.append(
+                HostInterface(
+                    nic.name, "management", MGMT_MTU, server.mgmt_address, server.mgmt_gateway, default_route=True
+                )
+            )
+    return out
+
+
+def _model_order(intent: Intent, server: ResolvedServer) -> list[ServerNic]:
+    """The server's cabled NICs in the model's order (the first of a network is the primary)."""
+    order = [n.name for n in intent.fabric.server_models[server.model].nics]
+    return sorted(server.nics, key=lambda n: order.index(n.name))
+
+
+# ------------------------------------------------------------------ network files
+
+
+def keyfile_sections(intent: Intent, iface: HostInterface) -> list[Section]:
+    """The NetworkManager keyfile of one interface, section by section."""
+    kind = "bond" if iface.is_bond else "ethernet"
+    connection = [
+        ("id", _connection_id(iface)),
+        ("type", kind),
+        ("interface-name", iface.name),
+        ("autoconnect", "true"),
+    ]
+    if iface.master:
+        connection += [("master", iface.master), ("slave-type", "bond")]
+    sections = [Section("connection", tuple(connection)), Section("ethernet", (("mtu", str(iface.mtu)),))]
+    if iface.offloads_off:
+        sections.append(Section("ethtool", (("feature-gro", "false"), ("feature-lro", "false"))))
+    if iface.is_bond:
+        sections.append(Section("bond", iface.bond_options))
+    if iface.master:
+        return sections
+    ipv4 = [("method", "manual"), ("address1", iface.address or "")]
+    if iface.default_route:
+        services = intent.fabric.services
+        ipv4 += [("gateway", iface.gateway or "")]
+        if services.dns:
+            ipv4 += [("dns", "".join(f"{a};" for a in services.dns)), ("dns-search", f"{intent.fabric.site.domain};")]
+    else:
+        ipv4 += [("never-default", "true"), ("route1", f"{iface.route_prefix},{iface.gateway}")]
+    sections += [Section("ipv4", tuple(ipv4)), Section("ipv6", (("method", "disabled"),))]
+    return sections
+
+
+def _connection_id(iface: HostInterface) -> str:
+    """NetworkManager connection name: the bond, ``<bond>-<port>``, or ``<network>-<nic>``.
+
+    Example:
+        >>> _connection_id(HostInterface("enp65s0f0", "compute", 9000, master="bond0"))
+        'bond0-enp65s0f0'
+    """
+    if iface.master:
+        return f"{iface.master}-{iface.name}"
+    if iface.is_bond:
+        return iface.name
+    return f"{iface.network}-{iface.name}"
+
+
+def ifcfg_pairs(intent: Intent, iface: HostInterface) -> list[tuple[str, str]]:
+    """The ``ifcfg-<name>`` variables of one interface."""
+    pairs = [("DEVICE", iface.name), ("NAME", _connection_id(iface))]
+    if iface.is_bond:
+        options = " ".join(f"{k}={v}" for k, v in iface.bond_options)
+        pairs += [("TYPE", "Bond"), ("BONDING_MASTER", "yes"), ("BONDING_OPTS", f'"{options}"')]
+    else:
+        pairs += [("TYPE", "Ethernet")]
+    pairs += [("BOOTPROTO", "none"), ("ONBOOT", "yes"), ("MTU", str(iface.mtu))]
+    if iface.offloads_off:
+        pairs += [("ETHTOOL_OPTS", f'"-K {iface.name} lro off gro off"')]
+    if iface.master:
+        return [*pairs, ("MASTER", iface.master), ("SLAVE", "yes")]
+    address = IPv4Interface(iface.address or "0.0.0.0/32")
+    pairs += [("IPADDR", str(address.ip)), ("PREFIX", str(address.network.prefixlen))]
+    if iface.default_route:
+        pairs += [("GATEWAY", iface.gateway or ""), ("DEFROUTE", "yes")]
+        pairs += [(f"DNS{i}", str(a)) for i, a in enumerate(intent.fabric.services.dns, start=1)]
+        pairs += [("DOMAIN", intent.fabric.site.domain)]
+    else:
+        pairs += [("DEFROUTE", "no")]
+    return [*pairs, ("IPV6INIT", "no")]
+
+
+def network_files(intent: Intent, server: ResolvedServer, ifaces: list[HostInterface]) -> dict[str, str]:
+    """The server's interface files in the format ``server_config.format`` selects."""
+    base = f"servers/{server.name}"
+    comment = f"{server.name}: generated by fabricops from intent/, do not edit"
+    files: dict[str, str] = {}
+    if intent.fabric.server_config.format == "ifcfg":
+        for iface in ifaces:
+            files[f"{base}/network-scripts/ifcfg-{iface.name}"] = render_template(
+                "linux/ifcfg.j2", {"comment": comment, "pairs": ifcfg_pairs(intent, iface)}
+            )
+            if iface.route_prefix:
+                route = {"prefix": iface.route_prefix, "gateway": iface.gateway, "device": iface.name}
+                files[f"{base}/network-scripts/route-{iface.name}"] = render_template(
+                    "linux/route.j2", {"comment": comment, "routes": [route]}
+                )
+        return files
+    for iface in ifaces:
+        files[f"{base}/NetworkManager/system-connections/{_connection_id(iface)}.nmconnection"] = render_template(
+            "linux/keyfile.j2", {"comment": comment, "sections": keyfile_sections(intent, iface)}
+        )
+    return files
+
+
+# ------------------------------------------------------------------------ storage
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    source: str
+    mount: str
+    fstype: str
+    options: str
+
+
+def mounts(intent: Intent, fabric: Fabric, server: ResolvedServer) -> list[Mount]:
+    """NFS and Lustre mounts of a server on the storage network (none without a storage address)."""
+    if server.storage_address is None:
+        return []
+    services = intent.fabric.storage_services
+    kind = _kind(intent, server)
+    out: list[Mount] = []
+    for export in services.nfs:
+        nfs_server = fabric.servers[export.server]
+        if export.server != server.name and nfs_server.storage_address:
+            out.append(
+                Mount(f"{_ip(nfs_server.storage_address)}:{export.export}", export.mount, "nfs", services.nfs_options)
+            )
+    for fs in services.lustre:
+        if kind in fs.clients:
+            nids = ":".join(f"{_ip(fabric.servers[m].storage_address or '')}@tcp" for m in fs.mgs)
+            out.append(Mount(f"{nids}:/{fs.fsname}", fs.mount, "lustre", fs.options))
+    return out
+
+
+def _kind(intent: Intent, server: ResolvedServer) -> str:
+    return next(s.kind for s in intent.servers if s.name == server.name)
+
+
+def _ip(address: str) -> str:
+    """The address of ``address/prefix``.
+
+    Example:
+        >>> _ip("10.40.4.11/24")
+        '10.40.4.11'
+    """
+    return address.split("/", 1)[0]
+
+
+# ----------------------------------------------------------------------- scripts
+
+
+def qos_settings(profile_name: str, profile: QosProfile) -> dict[str, object]:
+    """What ``setup-host.sh`` sets on a RoCE NIC, from the switches' QoS profile (C4/N4)."""
+    roce_dscp = min(d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority)
+    return {
+        "profile": profile_name,
+        "pfc_priority": profile.pfc_priority,
+        "pfc_vector": pfc_vector(profile.pfc_priority),
+        "dscp_to_prio": sorted(profile.dscp_to_tc.items()),
+        "roce_tos": roce_tos(roce_dscp),
+        "cnp_dscp": profile.cnp.dscp,
+        "cnp_priority": profile.cnp.tc,
+    }
+
+
+def setup_script(
+    intent: Intent, server: ResolvedServer, ifaces: list[HostInterface], server_mounts: list[Mount]
+) -> str:
+    """``setup-host.sh``: modules, power saving, offloads, RoCE QoS and IRQ pinning."""
+    roce_ports = {i.name for i in ifaces if i.offloads_off}
+    compute = intent.fabric.fabrics.get("compute")
+    qos: dict[str, object] = {}
+    if compute is not None and compute.qos is not None:
+        qos = qos_settings(compute.qos, intent.fabric.qos_profiles[compute.qos])
+    nics = [
+        {
+            "name": n.name,
+            "network": n.network,
+            "speed": n.speed,
+            "numa": n.numa,
+            "switch": n.switch,
+            "switch_port": n.switch_port,
+            "roce": n.name in roce_ports and bool(qos),
+            "offloads_off": n.name in roce_ports,
+        }
+        for n in _model_order(intent, server)
+    ]
+    lnet = ""
+    if any(m.fstype == "lustre" for m in server_mounts):
+        lnet = f"tcp0({BOND_NAMES['storage']})"
+    return render_template(
+        "linux/setup-host.sh.j2",
+        {
+            "name": server.name,
+            "model": server.model,
+            "modules": RDMA_MODULES,
+            "nics": nics,
+            "qos": qos,
+            "lnet_networks": lnet,
+        },
+    )
+
+
+def verify_script(server: ResolvedServer, ifaces: list[HostInterface], server_mounts: list[Mount]) -> str:
+    """``verify.sh``: RDMA state, then every planned MTU, address, QoS, offload and mount."""
+    pings = [
+        {
+            "target": i.gateway,
+            "payload": i.mtu - IP_ICMP_HEADERS,
+            "mtu": i.mtu,
+            "what": f"{i.network} gateway via {i.name}",
+        }
+        for i in ifaces
+        if i.gateway
+    ]
+    return render_template(
+        "linux/verify.sh.j2",
+        {
+            "name": server.name,
+            "interfaces": [{"name": i.name, "mtu": i.mtu, "address": i.address} for i in ifaces],
+            "roce_nics": [i.name for i in ifaces if i.offloads_off],
+            "offloads": OFFLOADS,
+            "pings": pings,
+            "mounts": [m.mount for m in server_mounts],
+        },
+    )
+
+
+def gpfs_script(intent: Intent, fabric: Fabric, server: ResolvedServer) -> str | None:
+    """``gpfs-join.sh`` when a GPFS file system names the server's kind, else None."""
+    kind = _kind(intent, server)
+    filesystems = [
+        {"name": fs.name, "cluster": fs.cluster, "device": fs.device, "mount": fs.mount, "contact": fs.contact_nodes[0]}
+        for fs in intent.fabric.storage_services.gpfs
+        if kind in fs.clients and server.storage_address is not None and server.name not in fs.contact_nodes
+    ]
+    if not filesystems:
+        return None
+    return render_template("linux/gpfs-join.sh.j2", {"name": server.name, "filesystems": filesystems})
+
+
+def server_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+    """Every server's directory under ``servers/``."""
+    files: dict[str, str] = {}
+    for name, server in fabric.servers.items():
+        base = f"servers/{name}"
+        ifaces = host_interfaces(intent, server)
+        server_mounts = mounts(intent, fabric, server)
+        files.update(network_files(intent, server, ifaces))
+        if server_mounts:
+            files[f"{base}/fstab"] = render_template(
+                "linux/fstab.j2",
+                {"comment": f"{name}: append to /etc/fstab (generated by fabricops)", "entries": server_mounts},
+            )
+        files[f"{base}/setup-host.sh"] = setup_script(intent, server, ifaces, server_mounts)
+        files[f"{base}/verify.sh"] = verify_script(server, ifaces, server_mounts)
+        gpfs = gpfs_script(intent, fabric, server)
+        if gpfs is not None:
+            files[f"{base}/gpfs-join.sh"] = gpfs
+    return files

@@ -1,0 +1,112 @@
+"""The physical plant: power per rack and row, cooling, and optic reach (C8, C9).
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+PWR001    error     C9           a rack draws more than its PDU rating
+PWR002    warning   C9           a rack draws more than 90% of its PDU rating
+PWR003    error     C9           a row draws more than its cooling or UPS capacity
+PWR004    warning   C9           a row draws more than 90% of its cooling or UPS capacity
+CAB001    error     C8           a cable is longer than any optic of its speed reaches
+========  ========  ===========  =====================================================
+
+Watts come from the per-model ``power_w`` of ``intent/fabric.yaml``; rows from the ``rows:``
+section of ``intent/racks.yaml``. The figures are the ones ``generated/inventory/power.csv``
+and ``cabling.csv`` print (``compiler.artifacts.physical``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compiler.artifacts.physical import (
+    NEAR_LIMIT,
+    budget_status,
+    longest_reach,
+    rack_loads,
+    row_loads,
+    runs,
+    utilisation,
+)
+from compiler.checks.base import rule
+from compiler.intent import Intent
+from compiler.structured import Fabric
+
+
+def _kw(watts: int) -> str:
+    """Watts as kW for a message.
+
+    Example:
+        >>> _kw(61750)
+        '61.75 kW'
+    """
+    return f"{watts / 1000:g} kW"
+
+
+def _racks(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, str]]:
+    for load in rack_loads(intent, fabric):
+        if budget_status(load.watts, load.pdu_w) != status:
+            continue
+        heaviest = max(load.devices, key=lambda d: (d[1], d[0]))
+        yield (
+            f"rack{load.rack.id:02d}",
+            (
+                f"draws {_kw(load.watts)} ({utilisation(load.watts, load.pdu_w):.0%}) of its {_kw(load.pdu_w)} PDU "
+                f"with {len(load.devices)} devices (largest {heaviest[0]} {heaviest[1]} W): "
+                "move servers to another rack or raise pdu_kw in racks.yaml"
+            ),
+        )
+
+
+def _rows(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, str]]:
+    for row in row_loads(intent, rack_loads(intent, fabric)):
+        for what, capacity in (("cooling", row.cooling_w), ("UPS", row.ups_w)):
+            if capacity and budget_status(row.watts, capacity) == status:
+                yield (
+                    f"row {row.row}",
+                    (
+                        f"racks {', '.join(str(r) for r in row.racks)} draw {_kw(row.watts)} "
+                        f"({utilisation(row.watts, capacity):.0%}) of the row's {_kw(capacity)} {what} capacity: "
+                        f"spread the load over other rows or raise rows.{row.row} in racks.yaml"
+                    ),
+                )
+
+
+@rule("PWR001", "error", "C9", "Every rack within its PDU rating")
+def rack_over_pdu(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each rack whose devices draw more than its PDU rating."""
+    yield from _racks(intent, fabric, "over")
+
+
+@rule("PWR002", "warning", "C9", f"Every rack below {NEAR_LIMIT:.0%} of its PDU rating")
+def rack_near_pdu(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each rack within 10% of its PDU rating."""
+    yield from _racks(intent, fabric, "near")
+
+
+@rule("PWR003", "error", "C9", "Every row within its cooling and UPS capacity")
+def row_over_capacity(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each row drawing more than its cooling or UPS capacity."""
+    yield from _rows(intent, fabric, "over")
+
+
+@rule("PWR004", "warning", "C9", f"Every row below {NEAR_LIMIT:.0%} of its cooling and UPS capacity")
+def row_near_capacity(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each row within 10% of its cooling or UPS capacity."""
+    yield from _rows(intent, fabric, "near")
+
+
+@rule("CAB001", "error", "C8", "Every cable within the reach of an optic of its speed")
+def cable_reach(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+    """Yield each cable whose length (from rack rows and positions) no optic of its speed reaches."""
+    for run in runs(intent, fabric):
+        if run.optic is None:
+            link = run.link
+            yield (
+                f"{link.a.device} {link.a.port}",
+                (
+                    f"cable to {link.b.device} {link.b.port} is {run.length_m:g} m, beyond every "
+                    f"{run.speed or 'unknown-speed'} optic (longest reach {longest_reach(run.speed)} m): "
+                    "place the racks closer (row, position in racks.yaml)"
+                ),
+            )

@@ -1,0 +1,22 @@
+#!/bin/bash
+# Verification for rack14-stor001: run after setup-host.sh and the network files are applied.
+# Prints the RDMA state for the record, then exits 1 when anything differs from the plan.
+set -u
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+ibv_devinfo
+rdma link show
+ibstatus
+
+[ "$(cat /sys/class/net/bond1/mtu)" = "9000" ] || fail "bond1 MTU is not 9000"
+ip -brief address show dev bond1 | grep -qw "10.40.4.22/24" || fail "bond1 lacks 10.40.4.22/24"
+[ "$(cat /sys/class/net/enp65s0f0/mtu)" = "9000" ] || fail "enp65s0f0 MTU is not 9000"
+[ "$(cat /sys/class/net/enp65s0f1/mtu)" = "9000" ] || fail "enp65s0f1 MTU is not 9000"
+[ "$(cat /sys/class/net/eno1/mtu)" = "1500" ] || fail "eno1 MTU is not 1500"
+ip -brief address show dev eno1 | grep -qw "172.16.14.21/24" || fail "eno1 lacks 172.16.14.21/24"
+ping -c 3 -W 1 -M do -s 8972 10.40.4.1 > /dev/null || fail "no 9000-byte path to 10.40.4.1 (storage gateway via bond1)"
+ping -c 3 -W 1 -M do -s 1472 172.16.14.1 > /dev/null || fail "no 1500-byte path to 172.16.14.1 (management gateway via eno1)"
+
+[ "${failed}" = 0 ] && echo "OK: rack14-stor001 matches its plan"
+exit "${failed}"
