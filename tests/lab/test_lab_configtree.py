@@ -190,3 +190,16 @@ def test_load_text_uses_indentation_and_strip_defaults_round_trips() -> None:
 
 def test_section_of_unknown_lines_sorts_last() -> None:
     assert section_of("something new")[1] == "other"
+
+
+def test_docs_list_every_section_and_mode() -> None:
+    """docs/lab.md is the fidelity table: it must name every section and mode the code knows."""
+    from pathlib import Path
+
+    from lab.modes import MODES
+    from lab.printer import SECTION_ORDER
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "lab.md").read_text()
+    missing = [n for n, _ in SECTION_ORDER if f"`{n}`" not in doc]
+    missing += [m for m in MODES if f"`{m}`" not in doc]
+    assert missing == []
