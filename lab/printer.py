@@ -38,6 +38,10 @@ Line                                        Printed when
 ``interface EthernetN`` (empty block)       for every physical port not configured
 =========================================== =========================================
 
+Lines that restate an EOS default are accepted but not printed
+(:data:`HIDDEN_DEFAULT_LINES`): ``no shutdown`` under an interface and
+``protocol https`` under ``management api http-commands``.
+
 Examples:
     >>> from lab.configtree import Config, Editor
     >>> cfg = Config()
@@ -168,6 +172,38 @@ DEVICE_DEFAULT_LINES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Mode -> lines EOS accepts but does not print because they restate its default.
+HIDDEN_DEFAULT_LINES: dict[str, frozenset[str]] = {
+    # Interfaces are enabled by default: only ``shutdown`` is printed.
+    "interface": frozenset({"no shutdown"}),
+    # eAPI serves HTTPS by default: only ``no protocol https`` is printed.
+    "mgmt-api": frozenset({"protocol https"}),
+}
+_HIDDEN_PARENTS = {"interface": "interface ", "mgmt-api": "management api http-commands"}
+
+
+def strip_hidden_defaults(text: str) -> str:
+    """Remove the :data:`HIDDEN_DEFAULT_LINES` from config text (what a switch would print).
+
+    Examples:
+        >>> strip_hidden_defaults("interface Ethernet1\\n   no shutdown\\n   mtu 9214\\n!\\n")
+        'interface Ethernet1\\n   mtu 9214\\n!\\n'
+    """
+    out = []
+    parent = ""
+    for line in text.splitlines():
+        if line and not line.startswith(" "):
+            parent = line
+        hidden = any(
+            parent.startswith(prefix) and line == "   " + hide
+            for mode, prefix in _HIDDEN_PARENTS.items()
+            for hide in HIDDEN_DEFAULT_LINES[mode]
+        )
+        if not hidden:
+            out.append(line)
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
 def section_of(text: str) -> tuple[int, str]:
     """(rank, name) of a top-level line; unknown lines sort last.
 
@@ -250,7 +286,10 @@ def _block(node: Node, depth: int) -> list[str]:
     out = [pad + node.text]
     inner = "   " * (depth + 1)
     out += [inner + c for c in node.comments]
+    hidden = HIDDEN_DEFAULT_LINES.get(node.mode or "", frozenset())
     for child in node.children:
+        if child.text in hidden:
+            continue
         if child.mode:
             out.append(inner + "!")
         out += _block(child, depth + 1)
