@@ -17,6 +17,7 @@ import csv
 import io
 from typing import Any
 
+from core import secrets
 from core.generated import Snapshot
 from lab.emulator import DeviceSpec
 from lab.printer import DEFAULT_MODEL
@@ -42,11 +43,18 @@ def links_from_csv(text: str) -> list[Link]:
 
 
 def specs_from_snapshot(
-    snapshot: Snapshot, *, empty: bool = False, only: set[str] | None = None
+    snapshot: Snapshot,
+    *,
+    empty: bool = False,
+    only: set[str] | None = None,
+    lab_password: str | None = None,
 ) -> tuple[list[DeviceSpec], list[Link]]:
     """The lab's devices (sorted by name) and cables for one ``generated/`` snapshot.
 
     ``empty=True`` starts every switch at factory default; ``only`` keeps a subset.
+    With ``lab_password``, ``<secret:NAME>`` references are resolved to the values deploy
+    uses for the lab (:func:`core.secrets.lab_secret`), so a preloaded lab shows no drift;
+    without it they stay, and the switch refuses those lines as a real one would.
     """
     configs = snapshot.configs()
     hosts: dict[str, dict[str, Any]] = snapshot.hosts()
@@ -57,10 +65,13 @@ def specs_from_snapshot(
     specs = []
     for name in sorted(names):
         data = dict((hosts.get(name) or {}).get("data") or {})
+        config = None if empty else configs.get(name)
+        if config is not None and lab_password is not None:
+            config = secrets.PLACEHOLDER.sub(lambda m: secrets.lab_secret(m.group(1), lab_password), config)
         specs.append(
             DeviceSpec(
                 name=name,
-                config=None if empty else configs.get(name),
+                config=config,
                 model=str(data.get("model") or DEFAULT_MODEL),
                 ethernet_ports=int(data.get("ethernet_ports") or 64),
             )

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     password = os.environ.pop(ENV_PASSWORD, "admin")
     token = os.environ.pop(ENV_TOKEN, "")
     snapshot = open_snapshot(args.root, args.ref)
-    specs, links = specs_from_snapshot(snapshot, empty=args.empty, only=set(args.device) or None)
+    specs, links = specs_from_snapshot(snapshot, empty=args.empty, only=set(args.device) or None, lab_password=password)
     if not specs:
         print("no devices: generated/ has no configs or inventory (run 'fabricops compile')")
         return 2

@@ -62,14 +62,15 @@ def test_generated_configs_print_no_hidden_defaults() -> None:
 
 
 @pytest.mark.skipif(not CONFIGS, reason="generated/configs is empty: run 'fabricops compile'")
-def test_unresolved_secret_placeholders_are_rejected_at_preload() -> None:
-    """A real switch refuses '<secret:...>': the preloaded lab logs the line as invalid."""
+def test_preload_resolves_secrets_like_deploy_and_refuses_raw_references() -> None:
+    """With the lab password, references become deploy's lab values; raw, a switch refuses them."""
     assert SNAPSHOT is not None
-    specs, _ = specs_from_snapshot(SNAPSHOT)
     from lab import Lab
 
-    lab = Lab(specs[:1])
-    if "<secret:" in (specs[0].config or ""):
-        assert any("Invalid input" in e for e in lab.load_errors[specs[0].name])
-    else:
-        assert specs[0].name not in lab.load_errors
+    name = sorted(CONFIGS)[0]
+    raw, _ = specs_from_snapshot(SNAPSHOT, only={name})
+    resolved, _ = specs_from_snapshot(SNAPSHOT, only={name}, lab_password="pw")
+    assert "<secret:" not in (resolved[0].config or "")
+    assert Lab(resolved).load_errors == {}
+    if "<secret:" in (raw[0].config or ""):
+        assert any("Invalid input" in e for e in Lab(raw).load_errors[name])
