@@ -116,6 +116,11 @@ class EmulatedDevice:
             return [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
         return [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
 
+    def api_enabled(self) -> bool:
+        """Whether running-config enables eAPI (``management api http-commands`` / ``no shutdown``)."""
+        block = self.running.block("management api http-commands")
+        return block is not None and any(c.text == "no shutdown" for c in block.children)
+
     def is_reachable(self) -> bool:
         return not self.faults.unreachable
 

@@ -58,6 +58,11 @@ class Lab:
     ``state_dir`` keeps each device's running/startup config in
     ``<state_dir>/<device>.json`` (rewritten on every change); a lab started
     on an existing state directory resumes from it instead of the specs.
+
+    ``lockout=True`` makes a device whose running-config does not enable
+    ``management api http-commands`` (block with ``no shutdown``) refuse
+    connections, as a real switch does after a replace that drops it; it comes
+    back when the config does (a commit timer that reverts, a reboot).
     """
 
     def __init__(
@@ -68,8 +73,10 @@ class Lab:
         username: str = "admin",
         password: str = "admin",
         state_dir: Path | None = None,
+        lockout: bool = False,
     ) -> None:
         self.username = username
+        self.lockout = lockout
         self.password = password
         self.state_dir = state_dir
         self.lock = threading.RLock()
@@ -160,7 +167,14 @@ class Lab:
         except KeyError:
             raise LabError(f"no device {name!r} in the lab") from None
 
+    def should_listen(self, dev: EmulatedDevice) -> bool:
+        """Whether the device accepts connections (no unreachable fault, API on under lockout)."""
+        return not dev.faults.unreachable and (not self.lockout or dev.api_enabled())
+
     def _changed(self, dev: EmulatedDevice) -> None:
+        if self.lockout and self.server is not None:
+            # Called with the lab lock held, maybe from the event loop itself: never wait on it.
+            self.server.set_listening_soon(dev.name, self.should_listen(dev))
         if self._persist and self.state_dir is not None:
             write_json_atomic(self.state_dir / f"{dev.name}.json", device_state(dev.running, dev.startup, dev.files))
 
@@ -170,8 +184,9 @@ class Lab:
         dev = self.device(name)
         with self.lock:
             dev.faults.unreachable = unreachable
+            listening = self.should_listen(dev)
         if self.server is not None:
-            self.server.set_listening(name, not unreachable)
+            self.server.set_listening(name, listening)
 
     def clear_faults(self, name: str) -> None:
         dev = self.device(name)

@@ -36,6 +36,7 @@ Line                                        Printed when
 ``spanning-tree mode mstp``                 no ``spanning-tree mode`` line
 ``no ip routing``                           neither ``ip routing`` nor ``no ip routing``
 ``interface EthernetN`` (empty block)       for every physical port not configured
+``interface Port-ChannelN`` (empty block)   a member says ``channel-group N`` but no block
 =========================================== =========================================
 
 Lines that restate an EOS default are accepted but not printed
@@ -260,6 +261,14 @@ def _with_defaults(config: Config, physical: Iterable[str]) -> list[Node]:
     for port in physical:
         if f"interface {port}" not in texts:
             nodes.append(Node(f"interface {port}", f"interface {port}", "interface"))
+    # EOS creates the Port-Channel a "channel-group N" names, and prints it.
+    for node in config.root.children:
+        for child in node.children if node.mode == "interface" else ():
+            if child.text.startswith("channel-group "):
+                channel = f"interface Port-Channel{child.text.split()[1]}"
+                if channel not in texts:
+                    texts.add(channel)
+                    nodes.append(Node(channel, channel, "interface"))
     return nodes
 
 

@@ -105,7 +105,7 @@ class EapiServer:
         for name, sock in socks.items():
             self.ports[name] = sock.getsockname()[1]
             self.writers[name] = set()
-            if not self.lab.devices[name].faults.unreachable:
+            if self.lab.should_listen(self.lab.devices[name]):
                 self.servers[name] = await asyncio.start_server(self._handler(name), sock=sock)
             else:
                 sock.close()
@@ -138,12 +138,19 @@ class EapiServer:
         future = asyncio.run_coroutine_threadsafe(self._set_listening(name, listening), self.loop)
         future.result(timeout=10)
 
-    async def _set_listening(self, name: str, listening: bool) -> None:
+    def set_listening_soon(self, name: str, listening: bool) -> None:
+        """Like :meth:`set_listening`, without waiting (safe from the loop and under the lab lock)."""
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(
+                lambda: self.loop.create_task(self._set_listening(name, listening, drop=False))
+            )
+
+    async def _set_listening(self, name: str, listening: bool, drop: bool = True) -> None:
         server = self.servers.get(name)
         if not listening and server is not None:
             server.close()
             del self.servers[name]
-            for w in list(self.writers[name]):
+            for w in list(self.writers[name]) if drop else ():
                 w.close()
         elif listening and server is None:
             sock = _listen(self.ports[name])

@@ -547,6 +547,14 @@ JSON_SHOWS: list[tuple[re.Pattern[str], Handler]] = [
 
 def run_show(dev: EmulatedDevice, cmd: str, fmt: str) -> Json:
     """Answer one ``show`` command in ``json`` or ``text``; raises :class:`ShowError`."""
+    if " | " in cmd:
+        base, *pipes = cmd.split(" | ")
+        if fmt == "json":
+            raise ShowError("Output filters are only supported in text format", code=1003)
+        output = str(run_show(dev, base, "text")["output"])
+        for pipe in pipes:
+            output = apply_filter(output, pipe, len(base.split()) + 1)
+        return {"output": output}
     text = dev.show_text(cmd)
     if text is not None:
         if fmt == "json":
@@ -562,6 +570,43 @@ def run_show(dev: EmulatedDevice, cmd: str, fmt: str) -> Json:
     words = cmd.split()
     bad = len(words) - 1 if len(words) > 1 else 0
     raise ShowError(f"Invalid input (at token {bad}: '{words[bad]}')")
+
+
+def apply_filter(text: str, pipe: str, token: int = 0) -> str:
+    """EOS output filters: ``include``, ``exclude``, ``begin``, ``section`` (regex).
+
+    Examples:
+        >>> cfg = "hostname a\\n!\\nrouter bgp 1\\n   router-id 1.1.1.1\\n!\\nend\\n"
+        >>> apply_filter(cfg, "section router bgp")
+        'router bgp 1\\n   router-id 1.1.1.1\\n'
+        >>> apply_filter(cfg, "include host")
+        'hostname a\\n'
+    """
+    verb, _, pattern = pipe.strip().partition(" ")
+    try:
+        rx = re.compile(pattern)
+    except re.error:
+        raise ShowError(f"Invalid input (at token {token + 1}: '{pattern}')") from None
+    lines = text.splitlines()
+    if "include".startswith(verb) and verb:
+        kept = [line for line in lines if rx.search(line)]
+    elif "exclude".startswith(verb) and verb:
+        kept = [line for line in lines if not rx.search(line)]
+    elif "begin".startswith(verb) and verb:
+        start = next((i for i, line in enumerate(lines) if rx.search(line)), len(lines))
+        kept = lines[start:]
+    elif "section".startswith(verb) and len(verb) > 1:
+        kept, block = [], []
+        for line in [*lines, ""]:
+            if line.startswith(" "):
+                block.append(line)
+                continue
+            if block and any(rx.search(b) for b in block):
+                kept += block
+            block = [line] if line and line != "!" else []
+    else:
+        raise ShowError(f"Invalid input (at token {token}: '{verb}')")
+    return "".join(line + "\n" for line in kept)
 
 
 def _as_text(data: Json) -> str:

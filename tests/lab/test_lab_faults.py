@@ -131,3 +131,23 @@ def test_unknown_fault_and_device_are_errors(fabric: Lab) -> None:
         fabric.fault("leaf1", "meteor")
     with pytest.raises(LabError, match="no device"):
         fabric.fault("nope", "reboot")
+
+
+def test_lockout_and_commit_timer_recovery() -> None:
+    """A replace without the management API locks a strict lab out; the commit timer saves it."""
+    from lab import DeviceSpec
+    from lab.testing import running_lab
+
+    with running_lab([DeviceSpec("sw1", None, ethernet_ports=2)], lockout=True) as lab:
+        with napalm_driver(lab, "sw1") as d:
+            d.load_replace_candidate(config="hostname sw1\n")
+            d.commit_config(revert_in=1)
+            d.config_session = None  # the client cannot confirm: it is locked out
+        with pytest.raises(pyeapi.eapilib.ConnectionError):
+            node(lab, "sw1").run_commands(["show version"])
+        deadline = time.time() + 5
+        while not lab.device("sw1").api_enabled() and time.time() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.2)
+        assert node(lab, "sw1").run_commands(["show hostname"])[0]["hostname"] == "sw1"
+        assert "management api http-commands" in lab.device("sw1").running_config()
