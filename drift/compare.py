@@ -1,0 +1,84 @@
+"""Compare one device's running config with its generated config, by meaning.
+
+Both texts go through the same steps (:mod:`core.configtree` with the platform's rules from
+:mod:`core.platforms`): parse into a tree, mask volatile lines and secrets, drop the lines the
+device prints as defaults, then diff per section path.
+
+Secrets. ``generated/`` holds ``<secret:NAME>``; the device prints the stored form (a
+``$6$`` sha512-crypt string for ``username ... secret``). Each side's secret is replaced by a
+keyed fingerprint (``core.secrets.fingerprint`` under a key that lives for one run), so the
+tree, the diff and the report never hold a value. When the value behind a placeholder is known
+(``--lab`` always; otherwise the environment or the secrets file), the fingerprints are
+compared and a difference is a change of kind ``secret``. A crypt string re-hashed with another
+salt is a different string, and without the clear password nobody can tell it still hashes the
+same password, so it is reported as ``secret`` too: the rollback restores the reviewed value.
+When the value is not known, the line is compared without its secret and the device carries
+the note "secret not compared (not set)" instead of drift.
+
+Examples:
+    >>> gen = "hostname a\\nusername admin privilege 15 role network-admin secret sha512 <secret:admin>\\n"
+    >>> run = "! device: a\\nhostname a\\nusername admin privilege 15 role network-admin secret sha512 $6$x$y\\nend\\n"
+    >>> result = compare_config(gen, run, values={"admin": "$6$x$y"}, key=b"k")
+    >>> result.changes, result.notes
+    ((), ())
+    >>> [c.kind for c in compare_config(gen, run, values={"admin": "$6$z$w"}, key=b"k").changes]
+    ['secret']
+    >>> compare_config(gen, run, values={}, key=b"k").notes
+    ('username admin privilege 15 role network-admin secret sha512 <secret>: secret not compared (not set)',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from core.configtree import Change, Node, diff, normalise, parse, remediation, unverified_secrets
+from core.platforms import PlatformRules, get_rules
+from core.secrets import PLACEHOLDER, fingerprint, redact
+
+__all__ = ["Comparison", "compare_config"]
+
+NOT_SET = "secret not compared (not set)"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What differs on one device: changes, notes, and the lines that would restore git."""
+
+    changes: tuple[Change, ...]
+    notes: tuple[str, ...]
+    #: Config lines that turn the running config back into git's (secrets as ``<secret:NAME>``
+    #: or redacted): informative, the rollback command is the supported way back.
+    remediation: tuple[str, ...]
+
+
+def compare_config(
+    generated: str,
+    running: str,
+    *,
+    values: Mapping[str, str],
+    key: bytes,
+    platform: str = "eos",
+) -> Comparison:
+    """Compare ``generated`` (git, with placeholders) with ``running`` (the device's text)."""
+    rules = get_rules(platform)
+
+    def expected_fp(secret: str) -> str | None:
+        match = PLACEHOLDER.fullmatch(secret)
+        if match is None:
+            return fingerprint(secret, key)
+        value = values.get(match.group(1))
+        return None if value is None else fingerprint(value, key)
+
+    want = normalise(parse(generated, rules, expected_fp), rules)
+    have = normalise(parse(running, rules, lambda secret: fingerprint(secret, key)), rules)
+    changes = tuple(diff(want, have, rules))
+    notes = tuple(f"{' > '.join((*path, line))}: {NOT_SET}" for path, line in unverified_secrets(want, have))
+    return Comparison(changes, notes, _safe_remediation(want, have, rules, key))
+
+
+def _safe_remediation(want: Node, have: Node, rules: PlatformRules, key: bytes) -> tuple[str, ...]:
+    lines = remediation(want, have, rules)
+    # Lines from the device side may carry its secret (a negated 'snmp-server user ...'):
+    # only keyed fingerprints leave this module.
+    return tuple(redact("\n".join(lines), key).split("\n")) if lines else ()
