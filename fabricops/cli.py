@@ -13,6 +13,7 @@ import click
 
 from core.errors import FabricopsError
 from fabricops.commands.compile import check_cmd, compile_cmd
+from fabricops.commands.review import diff_cmd
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,6 +24,7 @@ def cli() -> None:
 
 cli.add_command(compile_cmd)
 cli.add_command(check_cmd)
+cli.add_command(diff_cmd)
 
 
 def _mount_optional() -> None:

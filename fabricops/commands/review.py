@@ -1,0 +1,41 @@
+"""``fabricops diff``: what a change does to the network, for the reviewer of a pull request."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+
+from core.errors import DifferencesFound
+
+
+@click.command("diff")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--base", "base_ref", required=True, help="Ref to compare against, e.g. the merge base or origin/main.")
+@click.option("--head", "head_ref", default=None, help="Ref to review (default: generated/ in the work tree).")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+def diff_cmd(root: Path, base_ref: str, head_ref: str | None, fmt: str) -> None:
+    """Explain what generated/ changes against BASE: summary, blast radius, sections, checks, full diff.
+
+    Exits 0 when nothing changes and 3 when the change touches the network.
+
+    \b
+    Examples:
+      fabricops diff --base origin/main
+      fabricops diff --base "$(git merge-base origin/main HEAD)" --format markdown > review.md
+    """
+    from compiler.checks import run_checks
+    from compiler.fabric import resolve
+    from compiler.intent import load_intent
+    from core.generated import open_snapshot
+    from review.diff import review
+    from review.report import as_json, as_markdown, as_text
+
+    result = review(open_snapshot(root, base_ref), open_snapshot(root, head_ref))
+    intent = load_intent(root / "intent")
+    findings = [asdict(f) for f in run_checks(intent, resolve(intent))]
+    render = {"text": as_text, "markdown": as_markdown, "json": as_json}[fmt]
+    click.echo(render(result, findings), nl=False)
+    if result.changed:
+        raise DifferencesFound(f"{len(result.devices)} device(s) change: {result.summary}")

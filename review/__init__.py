@@ -1,0 +1,1 @@
+"""Explain a change to generated/ for a reviewer: sections, blast radius, summary."""
