@@ -1,0 +1,123 @@
+"""Post-checks: what must hold on a device after a commit, before the commit is confirmed.
+
+Read through NAPALM getters (``get_facts``, ``get_lldp_neighbors``, ``get_interfaces``) and
+judged by :func:`evaluate`, a pure function:
+
+1. **The device answers** ``get_facts`` and reports the hostname its config sets.
+2. **No LLDP neighbour contradicts the cabling plan.** On every switch-to-switch cable of
+   ``generated/inventory/cabling.csv`` whose local port the config does not shut down, any
+   neighbour LLDP reports must be the far end the plan names (device and port). A neighbour
+   that is someone else is a mis-cabling and fails the check, whatever state the far end is in.
+3. **Cabled links to settled neighbours are up and seen.** A link's state depends on both ends,
+   so a link is only required to be up (``is_up``) with the planned neighbour seen over LLDP
+   when its far end is *settled*: its running config was in sync with the target at the start
+   of the run, or it was changed and confirmed in an earlier wave. Far ends that are being
+   changed in the same wave, are not yet deployed, were skipped as unreachable or failed are
+   not judged: their state says nothing about this device's change.
+
+Cables to servers are not checked: a powered-off server must not roll back a switch.
+
+Examples:
+    >>> cables = switch_cables("a_device,a_port,b_device,b_port\\nleaf1,Ethernet49,spine1,Ethernet1\\n", {"leaf1", "spine1"})
+    >>> exp = expectations("leaf1", "hostname leaf1\\n", cables.get("leaf1", []))
+    >>> facts = {"hostname": "leaf1"}
+    >>> lldp = {"Ethernet49": [{"hostname": "spine1", "port": "Ethernet1"}]}
+    >>> up = {"Ethernet49": {"is_up": True, "is_enabled": True}}
+    >>> evaluate(exp, facts, lldp, up, settled={"spine1"})
+    []
+    >>> evaluate(exp, facts, {"Ethernet49": [{"hostname": "spine2", "port": "Ethernet1"}]}, up, settled=set())
+    ['Ethernet49: LLDP neighbour spine2 Ethernet1, cabling plan says spine1 Ethernet1']
+    >>> evaluate(exp, facts, {}, {"Ethernet49": {"is_up": False}}, settled={"spine1"})
+    ['Ethernet49 (to spine1 Ethernet1) is down', 'Ethernet49: no LLDP neighbour, cabling plan says spine1 Ethernet1']
+    >>> evaluate(exp, facts, {}, {"Ethernet49": {"is_up": False}}, settled=set())
+    []
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from deploy.configs import config_hostname, shutdown_ports
+
+
+@dataclass(frozen=True)
+class Cable:
+    """One switch-to-switch cable seen from one end."""
+
+    port: str
+    peer: str
+    peer_port: str
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What the post-checks expect of one device."""
+
+    device: str
+    hostname: str | None
+    cables: tuple[Cable, ...]
+
+
+def switch_cables(cabling_csv: str, switches: Iterable[str]) -> dict[str, list[Cable]]:
+    """Cables whose both ends are switches, indexed from each end.
+
+    Examples:
+        >>> text = "a_device,a_port,b_device,b_port\\nleaf1,Ethernet1,gpu1,eth0\\nleaf1,Ethernet49,spine1,Ethernet1\\n"
+        >>> switch_cables(text, {"leaf1", "spine1"})["spine1"]
+        [Cable(port='Ethernet1', peer='leaf1', peer_port='Ethernet49')]
+    """
+    names = set(switches)
+    out: dict[str, list[Cable]] = {}
+    for row in csv.DictReader(io.StringIO(cabling_csv)):
+        a, ap, b, bp = (row.get(k, "").strip() for k in ("a_device", "a_port", "b_device", "b_port"))
+        if a in names and b in names and ap and bp:
+            out.setdefault(a, []).append(Cable(ap, b, bp))
+            out.setdefault(b, []).append(Cable(bp, a, ap))
+    return out
+
+
+def expectations(device: str, config: str, cables: Iterable[Cable]) -> Expectations:
+    """The checks for ``device`` given the config being applied: cabled ports it leaves enabled."""
+    shut = shutdown_ports(config)
+    kept = tuple(sorted((c for c in cables if c.port not in shut), key=lambda c: (c.port, c.peer)))
+    return Expectations(device, config_hostname(config), kept)
+
+
+def _short(name: str) -> str:
+    """LLDP may carry the FQDN: compare the host part only."""
+    return name.split(".", 1)[0]
+
+
+def evaluate(
+    exp: Expectations,
+    facts: Mapping[str, Any],
+    lldp: Mapping[str, list[dict[str, Any]]],
+    interfaces: Mapping[str, Mapping[str, Any]],
+    settled: set[str],
+) -> list[str]:
+    """Every failed post-check of one device, one line each (empty when all pass)."""
+    problems = []
+    if exp.hostname and _short(str(facts.get("hostname", ""))) != exp.hostname:
+        problems.append(f"hostname is {facts.get('hostname')!r}, config sets {exp.hostname!r}")
+    for cable in exp.cables:
+        planned = f"{cable.peer} {cable.peer_port}"
+        seen = [(_short(str(n.get("hostname", ""))), str(n.get("port", ""))) for n in lldp.get(cable.port, [])]
+        wrong = [f"{host} {port}" for host, port in seen if (host, port) != (cable.peer, cable.peer_port)]
+        for neighbour in wrong:
+            problems.append(f"{cable.port}: LLDP neighbour {neighbour}, cabling plan says {planned}")
+        if cable.peer not in settled:
+            continue
+        if not interfaces.get(cable.port, {}).get("is_up", False):
+            problems.append(f"{cable.port} (to {planned}) is down")
+        if not seen:
+            problems.append(f"{cable.port}: no LLDP neighbour, cabling plan says {planned}")
+    return problems
+
+
+def gather(driver: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
+    """The three getters the checks read, from an opened NAPALM driver."""
+    return driver.get_facts(), driver.get_lldp_neighbors(), driver.get_interfaces()
