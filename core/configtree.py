@@ -239,12 +239,37 @@ def _is_default(section: re.Pattern[str] | None, line: re.Pattern[str], header: 
     return header is not None and section.match(header) is not None and line.match(text) is not None
 
 
+def _with_empty_defaults(expected: Node, actual: Node, rules: PlatformRules) -> tuple[Node, Node]:
+    """Both nodes, each given an empty block for a default section only the other one has.
+
+    :func:`normalise` drops empty physical ports, so a port whose only line was removed
+    (``shutdown``) is absent on one side: it is compared with an empty block, not as a
+    missing section.
+    """
+    lone = [t for t in expected.children if t not in actual.children and _empty_default(t, rules)]
+    extra = [t for t in actual.children if t not in expected.children and _empty_default(t, rules)]
+    if not lone and not extra:
+        return expected, actual
+    if lone:
+        actual = Node(actual.text, actual.raw, actual.secret, {**actual.children, **{t: Node(t, t) for t in lone}})
+    if extra:
+        expected = Node(
+            expected.text, expected.raw, expected.secret, {**expected.children, **{t: Node(t, t) for t in extra}}
+        )
+    return expected, actual
+
+
+def _empty_default(text: str, rules: PlatformRules) -> bool:
+    return any(rx.match(text) for rx in rules.empty_sections)
+
+
 def _is_ordered(header: str, rules: PlatformRules) -> bool:
     return any(rx.match(header) for rx in rules.ordered)
 
 
 def diff(expected: Node, actual: Node, rules: PlatformRules, path: tuple[str, ...] = ()) -> list[Change]:
     """Differences from ``expected`` (git) to ``actual`` (the device), per section path."""
+    expected, actual = _with_empty_defaults(expected, actual, rules)
     changes: list[Change] = []
     missing = [t for t in expected.children if t not in actual.children]
     extra = [t for t in actual.children if t not in expected.children]
@@ -293,6 +318,7 @@ def remediation(expected: Node, actual: Node, rules: PlatformRules) -> list[str]
 
 def _remediation(expected: Node, actual: Node, rules: PlatformRules, depth: int) -> list[str]:
     pad = " " * rules.indent * depth
+    expected, actual = _with_empty_defaults(expected, actual, rules)
     missing = [n for t, n in expected.children.items() if t not in actual.children]
     setting = {line_key(n.text, rules) for n in missing if not n.children}
     out: list[str] = []

@@ -13,6 +13,7 @@ import click
 
 from core.errors import FabricopsError
 from fabricops.commands.compile import check_cmd, compile_cmd
+from fabricops.commands.drift import drift_cmd, health_cmd
 from fabricops.commands.review import diff_cmd
 
 
@@ -25,6 +26,8 @@ def cli() -> None:
 cli.add_command(compile_cmd)
 cli.add_command(check_cmd)
 cli.add_command(diff_cmd)
+cli.add_command(drift_cmd)
+cli.add_command(health_cmd)
 
 
 def _mount_optional() -> None:

@@ -1,0 +1,171 @@
+"""``fabricops drift`` and ``fabricops health``: audit the fleet against git, read its counters."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from core.errors import DifferencesFound, FabricopsError
+
+root_option = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository root holding generated/ (and .lab/ for --lab).",
+)
+lab_option = click.option("--lab", is_flag=True, help="Talk to the running lab (.lab/lab.json), not the switches.")
+devices_option = click.option(
+    "--devices", "devices", multiple=True, help="Only these devices (comma-separated or repeated)."
+)
+
+
+def _device_list(values: tuple[str, ...]) -> list[str]:
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+@contextmanager
+def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[str], None]]]:
+    """A rich progress bar on stderr; ``start(total)`` gives the per-device callback."""
+    if not enabled:
+        yield lambda _total: lambda _name: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True
+    ) as bar:
+
+        def start(total: int) -> Callable[[str], None]:
+            task = bar.add_task(label, total=total)
+            return lambda _name: bar.advance(task)
+
+        yield start
+
+
+@click.command("drift")
+@root_option
+@click.option("--ref", default=None, help="Git ref of generated/ (default: the latest deploy/* tag, else HEAD).")
+@devices_option
+@lab_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option(
+    "--report-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where report.md and report.json go (default: drift/reports/<UTC timestamp>/).",
+)
+@click.option("--allow-unreachable", is_flag=True, help="Unreachable devices do not make the run fail (exit 1).")
+@click.option("--shard", default=None, metavar="i/N", help="Audit only shard i of N (stable split by device name).")
+@click.option(
+    "--merge",
+    "merge",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Merge the report directories of shard runs into one report (no device is contacted).",
+)
+@click.option("--workers", default=20, show_default=True, help="Devices read at the same time.")
+def drift_cmd(
+    root: Path,
+    ref: str | None,
+    devices: tuple[str, ...],
+    lab: bool,
+    fmt: str,
+    report_dir: Path | None,
+    allow_unreachable: bool,
+    shard: str | None,
+    merge: tuple[Path, ...],
+    workers: int,
+) -> None:
+    """Compare every device's running config with generated/ in git, by meaning.
+
+    Each device ends in-sync, drifted, unreachable or unmanaged. Exit 0 when all are in
+    sync, 3 when drift is found, 1 on an error (an unreachable device counts as one unless
+    --allow-unreachable). The report (markdown and JSON) gives, per drifted device, the
+    differing lines, the last deploy, and the commands to revert or to keep the change.
+
+    \b
+    Examples:
+      fabricops drift --lab
+      fabricops drift --ref deploy/20260101T000000Z --devices rack01-leaf-a,rack01-leaf-b
+      fabricops drift --format markdown --report-dir out/drift
+      fabricops drift --shard 1/4 --report-dir out/shard1 --format json   # one CI matrix job
+      fabricops drift --merge out/shard1 out/shard2 out/shard3 out/shard4 --report-dir out/all
+    """
+    from drift.audit import load_report, merge_audits, parse_shard, run_audit
+    from drift.report import render_json, render_markdown, render_text, write_reports
+
+    if merge:
+        if shard or devices or ref:
+            raise FabricopsError("--merge reads reports only: drop --shard, --devices and --ref")
+        audit = merge_audits(load_report(path) for path in merge)
+    else:
+        with _progress(fmt != "json", "drift") as start:
+            audit = run_audit(
+                root,
+                ref=ref,
+                devices=_device_list(devices),
+                lab=lab,
+                shard=parse_shard(shard) if shard else None,
+                allow_unreachable=allow_unreachable,
+                workers=workers,
+                progress=start,
+            )
+    written = write_reports(audit, report_dir, root)
+    if fmt == "json":
+        click.echo(json.dumps(render_json(audit), indent=2))
+    elif fmt == "markdown":
+        click.echo(render_markdown(audit), nl=False)
+    else:
+        click.echo(render_text(audit), nl=False)
+    click.echo(f"report: {written / 'report.md'}", err=True)
+    code = audit.exit_code(allow_unreachable or None)
+    if code == 1:
+        down = [d.device for d in audit.devices if d.status == "unreachable"]
+        raise FabricopsError(
+            f"{len(down)} device(s) unreachable: {', '.join(down)} (--allow-unreachable to audit the rest)"
+        )
+    if code == 3:
+        drifted = [d.device for d in audit.devices if d.status in ("drifted", "unmanaged")]
+        raise DifferencesFound(f"drift on {len(drifted)} device(s): {', '.join(drifted)}")
+
+
+@click.command("health")
+@root_option
+@click.option("--ref", default=None, help="Git ref of generated/ (default: the latest deploy/* tag, else HEAD).")
+@devices_option
+@lab_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--workers", default=20, show_default=True, help="Devices read at the same time.")
+def health_cmd(root: Path, ref: str | None, devices: tuple[str, ...], lab: bool, fmt: str, workers: int) -> None:
+    """Read interface counters through NAPALM and report them against the thresholds.
+
+    PFC pause frames and ECN marks per minute, CRC and symbol errors, link flaps per hour
+    and optic temperature. Thresholds come from generated/monitoring/ when the compiler
+    wrote them, else from the documented defaults (docs/drift.md). Exit 0 healthy,
+    3 thresholds exceeded, 1 error (an unreachable device).
+
+    \b
+    Examples:
+      fabricops health --lab
+      fabricops health --devices spine01,spine02 --format json
+    """
+    from drift.health import render_health_json, render_health_text, run_health
+
+    with _progress(fmt != "json", "health") as start:
+        report = run_health(root, ref=ref, devices=_device_list(devices), lab=lab, workers=workers, progress=start)
+    if fmt == "json":
+        click.echo(json.dumps(render_health_json(report), indent=2))
+    else:
+        click.echo(render_health_text(report), nl=False)
+    if report.unreachable:
+        raise FabricopsError(f"{len(report.unreachable)} device(s) unreachable: {', '.join(report.unreachable)}")
+    if report.findings:
+        devices_over = sorted({f.device for f in report.findings})
+        raise DifferencesFound(f"thresholds exceeded on {len(devices_over)} device(s): {', '.join(devices_over)}")
