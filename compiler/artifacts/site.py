@@ -7,15 +7,29 @@ from collections.abc import Callable
 
 from compiler.artifacts.assets import asset_files
 from compiler.artifacts.cabling import cabling_files
+from compiler.artifacts.diagram import diagram_files
+from compiler.artifacts.docs import docs_files
 from compiler.artifacts.ipplan import ipplan_files
+from compiler.artifacts.monitoring import monitoring_files
 from compiler.artifacts.power import power_files
 from compiler.artifacts.servers import server_files
+from compiler.artifacts.validation import validation_files
 from compiler.intent import Intent
 from compiler.structured import Fabric
 
 Writer = Callable[[Intent, Fabric], dict[str, str]]
 
-WRITERS: tuple[Writer, ...] = (server_files, cabling_files, ipplan_files, power_files, asset_files)
+WRITERS: tuple[Writer, ...] = (
+    server_files,
+    cabling_files,
+    ipplan_files,
+    power_files,
+    asset_files,
+    monitoring_files,
+    validation_files,
+    docs_files,
+    diagram_files,
+)
 """One writer per artifact module; later writers never overwrite earlier ones' paths."""
 
 

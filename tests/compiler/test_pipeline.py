@@ -45,6 +45,7 @@ def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
     expected = {f"configs/{d}.cfg" for d in touched} | {f"structured/{d}.yaml" for d in touched}
     own = {p for p in after if p.startswith("servers/rack03-gpu010/")}
     assert own and not any(p.startswith("servers/rack03-gpu010/") for p in before)
+    expected |= {f"monitoring/rules/{d}.rules.yaml" for d in touched}
     tables = {
         "inventory/cabling.csv",
         "inventory/cabling.md",
@@ -52,8 +53,12 @@ def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
         "inventory/assets.csv",
         "inventory/power.csv",
         "inventory/power.md",
+        "monitoring/expected-counters.yaml",
+        "validation/link-tests.csv",
+        "validation/nccl/hosts-all.txt",
     }
-    assert changed == expected | own | tables | {"MANIFEST.json"}
+    counts = {"docs/fabric.md", "docs/compute-fabric.svg", "docs/storage-fabric.svg"}  # server totals only
+    assert changed == expected | own | tables | counts | {"MANIFEST.json"}
 
     def new_rows(path: str) -> set[str]:
         return set(after[path].decode().splitlines()) - set(before[path].decode().splitlines())
@@ -66,6 +71,8 @@ def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
     assert not lost_rows("inventory/cabling.csv") and not lost_rows("inventory/ip-plan.csv")
     # its own asset row, and the port lists of the switches it plugs into
     assert {row.split(",")[1] for row in new_rows("inventory/assets.csv")} == {"rack03-gpu010"} | touched
+    assert {row.split(",")[2] for row in new_rows("validation/link-tests.csv")} == {"rack03-gpu010"}
+    assert new_rows("validation/nccl/hosts-all.txt") == {"rack03-gpu010 slots=1"}
     # the totals of its rack and its row
     assert {tuple(row.split(",")[:2]) for row in new_rows("inventory/power.csv")} == {("rack", "rack03"), ("row", "A")}
 

@@ -47,7 +47,7 @@ def _racks(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, s
     for load in rack_loads(intent, fabric):
         if budget_status(load.watts, load.pdu_w) != status:
             continue
-        heaviest = max(load.devices, key=lambda d: (d[1], d[0]))
+        heaviest = max(load.devices, key=lambda d: d[1])  # the first by name among equals
         yield (
             f"rack{load.rack.id:02d}",
             (

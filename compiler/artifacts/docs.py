@@ -1,0 +1,129 @@
+"""``generated/docs/fabric.md``: the design at a glance, from the resolved fabric.
+
+Networks, devices, pools with utilisation, oversubscription per fabric, the QoS profile and
+the power budget; details live in the tables under ``inventory/`` it links to.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from compiler.artifacts.physical import rack_loads, row_loads
+from compiler.artifacts.tables import markdown_table, percent
+from compiler.intent import SPEEDS_GBPS, Intent
+from compiler.structured import Fabric
+
+
+def ratio(down: float, up: float) -> str:
+    """An oversubscription ratio, downlink : uplink bandwidth.
+
+    Examples:
+        >>> ratio(900, 1600), ratio(1200, 800), ratio(5, 0)
+        ('0.56:1', '1.5:1', '-')
+    """
+    return f"{down / up:.2g}:1" if up else "-"
+
+
+def _oversubscription(intent: Intent, fabric: Fabric) -> list[tuple[object, ...]]:
+    down: dict[str, int] = defaultdict(int)
+    up: dict[str, int] = defaultdict(int)
+    for link in fabric.links:
+        if link.kind == "server" and link.a.device in fabric.devices:
+            down[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
+        if link.kind == "fabric":
+            up[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
+    rows: list[tuple[object, ...]] = []
+    for net, spec in sorted(intent.fabric.fabrics.items()):
+        model = intent.fabric.switch_models[spec.leaves.model]
+        ports = spec.leaves.ports_per_rack * spec.leaves.racks_per_pair
+        design_down = sum(SPEEDS_GBPS[model.speed_of(p) or "1g"] for p in range(1, ports + 1))
+        leaves = [n for n, d in fabric.devices.items() if d.network == net and d.role == "leaf"]
+        design_up = max((up[n] for n in leaves), default=0)
+        worst = max(leaves, key=lambda n: (down[n] / up[n] if up[n] else 0, n), default="")
+        rows.append(
+            (
+                net,
+                f"{design_down} G",
+                f"{design_up} G",
+                ratio(design_down, design_up),
+                f"{worst} {ratio(down[worst], up[worst])}" if worst else "-",
+            )
+        )
+    return rows
+
+
+def fabric_doc(intent: Intent, fabric: Fabric) -> str:
+    """The markdown text of ``docs/fabric.md``."""
+    spec = intent.fabric
+    gpus = sum(spec.server_models[s.model].gpus for s in intent.servers)
+    networks: list[tuple[object, ...]] = [
+        (net, spec.vlans[f.vlan].id, str(f.pools.hosts), f.routing, f.bonding, f.qos or "-", f.spines.count)
+        for net, f in sorted(spec.fabrics.items())
+    ]
+    networks.append(
+        ("management", f"{spec.management.vlan_base}+rack", str(spec.management.pool), "static", "-", "-", 0)
+    )
+    roles = Counter((d.network, d.role, d.model) for d in fabric.devices.values())
+    pools = sorted(fabric.pools, key=lambda p: (p.network, p.name))
+    racks = rack_loads(intent, fabric)
+    rows = row_loads(intent, racks)
+    parts = [
+        f"# {spec.site.name}: the design at a glance\n",
+        f"{len(fabric.servers)} servers ({gpus} GPUs), {len(fabric.devices)} switches, {len(fabric.links)} cables. "
+        "Generated from `intent/`; the tables are in `../inventory/`, the picture in `compute-fabric.svg`.\n",
+        "![compute fabric](compute-fabric.svg)\n",
+        "## Networks\n",
+        markdown_table(["network", "VLAN", "host pool", "routing", "bonding", "QoS", "spines"], networks),
+        "## Devices\n",
+        markdown_table(["network", "role", "model", "count"], [(*k, n) for k, n in sorted(roles.items())]),
+        "## Pools\n",
+        markdown_table(
+            ["network", "pool", "cidr", "unit", "used", "capacity", "utilisation"],
+            [(p.network, p.name, p.cidr, p.unit, p.used, p.capacity, percent(p.used, p.capacity)) for p in pools],
+        ),
+        "## Oversubscription\n",
+        "Per leaf: server-facing bandwidth (every server port of the design) against uplink bandwidth, "
+        "and the most loaded leaf today.\n",
+        markdown_table(
+            ["fabric", "downlinks", "uplinks", "design", "worst leaf today"], _oversubscription(intent, fabric)
+        ),
+    ]
+    for net, f in sorted(spec.fabrics.items()):
+        if f.qos is None:
+            continue
+        q = spec.qos_profiles[f.qos]
+        parts += [
+            f"## QoS profile `{f.qos}` ({net})\n",
+            markdown_table(
+                ["setting", "value"],
+                [
+                    ("DSCP -> traffic class", ", ".join(f"{d} -> {tc}" for d, tc in sorted(q.dscp_to_tc.items()))),
+                    ("PFC (no-drop) priority", q.pfc_priority),
+                    ("CNP", f"DSCP {q.cnp.dscp}, TC {q.cnp.tc}{', strict' if q.cnp.tc in q.strict_queues else ''}"),
+                    (
+                        "ECN on queue",
+                        f"{q.ecn.queue}: {q.ecn.min_kbytes}-{q.ecn.max_kbytes} KB, {q.ecn.max_mark_probability}%",
+                    ),
+                    ("queue bandwidth", ", ".join(f"q{k} {v}%" for k, v in sorted(q.queue_bandwidth.items()))),
+                    ("PFC watchdog", f"{q.watchdog.action} after {q.watchdog.timeout:g} s"),
+                ],
+            ),
+        ]
+    total = sum(r.watts for r in racks)
+    parts += [
+        "## Power\n",
+        f"{total / 1000:g} kW in total; per rack in `../inventory/power.md`.\n",
+        markdown_table(
+            ["row", "racks", "kW", "cooling", "UPS"],
+            [
+                (r.row, len(r.racks), f"{r.watts / 1000:g}", percent(r.watts, r.cooling_w), percent(r.watts, r.ups_w))
+                for r in rows
+            ],
+        ),
+    ]
+    return "\n".join(parts)
+
+
+def docs_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+    """``docs/fabric.md``."""
+    return {"docs/fabric.md": fabric_doc(intent, fabric)}

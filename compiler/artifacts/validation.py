@@ -1,0 +1,210 @@
+"""``generated/validation/``: link tests and the staged NCCL rollout (V1, V2).
+
+* ``link-tests.csv`` -- per GPU server two test pairs over the compute bond: one inside its
+  rack (through one leaf) against the rack's anchor, one across the spines against the
+  anchor of the next rack. The anchor of a rack is its lowest-position server (it tests
+  against the next one). Each row has the iperf3 (``-P 8``), ``ib_write_bw`` and
+  ``ib_write_lat`` commands with bandwidth and latency bounds. Pairs depend only on the
+  server and its rack's anchor, so a new server adds its own rows only.
+* ``nccl/hosts-<stage>.txt`` -- MPI hostfiles for the rollout 2 -> 10 -> 50 -> all nodes:
+  stage 2 is the two lowest-position servers of the first rack (one leaf pair, no spines); the larger
+  stages take servers position-major (position 1 of every rack, then position 2, ...), so
+  every stage crosses the spines early and a new highest-position server only joins ``all``.
+* ``nccl/run.sh`` -- the exact ``all_reduce_perf`` command per stage, one rank per node.
+* ``runbook.md`` -- the order of work and what to do when a bound is missed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from compiler.artifacts.tables import csv_text, markdown_table
+from compiler.intent import SPEEDS_GBPS, Intent
+from compiler.structured import Fabric, ResolvedServer
+
+STAGES = (2, 10, 50)
+"""NCCL rollout stages before the whole cluster (V2)."""
+
+NCCL_COMMAND = "all_reduce_perf -b 128M -e 8G -f 2 -g 8"
+BANDWIDTH_SHARE = 0.9
+"""Link tests must reach 90% of line rate (TCP with 8 streams, RDMA write)."""
+
+LATENCY_US = {"in-rack": 2.0, "cross-spine": 5.0}
+"""ib_write_lat upper bounds: 1-2 us through one leaf, < 5 us leaf-spine-leaf (V1)."""
+
+COLUMNS = (
+    "test",
+    "path",
+    "client",
+    "server",
+    "client_ip",
+    "server_ip",
+    "speed",
+    "min_gbps",
+    "max_latency_us",
+    "iperf3_server",
+    "iperf3_client",
+    "ib_write_bw_server",
+    "ib_write_bw_client",
+    "ib_write_lat_client",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """One link test: ``client`` against ``server`` over the compute network."""
+
+    path: str
+    client: ResolvedServer
+    server: ResolvedServer
+
+
+def _ip(address: str | None) -> str:
+    return (address or "").split("/", 1)[0]
+
+
+def compute_servers(fabric: Fabric) -> list[ResolvedServer]:
+    """Servers with a compute address, by rack and position."""
+    return sorted((s for s in fabric.servers.values() if s.compute_address), key=lambda s: (s.rack, s.position))
+
+
+def link_pairs(fabric: Fabric) -> list[Pair]:
+    """Each compute server's in-rack and cross-spine pair (see the module docstring)."""
+    by_rack: dict[int, list[ResolvedServer]] = defaultdict(list)
+    for server in compute_servers(fabric):
+        by_rack[server.rack].append(server)
+    racks = sorted(by_rack)
+    pairs: list[Pair] = []
+    for index, rack in enumerate(racks):
+        members = by_rack[rack]
+        anchor = members[0]
+        far_anchor = by_rack[racks[(index + 1) % len(racks)]][0]
+        for server in members:
+            if server is anchor:
+                if len(members) > 1:
+                    pairs.append(Pair("in-rack", anchor, members[1]))
+            else:
+                pairs.append(Pair("in-rack", server, anchor))
+            if far_anchor.rack != rack:
+                pairs.append(Pair("cross-spine", server, far_anchor))
+    return pairs
+
+
+def _speed(server: ResolvedServer) -> str:
+    return next((n.speed for n in server.nics if n.network == "compute"), "")
+
+
+def _row(intent: Intent, pair: Pair) -> tuple[object, ...]:
+    speed = _speed(pair.client)
+    min_gbps = round(SPEEDS_GBPS.get(speed, 0) * BANDWIDTH_SHARE)
+    server_ip = _ip(pair.server.compute_address)
+    tos = _roce_tclass(intent)
+    rdma = f"ib_write_bw -d $IBDEV -x 3 -F --report_gbits -q 8 -D 10 --tclass={tos}"
+    return (
+        f"{pair.client.name}>{pair.server.name}",
+        pair.path,
+        pair.client.name,
+        pair.server.name,
+        _ip(pair.client.compute_address),
+        server_ip,
+        speed,
+        min_gbps,
+        LATENCY_US[pair.path],
+        "iperf3 -s -1",
+        f"iperf3 -c {server_ip} -P 8 -t 30 -M 8960",
+        rdma,
+        f"{rdma} {server_ip}",
+        f"ib_write_lat -d $IBDEV -x 3 -F --tclass={tos} {server_ip}",
+    )
+
+
+def _roce_tclass(intent: Intent) -> int:
+    """The RoCE traffic class (DSCP << 2) of the compute QoS profile, 0 without one."""
+    compute = intent.fabric.fabrics.get("compute")
+    if compute is None or compute.qos is None:
+        return 0
+    profile = intent.fabric.qos_profiles[compute.qos]
+    return min(d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority) << 2
+
+
+def stage_hosts(fabric: Fabric, size: int | None) -> list[str]:
+    """The hosts of a rollout stage (``None``: every compute server)."""
+    servers = compute_servers(fabric)
+    if size is None:
+        return [s.name for s in servers]
+    if size == 2:
+        return [s.name for s in servers if s.rack == servers[0].rack][:2] if servers else []
+    position_major = sorted(servers, key=lambda s: (s.position, s.rack))
+    return sorted(s.name for s in position_major[:size])
+
+
+def _stage_name(size: int | None) -> str:
+    """A hostfile's stage name.
+
+    Examples:
+        >>> _stage_name(2), _stage_name(None)
+        ('002', 'all')
+    """
+    return "all" if size is None else f"{size:03d}"
+
+
+def validation_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+    """Link tests, NCCL hostfiles and command script, and the runbook."""
+    pairs = link_pairs(fabric)
+    files = {"validation/link-tests.csv": csv_text(COLUMNS, [_row(intent, p) for p in pairs])}
+    stages: list[int | None] = [*STAGES, None]
+    commands: list[str] = []
+    servers = compute_servers(fabric)
+    link_speed = _speed(servers[0]) if servers else "100g"
+    for size in stages:
+        name = _stage_name(size)
+        hosts = stage_hosts(fabric, size)
+        files[f"validation/nccl/hosts-{name}.txt"] = "".join(f"{h} slots=1\n" for h in hosts)
+        commands.append(
+            f'echo "== stage {name}"\n'
+            f"mpirun --hostfile hosts-{name}.txt -np $(wc -l < hosts-{name}.txt) --map-by ppr:1:node \\\n"
+            f"    -x NCCL_SOCKET_IFNAME=bond0 -x NCCL_IB_GID_INDEX=3 -x NCCL_IB_TC={_roce_tclass(intent)} \\\n"
+            f"    {NCCL_COMMAND} | tee result-{name}.txt\n"
+            f"fabricops validate nccl result-{name}.txt --link-speed {link_speed}\n"
+        )
+    files["validation/nccl/run.sh"] = (
+        "#!/bin/bash\n"
+        "# Staged NCCL rollout (V2): run from this directory on a login node; stop at the first failed stage.\n"
+        "set -euo pipefail\n\n" + "\n".join(commands)
+    )
+    files["validation/runbook.md"] = _runbook(intent)
+    return files
+
+
+def _runbook(intent: Intent) -> str:
+    bounds = markdown_table(
+        ["path", "switches", "iperf3 -P 8 / ib_write_bw", "ib_write_lat"],
+        [
+            ("in-rack", "leaf", f">= {BANDWIDTH_SHARE:.0%} of line rate", f"<= {LATENCY_US['in-rack']:g} us"),
+            (
+                "cross-spine",
+                "leaf, spine, leaf",
+                f">= {BANDWIDTH_SHARE:.0%} of line rate",
+                f"< {LATENCY_US['cross-spine']:g} us",
+            ),
+        ],
+    )
+    mtu = intent.fabric.mtu.host
+    return (
+        "# Validation runbook\n\n"
+        "1. On every server: `setup-host.sh`, then `verify.sh` (from `generated/servers/<name>/`): "
+        f"RDMA links up, MTU {mtu}, DSCP trust, jumbo ping to the gateways.\n"
+        "2. Link tests, `link-tests.csv`: start the server side, run the client side; set `IBDEV` to the RDMA "
+        "device of the active bond port (`rdma link show`). Every row must meet its bounds:\n\n"
+        + bounds
+        + "\n3. NCCL, `nccl/run.sh`: stages 2 -> 10 -> 50 -> all nodes, each checked with "
+        "`fabricops validate nccl` (pass: bus bandwidth >= 70% of theoretical for the link speed).\n\n"
+        "## When a bound is missed\n\n"
+        "* Ping works but RDMA fails: RoCE off (`rdma link show`), UDP 4791 filtered, MTU mismatch "
+        f"(`ping -M do -s {mtu - 28}`).\n"
+        "* Bus bandwidth below 70%: IRQ balance and NUMA pinning (`setup-host.sh`), PCIe topology "
+        "(`nvidia-smi topo -m`), PFC/ECN counters on the leaves (alerts in `generated/monitoring/`).\n"
+        "* Intermittent NCCL timeouts: PFC or ECN storms, CRC errors, flapping optics "
+        "(alerts `PfcPauseFramesHigh`, `CrcErrors`, `InterfaceFlapping`).\n"
+    )
