@@ -112,9 +112,12 @@ class EmulatedDevice:
         return self._fabric
 
     def physical_ports(self) -> list[str]:
+        """Front-panel ports, then the management port."""
         if self.slash_ports:
-            return [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
-        return [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
+            ports = [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
+        else:
+            ports = [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
+        return [*ports, "Management1"]
 
     def api_enabled(self) -> bool:
         """Whether running-config enables eAPI (``management api http-commands`` / ``no shutdown``)."""

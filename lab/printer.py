@@ -36,12 +36,13 @@ Line                                        Printed when
 ``spanning-tree mode mstp``                 no ``spanning-tree mode`` line
 ``no ip routing``                           neither ``ip routing`` nor ``no ip routing``
 ``interface EthernetN`` (empty block)       for every physical port not configured
+``interface Management1`` (empty block)     the management port, when not configured
 ``interface Port-ChannelN`` (empty block)   a member says ``channel-group N`` but no block
 =========================================== =========================================
 
 Lines that restate an EOS default are accepted but not printed
-(:data:`HIDDEN_DEFAULT_LINES`): ``no shutdown`` under an interface and
-``protocol https`` under ``management api http-commands``.
+(:data:`HIDDEN_DEFAULT_LINES`): ``no shutdown`` under an interface, ``switchport``
+under an Ethernet port and ``protocol https`` under ``management api http-commands``.
 
 Examples:
     >>> from lab.configtree import Config, Editor
@@ -173,14 +174,29 @@ DEVICE_DEFAULT_LINES: tuple[tuple[str, str], ...] = (
 )
 
 
-#: Mode -> lines EOS accepts but does not print because they restate its default.
-HIDDEN_DEFAULT_LINES: dict[str, frozenset[str]] = {
-    # Interfaces are enabled by default: only ``shutdown`` is printed.
-    "interface": frozenset({"no shutdown"}),
-    # eAPI serves HTTPS by default: only ``no protocol https`` is printed.
-    "mgmt-api": frozenset({"protocol https"}),
-}
-_HIDDEN_PARENTS = {"interface": "interface ", "mgmt-api": "management api http-commands"}
+#: (top-level block regex, line): lines EOS accepts in that block but does not print,
+#: because they restate its default.
+HIDDEN_DEFAULT_LINES: tuple[tuple[str, str], ...] = (
+    # Interfaces are enabled by default: only "shutdown" is printed.
+    (r"interface \S+$", "no shutdown"),
+    # Ethernet ports are layer 2 by default: only "no switchport" is printed.
+    (r"interface Ethernet\S+$", "switchport"),
+    # eAPI serves HTTPS by default: only "no protocol https" is printed.
+    (r"management api http-commands$", "protocol https"),
+)
+_HIDDEN = [(re.compile(rx), line) for rx, line in HIDDEN_DEFAULT_LINES]
+
+
+def hidden_in(block: str) -> frozenset[str]:
+    """The lines a top-level ``block`` does not print.
+
+    Examples:
+        >>> sorted(hidden_in("interface Ethernet1"))
+        ['no shutdown', 'switchport']
+        >>> sorted(hidden_in("interface Port-Channel1"))
+        ['no shutdown']
+    """
+    return frozenset(line for rx, line in _HIDDEN if rx.match(block))
 
 
 def strip_hidden_defaults(text: str) -> str:
@@ -191,16 +207,11 @@ def strip_hidden_defaults(text: str) -> str:
         'interface Ethernet1\\n   mtu 9214\\n!\\n'
     """
     out = []
-    parent = ""
+    hidden: frozenset[str] = frozenset()
     for line in text.splitlines():
         if line and not line.startswith(" "):
-            parent = line
-        hidden = any(
-            parent.startswith(prefix) and line == "   " + hide
-            for mode, prefix in _HIDDEN_PARENTS.items()
-            for hide in HIDDEN_DEFAULT_LINES[mode]
-        )
-        if not hidden:
+            hidden = hidden_in(line)
+        if not (line.startswith("   ") and not line.startswith("    ") and line[3:] in hidden):
             out.append(line)
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
@@ -295,7 +306,7 @@ def _block(node: Node, depth: int) -> list[str]:
     out = [pad + node.text]
     inner = "   " * (depth + 1)
     out += [inner + c for c in node.comments]
-    hidden = HIDDEN_DEFAULT_LINES.get(node.mode or "", frozenset())
+    hidden = hidden_in(node.text) if depth == 0 else frozenset()
     for child in node.children:
         if child.text in hidden:
             continue
@@ -338,6 +349,9 @@ def strip_header(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+_EMPTY_PORT = re.compile(r"interface (Ethernet|Management|Port-Channel)\d")
+
+
 def strip_device_defaults(body: str) -> str:
     """Remove the :data:`DEVICE_DEFAULT_LINES` and empty physical interface blocks.
 
@@ -357,7 +371,7 @@ def strip_device_defaults(body: str) -> str:
         lines = []
         for i, line in enumerate(chunk):
             nxt = chunk[i + 1] if i + 1 < len(chunk) else ""
-            empty_port = line.startswith("interface Ethernet") and not nxt.startswith(" ")
+            empty_port = _EMPTY_PORT.match(line) is not None and not nxt.startswith(" ")
             if line not in defaults and not empty_port:
                 lines.append(line)
         if lines:
