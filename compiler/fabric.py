@@ -462,11 +462,16 @@ class _Resolver:
         mgmt_address = self._mgmt_address(leaf.name)
         config = self._fabric_config(leaf.name, mgmt_address, "LEAF", plan.qos, leaf.model)
         config.spanning_tree = SpanningTree("mstp", 4096, f"{MLAG_L3_VLAN}-{MLAG_PEER_VLAN}")
-        config.vlans = [
-            VlanDef(vlan.id, vlan.name, ["MLAG"]),
-            VlanDef(MLAG_L3_VLAN, "MLAG_L3_PEER", ["MLAG"]),
-            VlanDef(MLAG_PEER_VLAN, "MLAG_PEER", ["MLAG"]),
-        ]
+        extra = [self.spec.vlans[name] for name in fab.pair_vlans.get(pair.id, ())]
+        config.vlans = sorted(
+            [
+                VlanDef(vlan.id, vlan.name, ["MLAG"]),
+                *(VlanDef(v.id, v.name, ["MLAG"]) for v in extra),
+                VlanDef(MLAG_L3_VLAN, "MLAG_L3_PEER", ["MLAG"]),
+                VlanDef(MLAG_PEER_VLAN, "MLAG_PEER", ["MLAG"]),
+            ],
+            key=lambda v: v.id,
+        )
         config.interfaces = leaf.interfaces(self.problems)
         config.virtual_router_mac = fab.virtual_router_mac
         config.mlag = Mlag(
@@ -547,24 +552,30 @@ class _Resolver:
             self._problem("PRT002", leaf.name, message)
             return
         index = (server.rack - pair.first_rack) * per_rack + server.position
+        # A port override moves the cable, never the address: addresses follow the position.
+        number = server.compute_port if net == "compute" and server.compute_port else index
+        if number in leaf.used:
+            message = f"{server.name}: {eth(number)} is already used ({leaf.used[number]})"
+            self._problem("PRT007", leaf.name, message)
+            return
         hosts = nth_subnet(plan.pools.hosts, 24, pair.id)
         if side == 0:
             address = host_in(hosts, SERVER_HOST_OFFSET + index)
             self._allocate(net, "hosts", address, server.name, f"{net} bond")
             self.server_addr[server.name, net] = (str(address), str(host_in(hosts, 1).ip))
         description = f"SERVER_{server.name}_{nic.name}"
-        port = leaf.take(index, description)
+        port = leaf.take(number, description)
         mtu = self.spec.mtu.switch
         member = Interface(port, description=description, mtu=mtu)
         if fab.bonding == "lacp":
-            member.channel_group, member.mtu = index, None
+            member.channel_group, member.mtu = number, None
             leaf.add(
                 Interface(
-                    f"Port-Channel{index}",
+                    f"Port-Channel{number}",
                     description=f"SERVER_{server.name}_bond0",
                     mtu=mtu,
                     switchport_access_vlan=plan.vlan.id,
-                    mlag=index,
+                    mlag=number,
                     lacp_fallback_timeout=30,
                     portfast=True,
                     bpduguard=True,
@@ -573,7 +584,7 @@ class _Resolver:
         else:
             member.switchport_access_vlan, member.portfast, member.bpduguard = plan.vlan.id, True, True
         leaf.add(self._qos_iface(member, plan.qos, leaf.model, "LEAF"))
-        self._cable(net, "server", leaf.end(index, mtu), _End(server.name, nic.name, nic.speed, self.spec.mtu.host))
+        self._cable(net, "server", leaf.end(number, mtu), _End(server.name, nic.name, nic.speed, self.spec.mtu.host))
         self.server_nics[server.name].append(ServerNic(nic.name, net, nic.speed, nic.numa, leaf.name, port))
 
     def _spine(self, plan: _FabricPlan, number: int, spine: _Switch, peers: list[BgpNeighbor]) -> None:

@@ -17,13 +17,13 @@ import hashlib
 import io
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
@@ -223,6 +223,8 @@ class FabricIntent(Model):
     spines: Spines
     leaves: Leaves
     virtual_router_mac: str = Field(pattern=r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
+    # Extra VLAN profiles on one leaf pair (key: pair number; a compute pair is its rack number).
+    pair_vlans: dict[int, tuple[str, ...]] = {}
 
 
 class SwitchPorts(Model):
@@ -366,6 +368,15 @@ class ServerRow(Model):
     name: str
     model: str
     asset_tag: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    compute_port: int | None = Field(None, ge=1)
+
+    @field_validator("compute_port", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+
+REQUIRED_COLUMNS = ("name", "model", "asset_tag")
 
 
 @dataclass(frozen=True)
@@ -378,6 +389,7 @@ class Server:
     rack: int
     position: int
     kind: str
+    compute_port: int | None = None
 
 
 @dataclass(frozen=True)
@@ -404,13 +416,21 @@ class _Loader(yaml.CSafeLoader):
 
 
 _Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}]
+    first: [
+        (tag, rx)
+        for tag, rx in resolvers
+        if tag not in {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
+    ]
     for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
 }
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 _Loader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$"), list("-+0123456789.")
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$"),
+    list("-+0123456789."),
 )
 
 M = TypeVar("M", bound=Model)
@@ -440,7 +460,9 @@ def load_intent(directory: Path) -> Intent:
     problems.extend(_row_references(directory / "racks.yaml", raw["racks.yaml"], racks))
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
     problems.extend(
-        _cross_references(directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map)
+        _cross_references(
+            directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map
+        )
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
@@ -460,13 +482,13 @@ def _yaml_tree(data: bytes) -> Any:
     """The document with line marks (slow: used only to point at a problem's line)."""
     try:
         return YAML(typ="rt").load(data)
-    except Exception:  # noqa: BLE001 - the fast parser has reported the syntax error already
+    except Exception:
         return None
 
 
 def _load_yaml_model(path: Path, data: bytes, model: type[M], problems: list[str]) -> M | None:
     try:
-        values = yaml.load(data, Loader=_Loader)  # noqa: S506 - a safe loader
+        values = yaml.load(data, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -544,18 +566,25 @@ def _load_server_rows(path: Path, data: bytes, problems: list[str]) -> list[tupl
         problems.append(f"{_show(path)}: not UTF-8 text")
         return None
     reader = csv.DictReader(io.StringIO(text))
-    expected = list(ServerRow.model_fields)
-    if reader.fieldnames is None or [f.strip() for f in reader.fieldnames] != expected:
-        problems.append(f"{_show(path)}:1: header must be '{','.join(expected)}', found '{','.join(reader.fieldnames or [])}'")
+    columns = [f.strip() for f in reader.fieldnames or []]
+    optional = [c for c in ServerRow.model_fields if c not in REQUIRED_COLUMNS]
+    if columns[: len(REQUIRED_COLUMNS)] != list(REQUIRED_COLUMNS) or not set(columns[3:]) <= set(optional):
+        wanted = ",".join(REQUIRED_COLUMNS)
+        problems.append(
+            f"{_show(path)}:1: header must be '{wanted}' (optional: {','.join(optional)}), found '{','.join(columns)}'"
+        )
         return None
+    expected = columns
     rows: list[tuple[int, ServerRow]] = []
     for record in reader:
         line = reader.line_num
-        if None in record or any(value is None for value in record.values()):
+        short = [k for k, v in record.items() if v is None and k.strip() in REQUIRED_COLUMNS]
+        if None in record or short:
             problems.append(f"{_show(path)}:{line}: expected {len(expected)} columns ({','.join(expected)})")
             continue
         try:
-            rows.append((line, ServerRow.model_validate({k.strip(): v.strip() for k, v in record.items()})))
+            values = {k.strip(): (v or "").strip() for k, v in record.items()}
+            rows.append((line, ServerRow.model_validate(values)))
         except ValidationError as exc:
             for error in exc.errors():
                 problems.append(f"{_show(path)}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
@@ -580,7 +609,8 @@ def _row_references(path: Path, data: bytes, racks: RacksFile) -> Iterator[str]:
     for index, rack in enumerate(racks.racks):
         if rack.row not in racks.rows:
             line = _line_of(_yaml_tree(data), ("racks", index, "row"))
-            yield f"{_show(path)}:{line}: racks[{index}].row: row {rack.row!r} has no entry under rows: (declared: {declared})"
+            problem = f"row {rack.row!r} has no entry under rows: (declared: {declared})"
+            yield f"{_show(path)}:{line}: racks[{index}].row: {problem}"
 
 
 def _servers(
@@ -598,7 +628,8 @@ def _servers(
         where = f"{_show(path)}:{line}"
         match = pattern.fullmatch(row.name)
         if match is None:
-            problems.append(f"{where}: name: {row.name!r} does not follow the naming rule {fabric.naming.server!r} (e.g. rack03-gpu007)")
+            rule = f"the naming rule {fabric.naming.server!r} (e.g. rack03-gpu007)"
+            problems.append(f"{where}: name: {row.name!r} does not follow {rule}")
             continue
         if row.name in seen:
             problems.append(f"{where}: name: duplicate server {row.name!r} (first on line {seen[row.name]})")
@@ -623,8 +654,11 @@ def _servers(
             continue
         slots[rack, position] = row.name
         kind = match.groupdict().get("kind") or "server"
-        servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind))
+        servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind, row.compute_port))
     return tuple(sorted(servers, key=lambda s: (s.rack, s.position, s.name)))
+
+
+At = Callable[..., str]
 
 
 def _cross_references(
@@ -639,20 +673,41 @@ def _cross_references(
         return f"{_show(path)}:{_line_of(tree[0], loc)}: {_yaml_path(loc)}"
 
     for net, spec in sorted(fabric.fabrics.items()):
-        if spec.vlan not in fabric.vlans:
-            yield f"{at('fabrics', net, 'vlan')}: unknown VLAN profile {spec.vlan!r} (declared: {', '.join(sorted(fabric.vlans))})"
-        if spec.qos is not None and spec.qos not in fabric.qos_profiles:
-            yield f"{at('fabrics', net, 'qos')}: unknown QoS profile {spec.qos!r} (declared: {', '.join(sorted(fabric.qos_profiles)) or 'none'})"
-        if spec.routing not in fabric.routing_profiles:
-            yield f"{at('fabrics', net, 'routing')}: unknown routing profile {spec.routing!r} (declared: {', '.join(sorted(fabric.routing_profiles))})"
-        for role, model in (("spines", spec.spines.model), ("leaves", spec.leaves.model)):
-            if model not in fabric.switch_models:
-                yield f"{at('fabrics', net, role, 'model')}: unknown switch model {model!r}"
-        if spec.spines.rack not in racks:
-            yield f"{at('fabrics', net, 'spines', 'rack')}: rack {spec.spines.rack} is not in racks.yaml"
-        for pool_name, pool in spec.pools:
-            if not pool.is_private:
-                yield f"{at('fabrics', net, 'pools', pool_name)}: {pool} is not an RFC1918 private range"
+        yield from _fabric_references(at, fabric, net, spec, racks)
+    yield from _management_references(at, fabric, racks)
+    if servers is not None:
+        yield from _storage_references(at, fabric, {s.name for s in servers})
+    yield from _nic_references(at, fabric)
+
+
+def _unknown(kind: str, name: str, declared: Iterable[str]) -> str:
+    return f"unknown {kind} {name!r} (declared: {', '.join(sorted(declared)) or 'none'})"
+
+
+def _fabric_references(
+    at: At, fabric: FabricFile, net: str, spec: FabricIntent, racks: dict[int, Rack]
+) -> Iterator[str]:
+    if spec.vlan not in fabric.vlans:
+        yield f"{at('fabrics', net, 'vlan')}: {_unknown('VLAN profile', spec.vlan, fabric.vlans)}"
+    for pair, names in sorted(spec.pair_vlans.items()):
+        for name in names:
+            if name not in fabric.vlans:
+                yield f"{at('fabrics', net, 'pair_vlans', pair)}: {_unknown('VLAN profile', name, fabric.vlans)}"
+    if spec.qos is not None and spec.qos not in fabric.qos_profiles:
+        yield f"{at('fabrics', net, 'qos')}: {_unknown('QoS profile', spec.qos, fabric.qos_profiles)}"
+    if spec.routing not in fabric.routing_profiles:
+        yield f"{at('fabrics', net, 'routing')}: {_unknown('routing profile', spec.routing, fabric.routing_profiles)}"
+    for role, model in (("spines", spec.spines.model), ("leaves", spec.leaves.model)):
+        if model not in fabric.switch_models:
+            yield f"{at('fabrics', net, role, 'model')}: unknown switch model {model!r}"
+    if spec.spines.rack not in racks:
+        yield f"{at('fabrics', net, 'spines', 'rack')}: rack {spec.spines.rack} is not in racks.yaml"
+    for pool_name, pool in spec.pools:
+        if not pool.is_private:
+            yield f"{at('fabrics', net, 'pools', pool_name)}: {pool} is not an RFC1918 private range"
+
+
+def _management_references(at: At, fabric: FabricFile, racks: dict[int, Rack]) -> Iterator[str]:
     mgmt = fabric.management
     for key, model in (("switch_model", mgmt.switch_model), ("core", mgmt.core.model)):
         if model not in fabric.switch_models:
@@ -663,17 +718,23 @@ def _cross_references(
         yield f"{at('management', 'pool')}: {mgmt.pool} is not an RFC1918 private range"
     if mgmt.upstream.gateway not in mgmt.upstream.subnet:
         yield f"{at('management', 'upstream', 'gateway')}: {mgmt.upstream.gateway} is outside {mgmt.upstream.subnet}"
-    names = {s.name for s in servers or ()}
+
+
+def _storage_references(at: At, fabric: FabricFile, names: set[str]) -> Iterator[str]:
     for index, export in enumerate(fabric.storage_services.nfs):
-        if servers is not None and export.server not in names:
+        if export.server not in names:
             yield f"{at('storage_services', 'nfs', index, 'server')}: unknown server {export.server!r}"
     for kind, key in (("lustre", "mgs"), ("gpfs", "contact_nodes")):
         for index, entry in enumerate(getattr(fabric.storage_services, kind)):
             for name in getattr(entry, key):
-                if servers is not None and name not in names:
+                if name not in names:
                     yield f"{at('storage_services', kind, index, key)}: unknown server {name!r}"
+
+
+def _nic_references(at: At, fabric: FabricFile) -> Iterator[str]:
+    networks: tuple[NetworkName, ...] = ("compute", "storage")
     for model_name, server_model in sorted(fabric.server_models.items()):
-        for net in ("compute", "storage"):
+        for net in networks:
             count = len(server_model.nics_on(net))
             if count and net not in fabric.fabrics:
                 yield f"{at('server_models', model_name, 'nics')}: NICs on {net}, but no fabrics.{net} is declared"

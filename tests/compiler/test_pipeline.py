@@ -163,3 +163,41 @@ def test_check_errors_block_the_write(project: Path, edit: Edit) -> None:
     with pytest.raises(CompileError):
         write_generated(result, generated)
     assert read_tree(generated) == before
+
+
+def test_pair_vlan_lands_on_that_pair_only(project: Path, edit: Edit) -> None:
+    """A VLAN added to one leaf pair: defined on both its leaves, carried on the peer-link."""
+    edit(
+        "fabric.yaml",
+        "  storage: {id: 200, name: Storage}\n",
+        "  storage: {id: 200, name: Storage}\n  tenant-a: {id: 210, name: Tenant-A}\n",
+    )
+    edit(
+        "fabric.yaml",
+        "    virtual_router_mac: 00:1c:73:00:00:99\n",
+        "    virtual_router_mac: 00:1c:73:00:00:99\n    pair_vlans: {3: [tenant-a]}\n",
+    )
+    files = compile_intent(project / "intent").files
+    for name in ("rack03-leaf-a", "rack03-leaf-b"):
+        assert "vlan 210\n   name Tenant-A\n   trunk group MLAG\n" in files[f"configs/{name}.cfg"].decode()
+    assert "vlan 210\n" not in files["configs/rack04-leaf-a.cfg"].decode()
+
+
+def test_compute_port_override_moves_the_cable_not_the_address(project: Path) -> None:
+    servers = project / "intent" / "servers.csv"
+    text = servers.read_text().replace("name,model,asset_tag\n", "name,model,asset_tag,compute_port\n")
+    servers.write_text(text.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,13\n"))
+    result = compile_intent(project / "intent")
+    leaf = result.files["configs/rack03-leaf-a.cfg"].decode()
+    assert "interface Ethernet13\n   description SERVER_rack03-gpu004_enp65s0f0\n" in leaf
+    assert "interface Ethernet4\n   shutdown\n" in leaf
+    assert result.fabric.servers["rack03-gpu004"].compute_address == "10.30.3.14/24"
+    assert not result.errors
+
+
+def test_compute_port_collision_is_an_error(project: Path) -> None:
+    servers = project / "intent" / "servers.csv"
+    text = servers.read_text().replace("name,model,asset_tag\n", "name,model,asset_tag,compute_port\n")
+    servers.write_text(text.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,2\n"))
+    result = compile_intent(project / "intent")
+    assert any("Ethernet2 is already used" in f.message for f in result.errors)
