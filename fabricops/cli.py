@@ -13,6 +13,8 @@ import click
 
 from core.errors import FabricopsError
 from fabricops.commands.compile import check_cmd, compile_cmd
+from fabricops.commands.lab import lab_group
+from fabricops.commands.deploy import backups_group, deploy_cmd, plan_cmd, rollback_cmd
 from fabricops.commands.drift import drift_cmd, health_cmd
 from fabricops.commands.review import diff_cmd
 
@@ -28,18 +30,11 @@ cli.add_command(check_cmd)
 cli.add_command(diff_cmd)
 cli.add_command(drift_cmd)
 cli.add_command(health_cmd)
-
-
-def _mount_optional() -> None:
-    """Verb groups that live in their own modules."""
-    try:
-        from fabricops.commands.lab import lab_group
-    except ImportError:  # pragma: no cover - the lab verbs are optional at import time
-        return
-    cli.add_command(lab_group)
-
-
-_mount_optional()
+cli.add_command(plan_cmd)
+cli.add_command(deploy_cmd)
+cli.add_command(rollback_cmd)
+cli.add_command(backups_group)
+cli.add_command(lab_group)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
