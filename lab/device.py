@@ -131,6 +131,7 @@ class EmulatedDevice:
         return self.faults.links_down
 
     def changed(self) -> None:
+        self.fabric().bump()
         if self._on_change is not None:
             self._on_change(self)
 

@@ -119,15 +119,31 @@ class Fabric:
 
     devices: Mapping[str, DeviceView]
     links: list[Link] = field(default_factory=list)
+    #: Bumped on every configuration change; cached views are rebuilt when it moves.
+    generation: int = 0
+    _ends: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
+    _addresses: tuple[int, dict[ipaddress.IPv4Address, tuple[str, str, ipaddress.IPv4Interface]]] | None = field(
+        default=None, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        self.set_links(self.links)
+
+    def set_links(self, links: Iterable[Link]) -> None:
+        """Recable the fabric (a mis-cabled port is a different list of links)."""
+        self.links = list(links)
+        self._ends = {}
+        for link in self.links:
+            self._ends[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
+            self._ends[(link.b_device, link.b_port)] = (link.a_device, link.a_port)
+
+    def bump(self) -> None:
+        """A configuration changed somewhere."""
+        self.generation += 1
 
     def peer_of(self, device: str, port: str) -> tuple[str, str] | None:
         """The far end of the cable plugged into ``device:port``."""
-        for link in self.links:
-            if (link.a_device, link.a_port) == (device, port):
-                return link.b_device, link.b_port
-            if (link.b_device, link.b_port) == (device, port):
-                return link.a_device, link.a_port
-        return None
+        return self._ends.get((device, port))
 
     # -- link state
     def port_exists(self, dev: DeviceView, port: str) -> bool:
@@ -160,6 +176,9 @@ class Fabric:
             return False
         if name.startswith("Ethernet"):
             return self.link_up(dev, name)
+        if name.startswith("Management"):
+            # An uncabled management port stays up (as on cEOS): the lab is reached through it.
+            return self.peer_of(dev.name, name) is None or self.link_up(dev, name)
         if name.startswith("Port-Channel"):
             number = name.removeprefix("Port-Channel")
             members = [
@@ -177,11 +196,14 @@ class Fabric:
     # -- addressing
     def address_index(self) -> dict[ipaddress.IPv4Address, tuple[str, str, ipaddress.IPv4Interface]]:
         """Every configured IPv4 address -> (device, interface, address with mask)."""
+        if self._addresses is not None and self._addresses[0] == self.generation:
+            return self._addresses[1]
         index = {}
         for dev in self.devices.values():
             for name, block in interface_blocks(dev.running).items():
                 for addr in interface_addresses(block):
                     index[addr.ip] = (dev.name, name, addr)
+        self._addresses = (self.generation, index)
         return index
 
     def local_interface_for(self, dev: DeviceView, peer_ip: ipaddress.IPv4Address) -> str | None:
@@ -199,7 +221,7 @@ class Fabric:
             return []
         out = []
         for port in sorted_ports(dev.physical_ports() + list(interface_blocks(dev.running))):
-            if not port.startswith("Ethernet") or not self.link_up(dev, port):
+            if not port.startswith(("Ethernet", "Management")) or not self.link_up(dev, port):
                 continue
             peer = self.peer_of(dev.name, port)
             assert peer is not None

@@ -74,3 +74,42 @@ def test_preload_resolves_secrets_like_deploy_and_refuses_raw_references() -> No
     assert Lab(resolved).load_errors == {}
     if "<secret:" in (raw[0].config or ""):
         assert any("Invalid input" in e for e in Lab(raw).load_errors[name])
+
+
+@pytest.mark.skipif(not CONFIGS, reason="generated/configs is empty: run 'fabricops compile'")
+def test_preloaded_fabric_comes_up_healthy() -> None:
+    """The generated fabric, preloaded: every cable shows in LLDP, every session is up."""
+    assert SNAPSHOT is not None
+    from lab import Lab
+    from lab.shows import show_bgp_neighbors, show_lldp_neighbors, show_mlag, show_ospf_neighbor
+
+    specs, links = specs_from_snapshot(SNAPSHOT, lab_password="pw")
+    lab = Lab(specs, links)
+    assert lab.load_errors == {}
+    problems = []
+    for name, dev in sorted(lab.devices.items()):
+        seen = {(n["port"], n["neighborDevice"], n["neighborPort"]) for n in show_lldp_neighbors(dev)["lldpNeighbors"]}
+        for link in links:
+            for me, port, other, oport in (
+                (link.a_device, link.a_port, link.b_device, link.b_port),
+                (link.b_device, link.b_port, link.a_device, link.a_port),
+            ):
+                if me == name and (port, other, oport) not in seen:
+                    problems.append(f"{name} {port}: no LLDP neighbour {other} {oport}")
+        for vrf in show_bgp_neighbors(dev, "all")["vrfs"].values():
+            problems += [
+                f"{name} BGP {p['peerAddress']} {p['state']}" for p in vrf["peerList"] if p["state"] != "Established"
+            ]
+        mlag = show_mlag(dev)
+        if mlag["state"] not in ("disabled", "active"):
+            problems.append(f"{name} MLAG {mlag['state']}")
+        if dev.running.top("router ospf"):
+            entries = [
+                e
+                for v in show_ospf_neighbor(dev)["vrfs"].values()
+                for i in v["instList"].values()
+                for e in i["ospfNeighborEntries"]
+            ]
+            if not entries:
+                problems.append(f"{name}: no OSPF adjacency")
+    assert problems == []
