@@ -95,6 +95,8 @@ class Node:
             return same
         key = line_key(child.text, rules)
         if key is not None:
+            # At most one sibling holds a key (this method is the only way in), but trees
+            # edited by hand may not: look at all of them.
             for text in [t for t in self.children if line_key(t, rules) == key]:
                 del self.children[text]
         self.children[child.text] = child
@@ -151,12 +153,39 @@ def line_key(text: str, rules: PlatformRules) -> str | None:
         >>> line_key("ntp server 10.0.0.1", eos) is None
         True
     """
+    cache = _KEYS.setdefault(rules.name, {})
+    try:
+        return cache[text]
+    except KeyError:
+        pass
     body = text[3:] if text.startswith("no ") else text
-    for rx in rules.idempotent:
-        match = rx.match(body)
-        if match:
-            return match.group(0).strip()
-    return None
+    match = _idempotent_rx(rules).match(body)
+    key = match.group(0).strip() if match else None
+    if len(cache) < _KEY_CACHE_SIZE:
+        cache[text] = key
+    return key
+
+
+#: Lines repeat across a fleet ("mtu 9214" on every port): their keys are computed once.
+_KEYS: dict[str, dict[str, str | None]] = {}
+_KEY_CACHE_SIZE = 200_000
+
+
+def _idempotent_rx(rules: PlatformRules) -> re.Pattern[str]:
+    """One alternation of the platform's single-valued commands (the first that matches wins, as in a loop)."""
+    return _alternation(rules.idempotent)
+
+
+def _alternation(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    """One compiled alternation of ``patterns``: one regex call per line instead of one per rule."""
+    rx = _ALTERNATIONS.get(patterns)
+    if rx is None:
+        rx = re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
+        _ALTERNATIONS[patterns] = rx
+    return rx
+
+
+_ALTERNATIONS: dict[tuple[re.Pattern[str], ...], re.Pattern[str]] = {}
 
 
 def negate(text: str, rules: PlatformRules) -> str:
@@ -196,9 +225,10 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     """
     root = Node("")
     stack: list[tuple[int, Node]] = [(-1, root)]
+    volatile = _alternation(rules.volatile)
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
-        if any(rx.match(line) for rx in rules.volatile):
+        if volatile.match(line):
             continue
         indent = len(line) - len(line.lstrip(" "))
         while stack[-1][0] >= indent:
@@ -226,10 +256,13 @@ def normalise(tree: Node, rules: PlatformRules) -> Node:
 
 def _normalise(node: Node, header: str | None, rules: PlatformRules) -> None:
     for text, child in list(node.children.items()):
-        _normalise(child, text, rules)
-        if any(_is_default(d.section, d.line, header, text) for d in rules.default_lines) and not child.children:
-            del node.children[text]
-        elif not child.children and header is None and any(rx.match(text) for rx in rules.empty_sections):
+        if child.children:
+            _normalise(child, text, rules)
+            if child.children:
+                continue
+        if any(_is_default(d.section, d.line, header, text) for d in rules.default_lines) or (
+            header is None and _empty_default(text, rules)
+        ):
             del node.children[text]
 
 
@@ -246,6 +279,8 @@ def _with_empty_defaults(expected: Node, actual: Node, rules: PlatformRules) -> 
     (``shutdown``) is absent on one side: it is compared with an empty block, not as a
     missing section.
     """
+    if expected.children.keys() == actual.children.keys():
+        return expected, actual
     lone = [t for t in expected.children if t not in actual.children and _empty_default(t, rules)]
     extra = [t for t in actual.children if t not in expected.children and _empty_default(t, rules)]
     if not lone and not extra:
@@ -396,8 +431,10 @@ def _apply(node: Node, commands: list[_Command], rules: PlatformRules, fp: Finge
                 del node.children[text]
             if doomed:
                 continue
-        elif not line.startswith("no "):
-            node.children.pop("no " + line, None)
+        elif not line.startswith("no ") and not command.children and node.children.pop("no " + line, None):
+            # ``X`` undoes a printed ``no X`` (``autostate``, ``passive-interface EthernetN``): back to
+            # the default, which EOS does not print.
+            continue
         masked, secret = _mask(line, rules, fp)
         existing = node.children.get(masked)
         if existing is None:

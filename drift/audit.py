@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from core.configtree import Change
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
-from core.generated import open_snapshot
+from core.generated import Snapshot, open_snapshot
 from core.secrets import load_values, placeholders, run_key
 from drift.compare import compare_config
 
@@ -210,8 +210,7 @@ class _Fetched:
 
 
 def _fetch_running(
-    root: Path,
-    snapshot_ref: str,
+    snapshot: Snapshot,
     names: Sequence[str],
     lab: LabTarget | None,
     workers: int,
@@ -220,7 +219,6 @@ def _fetch_running(
     """Running configs of ``names`` via Nornir + NAPALM ``get_config(retrieve='running')``."""
     from nornir_napalm.plugins.tasks import napalm_get
 
-    snapshot = open_snapshot(root, snapshot_ref)
     nornir = open_fleet(snapshot, lab=lab, devices=names, workers=workers)
 
     def get_running(task: Task) -> Result:
@@ -292,7 +290,7 @@ def run_audit(
         managed = [name for name in managed if shard_of(name, shard[1]) == shard[0]]
         unmanaged = [name for name in unmanaged if shard_of(name, shard[1]) == shard[0]]
     tick = progress(len(managed)) if progress is not None else (lambda _name: None)
-    fetched = _fetch_running(root, chosen, managed, target, workers, tick) if managed else {}
+    fetched = _fetch_running(snapshot, managed, target, workers, tick) if managed else {}
     names = sorted({p for text in configs.values() for p in placeholders(text)})
     values = load_values(names, lab_password=target.password if target is not None else None)
     key = run_key()

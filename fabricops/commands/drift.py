@@ -66,11 +66,13 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
 @click.option(
     "--merge",
     "merge",
-    multiple=True,
+    default=None,
     type=click.Path(exists=True, path_type=Path),
-    help="Merge the report directories of shard runs into one report (no device is contacted).",
+    metavar="DIR...",
+    help="Merge the report directories of shard runs (DIR and the arguments after it); no device is contacted.",
 )
 @click.option("--workers", default=20, show_default=True, help="Devices read at the same time.")
+@click.argument("more", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="")
 def drift_cmd(
     root: Path,
     ref: str | None,
@@ -80,8 +82,9 @@ def drift_cmd(
     report_dir: Path | None,
     allow_unreachable: bool,
     shard: str | None,
-    merge: tuple[Path, ...],
+    merge: Path | None,
     workers: int,
+    more: tuple[Path, ...],
 ) -> None:
     """Compare every device's running config with generated/ in git, by meaning.
 
@@ -101,10 +104,12 @@ def drift_cmd(
     from drift.audit import load_report, merge_audits, parse_shard, run_audit
     from drift.report import render_json, render_markdown, render_text, write_reports
 
-    if merge:
+    if more and merge is None:
+        raise click.UsageError(f"unexpected argument(s) {' '.join(map(str, more))}: only --merge takes several")
+    if merge is not None:
         if shard or devices or ref:
             raise FabricopsError("--merge reads reports only: drop --shard, --devices and --ref")
-        audit = merge_audits(load_report(path) for path in merge)
+        audit = merge_audits(load_report(path) for path in (merge, *more))
     else:
         with _progress(fmt != "json", "drift") as start:
             audit = run_audit(
