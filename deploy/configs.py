@@ -81,7 +81,7 @@ def summarise_diff(diff: str, running: str = "") -> DiffSummary:
     Examples:
         >>> diff = "interface Ethernet1\\n-   shutdown\\n+   mtu 9214\\n+hostname leaf1"
         >>> summarise_diff(diff)
-        DiffSummary(added=2, removed=1, sections=('interface Ethernet1', 'hostname leaf1'))
+        DiffSummary(added=2, removed=1, sections=('interface Ethernet1', 'hostname'))
         >>> running = "! device: x\\n!\\ninterface Ethernet5\\n   description a\\n   mtu 1500\\n"
         >>> summarise_diff("@@ -4,1 +4,1 @@\\n-   mtu 1500\\n+   mtu 9214", running)
         DiffSummary(added=1, removed=1, sections=('interface Ethernet5',))
@@ -92,17 +92,18 @@ def summarise_diff(diff: str, running: str = "") -> DiffSummary:
     added = removed = 0
     current = ""
     sections: list[str] = []
-    for raw in diff.splitlines():
-        if raw.startswith(("---", "+++")):
-            continue
+    rows = [raw for raw in diff.splitlines() if not raw.startswith(("---", "+++"))]
+    for index, raw in enumerate(rows):
         hunk = _HUNK.match(raw)
         if hunk:
             start = int(hunk.group(1))
             current = next((line for line in reversed(old[:start]) if _is_section(line)), "")
             continue
-        sign, body = (raw[0], raw[1:]) if raw[:1] in ("+", "-", " ") else (" ", raw)
+        sign, body = _split(raw)
         if _is_section(body):
-            current = body
+            following = _split(rows[index + 1])[1] if index + 1 < len(rows) else ""
+            # A block is named by its header; a one-line setting by its keyword (ntp, username, ...).
+            current = body if following[:1].isspace() else body.split()[0]
         if sign == " " or body.strip() in ("", "!"):
             continue
         if sign == "+":
@@ -112,6 +113,11 @@ def summarise_diff(diff: str, running: str = "") -> DiffSummary:
         if current and current not in sections:
             sections.append(current)
     return DiffSummary(added, removed, tuple(sections))
+
+
+def _split(raw: str) -> tuple[str, str]:
+    """A diff line as (marker, text)."""
+    return (raw[0], raw[1:]) if raw[:1] in ("+", "-", " ") else (" ", raw)
 
 
 def shutdown_ports(config: str) -> set[str]:

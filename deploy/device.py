@@ -25,6 +25,7 @@ Every result is a :class:`Outcome`; no device error escapes as an exception.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -153,6 +154,19 @@ def _result(task: Task, value: Survey | Outcome) -> Result:
     return Result(host=task.host, result=value, changed=getattr(value, "status", None) == Status.CHANGED)
 
 
+def read_task(task: Task, progress: Progress | None = None) -> Result:
+    """Read the running config (a getter only: nothing is loaded)."""
+    name = task.host.name
+    try:
+        running = _connect(task).get_config(retrieve="running")["running"]
+        survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
+    except device_errors() as exc:
+        survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
+    if progress is not None:
+        progress(name, "read" if survey.status != Status.UNREACHABLE else survey.status.value)
+    return _result(task, survey)
+
+
 def survey_task(task: Task, configs: Mapping[str, str], progress: Progress | None = None) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded."""
     from napalm.base.exceptions import ReplaceConfigException
@@ -190,7 +204,9 @@ def _discard_quietly(driver: Any) -> None:
         driver.config_session = None
 
 
-def apply_task(task: Task, jobs: Mapping[str, DeviceJob], options: ApplyOptions, progress: Progress | None = None) -> Result:
+def apply_task(
+    task: Task, jobs: Mapping[str, DeviceJob], options: ApplyOptions, progress: Progress | None = None
+) -> Result:
     """Change one device through the safe path (see the module docstring)."""
     outcome = _apply(task, jobs[task.host.name], options)
     if progress is not None:
@@ -318,10 +334,8 @@ def _close(task: Task) -> None:
     from nornir.core.exceptions import ConnectionNotOpen
 
     expected: tuple[type[BaseException], ...] = (ConnectionNotOpen, *device_errors())
-    try:
+    with contextlib.suppress(*expected):
         task.host.close_connection(CONNECTION)
-    except expected:
-        pass
 
 
 def _reconnect(task: Task) -> Any:

@@ -86,7 +86,9 @@ def pick_canary(members: Iterable[Member], changed: Iterable[str]) -> str | None
     return next(tier[0].name for tier in tiers if tier)
 
 
-def plan_waves(members: Iterable[Member], changed: Iterable[str], max_batch: int = DEFAULT_MAX_BATCH) -> list[list[str]]:
+def plan_waves(
+    members: Iterable[Member], changed: Iterable[str], max_batch: int = DEFAULT_MAX_BATCH
+) -> list[list[str]]:
     """Waves over the ``changed`` devices: the canary alone, then batches that keep redundancy.
 
     Devices in ``changed`` that are not among ``members`` are treated as groupless.

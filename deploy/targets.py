@@ -1,0 +1,107 @@
+"""What one plan, deploy or rollback works on: the fleet, the configs to apply, and their secrets.
+
+Configs are held in placeholder form (``<secret:NAME>``) as git has them and resolved only on
+their way to a device (:meth:`Target.resolved`). Anything read back from a device passes
+through :meth:`Target.scrub` before it is printed or stored: known secret values become their
+placeholders again, any other secret a keyed fingerprint that does not outlive the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.errors import FabricopsError
+from core.fleet import LabTarget, open_fleet
+from core.generated import Snapshot, open_snapshot
+from core.secrets import load_values, placeholders, redact, resolve, run_key, unresolve
+from deploy.postchecks import Cable, Expectations, expectations, switch_cables
+from deploy.waves import Member
+
+if TYPE_CHECKING:
+    from nornir.core import Nornir
+
+
+@dataclass
+class Target:
+    """The fleet and the config each of its devices should run."""
+
+    root: Path
+    snapshot: Snapshot
+    nornir: Nornir
+    desired: dict[str, str] = field(repr=False)
+    values: dict[str, str] = field(repr=False)
+    key: bytes = field(repr=False)
+    cables: dict[str, list[Cable]] = field(repr=False)
+
+    @property
+    def ref(self) -> str:
+        return self.snapshot.ref
+
+    @property
+    def devices(self) -> list[str]:
+        return sorted(self.desired)
+
+    def resolved(self, device: str) -> str:
+        return resolve(self.desired[device], self.values)
+
+    def scrub(self, text: str) -> str:
+        """``text`` fit to print or store: no secret value left in it.
+
+        Diff lines are redacted without their ``+``/``-`` marker, which would hide the secret
+        from the line patterns of :func:`core.secrets.redact`.
+        """
+        lines = []
+        for line in unresolve(text, self.values).split("\n"):
+            marked = line[:1] in ("+", "-") and not line.startswith(("+++", "---"))
+            lines.append(line[0] + redact(line[1:], self.key) if marked else redact(line, self.key))
+        return "\n".join(lines)
+
+    def members(self) -> list[Member]:
+        hosts = self.nornir.inventory.hosts
+        return [
+            Member(name, str(hosts[name].data.get("role", "")), str(hosts[name].data.get("redundancy_group") or ""))
+            for name in self.devices
+        ]
+
+    def expectations(self, device: str) -> Expectations:
+        return expectations(device, self.desired[device], self.cables.get(device, []))
+
+    def close(self) -> None:
+        """Close every device connection (no driver has a commit timer of ours running by now)."""
+        self.nornir.close_connections(on_good=True, on_failed=True)
+
+
+def open_target(
+    root: Path,
+    ref: str | None,
+    *,
+    devices: Sequence[str] = (),
+    lab: bool = False,
+    workers: int = 20,
+    desired: Mapping[str, str] | None = None,
+) -> Target:
+    """The target at ``ref`` (default HEAD): every device of ``generated/`` or ``devices``.
+
+    ``desired`` replaces the configs of ``generated/`` (a rollback to a device's own backup);
+    the inventory and cabling still come from ``generated/`` at ``ref``.
+    """
+    snapshot = open_snapshot(root, ref or "HEAD")
+    lab_target = LabTarget.load(root) if lab else None
+    nornir = open_fleet(snapshot, lab=lab_target, devices=devices, workers=workers)
+    configs = dict(desired) if desired is not None else snapshot.configs()
+    hosts = set(nornir.inventory.hosts)
+    missing = sorted(set(devices) - set(configs))
+    if missing:
+        where = f"generated/configs/ at {snapshot.ref[:12]}"
+        raise FabricopsError(f"no config for {', '.join(missing)} in {where}: run 'fabricops compile' and commit")
+    chosen = {name: text for name, text in configs.items() if name in hosts}
+    names = sorted({n for text in chosen.values() for n in placeholders(text)})
+    values = load_values(names, lab_password=lab_target.password if lab_target else None)
+    for text in chosen.values():
+        resolve(text, values)  # every secret must be known before the first device is touched
+    cabling = snapshot.read_text("inventory/cabling.csv") if snapshot.exists("inventory/cabling.csv") else ""
+    all_switches: Any = snapshot.hosts().keys()
+    return Target(root, snapshot, nornir, chosen, values, run_key(), switch_cables(cabling, all_switches))
