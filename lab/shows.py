@@ -1,16 +1,19 @@
 """``show`` commands: the JSON shapes NAPALM, ANTA and health checks read.
 
-Shapes follow EOS 4.31 (see ``docs/lab.md``). Three are the lab's own choice
-where no public capture was at hand; health checks should read only the
-fields listed here:
+Shapes follow EOS 4.31 (see ``docs/lab.md``). The counter commands health
+checks read:
 
 * ``show interfaces counters errors``:
   ``{"interfaceErrorCounters": {IF: {"fcsErrors", "alignmentErrors",
   "symbolErrors", "inErrors", "frameTooShorts", "frameTooLongs", "outErrors"}}}``
 * ``show priority-flow-control counters``:
   ``{"interfaceCounters": {IF: {"rxFrames", "txFrames"}}}`` (pause frames)
-* ``show interfaces counters ecn``:
-  ``{"interfaceEcnCounters": {IF: {"ecnMarkedPackets"}}}``
+* ``show qos interfaces ecn counters queue``:
+  ``{"intfQueueCounters": {IF: {"queueCounters": {"0".."7": N or "-"}}}}`` ("-": no ECN on
+  that queue)
+
+The last two follow what ANTA's ``VerifyInterfacesPFCCounters`` and
+``VerifyInterfacesECNCounters`` read.
 """
 
 from __future__ import annotations
@@ -497,11 +500,46 @@ def show_pfc_counters(dev: EmulatedDevice) -> Json:
     return {"interfaceCounters": out}
 
 
+def _ecn_queues(dev: EmulatedDevice, name: str) -> list[str]:
+    """Queues with ECN marking on a port: its own tx-queue blocks, then its service-profile's."""
+    blocks = interface_blocks(dev.running)
+    sources = [blocks.get(name)]
+    profile = line_value(blocks.get(name), "service-profile ")
+    if profile:
+        sources.append(dev.running.block(f"qos profile {profile}"))
+    queues = set()
+    for source in sources:
+        for child in source.children if source is not None else ():
+            if child.mode == "txq" and any(
+                c.text.startswith("random-detect ecn minimum-threshold") for c in child.children
+            ):
+                queues.add(child.text.split()[-1])
+    return sorted(queues, key=int)
+
+
 def show_ecn_counters(dev: EmulatedDevice) -> Json:
+    """``show qos interfaces ecn counters queue``: ECN-marked packets per queue, ``-`` if off."""
     out: Json = {}
     for name in _phys(dev):
-        out[name] = {"ecnMarkedPackets": dev.counters.get(name, {}).get("ecnMarked", 0)}
-    return {"interfaceEcnCounters": out}
+        queues = _ecn_queues(dev, name)
+        marked = dev.counters.get(name, {}).get("ecnMarked", 0)
+        counters: dict[str, int | str] = {str(q): "-" for q in range(8)}
+        for i, q in enumerate(queues):
+            counters[q] = marked if i == 0 else 0
+        out[name] = {"queueCounters": counters}
+    return {"intfQueueCounters": out}
+
+
+def show_counters_discards(dev: EmulatedDevice) -> Json:
+    out = {}
+    for name in all_interfaces(dev):
+        c = dev.counters.get(name, {})
+        out[name] = {"inDiscards": c.get("inDiscards", 0), "outDiscards": c.get("outDiscards", 0)}
+    return {
+        "interfaces": out,
+        "inDiscardsTotal": sum(v["inDiscards"] for v in out.values()),
+        "outDiscardsTotal": sum(v["outDiscards"] for v in out.values()),
+    }
 
 
 def running_config_json(dev: EmulatedDevice) -> Json:
@@ -525,7 +563,8 @@ JSON_SHOWS: list[tuple[re.Pattern[str], Handler]] = [
         (r"show interfaces description$", lambda d, m: show_interfaces_description(d)),
         (r"show interfaces status$", lambda d, m: show_interfaces_status(d)),
         (r"show interfaces counters errors$", lambda d, m: show_counters_errors(d)),
-        (r"show interfaces counters ecn$", lambda d, m: show_ecn_counters(d)),
+        (r"show qos interfaces ecn counters queue$", lambda d, m: show_ecn_counters(d)),
+        (r"show interfaces counters discards$", lambda d, m: show_counters_discards(d)),
         (r"show priority-flow-control counters$", lambda d, m: show_pfc_counters(d)),
         (r"show ip interface$", lambda d, m: show_ip_interface(d)),
         (r"show ipv6 interface$", lambda d, m: show_ipv6_interface(d)),

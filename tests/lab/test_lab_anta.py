@@ -84,3 +84,33 @@ def test_verify_bgp_peer_session(fabric: Lab) -> None:
     assert run_anta(fabric, "spine1", VerifyBGPPeerSession, inputs) == "success"
     fabric.fault("leaf1", "unreachable")
     assert run_anta(fabric, "spine1", VerifyBGPPeerSession, inputs).startswith("failure")
+
+
+def test_counter_tests_read_the_lab_shapes() -> None:
+    """ANTA's error, discard, PFC and ECN tests on a hardware model (they skip cEOSLab)."""
+    from anta.tests.interfaces import (
+        VerifyInterfaceDiscards,
+        VerifyInterfaceErrors,
+        VerifyInterfacesECNCounters,
+        VerifyInterfacesPFCCounters,
+    )
+
+    from lab import DeviceSpec
+    from lab.testing import running_lab
+
+    config = (
+        "hostname hw1\nqos profile ROCE\n   uc-tx-queue 3\n      random-detect ecn minimum-threshold"
+        " 256 kbytes maximum-threshold 512 kbytes\ninterface Ethernet1\n   service-profile ROCE\n"
+    )
+    with running_lab([DeviceSpec("hw1", config, model="DCS-7060DX5-64S", ethernet_ports=4)]) as lab:
+        tests = (
+            VerifyInterfaceErrors,
+            VerifyInterfaceDiscards,
+            VerifyInterfacesPFCCounters,
+            VerifyInterfacesECNCounters,
+        )
+        assert [run_anta(lab, "hw1", t, {}) for t in tests] == ["success"] * 4
+        lab.device("hw1").add_counters("Ethernet1", fcsErrors=3, outDiscards=1, pfcRx=9, ecnMarked=5)
+        results = [run_anta(lab, "hw1", t, {}) for t in tests]
+        assert all(r.startswith("failure") for r in results), results
+        assert "Queue: 3" in results[3]

@@ -95,14 +95,30 @@ def test_link_down_and_flap(fabric: Lab) -> None:
 
 
 def test_counters_for_health_checks(fabric: Lab) -> None:
+    fabric.tamper(
+        "leaf1",
+        [
+            "interface Ethernet1",
+            "uc-tx-queue 3",
+            "random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes",
+        ],
+    )
     dev = fabric.device("leaf1")
-    dev.add_counters("Ethernet1", fcsErrors=5, pfcRx=100, pfcTx=7, ecnMarked=42)
-    errs, pfc, ecn = node(fabric, "leaf1").run_commands(
-        ["show interfaces counters errors", "show priority-flow-control counters", "show interfaces counters ecn"]
+    dev.add_counters("Ethernet1", fcsErrors=5, pfcRx=100, pfcTx=7, ecnMarked=42, inDiscards=2)
+    errs, pfc, ecn, discards = node(fabric, "leaf1").run_commands(
+        [
+            "show interfaces counters errors",
+            "show priority-flow-control counters",
+            "show qos interfaces ecn counters queue",
+            "show interfaces counters discards",
+        ]
     )
     assert errs["interfaceErrorCounters"]["Ethernet1"]["fcsErrors"] == 5
     assert pfc["interfaceCounters"]["Ethernet1"] == {"rxFrames": 100, "txFrames": 7}
-    assert ecn["interfaceEcnCounters"]["Ethernet1"]["ecnMarkedPackets"] == 42
+    queues = ecn["intfQueueCounters"]["Ethernet1"]["queueCounters"]
+    assert queues["3"] == 42 and queues["0"] == "-"
+    assert ecn["intfQueueCounters"]["Ethernet2"]["queueCounters"]["3"] == "-"
+    assert discards["interfaces"]["Ethernet1"]["inDiscards"] == 2 and discards["inDiscardsTotal"] == 2
 
 
 def test_ospf_adjacency_from_both_ends(blank: Lab) -> None:
