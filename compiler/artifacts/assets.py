@@ -81,9 +81,10 @@ def asset_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
                 port_ranges(list(device.used_ports)),
             )
         )
+    kinds = {s.name: s.kind for s in intent.servers}
     for name, server in fabric.servers.items():
         ports = " ".join(f"{n.switch}:{n.switch_port}({n.name})" for n in server.nics)
-        kind = next(s.kind for s in intent.servers if s.name == name)
+        kind = kinds[name]
         rows.append(
             (
                 server.asset_tag,

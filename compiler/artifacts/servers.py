@@ -247,12 +247,11 @@ class Mount:
     options: str
 
 
-def mounts(intent: Intent, fabric: Fabric, server: ResolvedServer) -> list[Mount]:
-    """NFS and Lustre mounts of a server on the storage network (none without a storage address)."""
+def mounts(intent: Intent, fabric: Fabric, server: ResolvedServer, kind: str) -> list[Mount]:
+    """NFS and Lustre mounts of a server of ``kind`` on the storage network (none without a storage address)."""
     if server.storage_address is None:
         return []
     services = intent.fabric.storage_services
-    kind = _kind(intent, server)
     out: list[Mount] = []
     for export in services.nfs:
         nfs_server = fabric.servers[export.server]
@@ -265,10 +264,6 @@ def mounts(intent: Intent, fabric: Fabric, server: ResolvedServer) -> list[Mount
             nids = ":".join(f"{_ip(fabric.servers[m].storage_address or '')}@tcp" for m in fs.mgs)
             out.append(Mount(f"{nids}:/{fs.fsname}", fs.mount, "lustre", fs.options))
     return out
-
-
-def _kind(intent: Intent, server: ResolvedServer) -> str:
-    return next(s.kind for s in intent.servers if s.name == server.name)
 
 
 def _ip(address: str) -> str:
@@ -361,9 +356,8 @@ def verify_script(server: ResolvedServer, ifaces: list[HostInterface], server_mo
     )
 
 
-def gpfs_script(intent: Intent, fabric: Fabric, server: ResolvedServer) -> str | None:
+def gpfs_script(intent: Intent, server: ResolvedServer, kind: str) -> str | None:
     """``gpfs-join.sh`` when a GPFS file system names the server's kind, else None."""
-    kind = _kind(intent, server)
     filesystems = [
         {"name": fs.name, "cluster": fs.cluster, "device": fs.device, "mount": fs.mount, "contact": fs.contact_nodes[0]}
         for fs in intent.fabric.storage_services.gpfs
@@ -377,10 +371,11 @@ def gpfs_script(intent: Intent, fabric: Fabric, server: ResolvedServer) -> str |
 def server_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
     """Every server's directory under ``servers/``."""
     files: dict[str, str] = {}
+    kinds = {s.name: s.kind for s in intent.servers}
     for name, server in fabric.servers.items():
         base = f"servers/{name}"
         ifaces = host_interfaces(intent, server)
-        server_mounts = mounts(intent, fabric, server)
+        server_mounts = mounts(intent, fabric, server, kinds[name])
         files.update(network_files(intent, server, ifaces))
         if server_mounts:
             files[f"{base}/fstab"] = render_template(
@@ -389,7 +384,7 @@ def server_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
             )
         files[f"{base}/setup-host.sh"] = setup_script(intent, server, ifaces, server_mounts)
         files[f"{base}/verify.sh"] = verify_script(server, ifaces, server_mounts)
-        gpfs = gpfs_script(intent, fabric, server)
+        gpfs = gpfs_script(intent, server, kinds[name])
         if gpfs is not None:
             files[f"{base}/gpfs-join.sh"] = gpfs
     return files
