@@ -6,8 +6,9 @@ What is read, per device, in one Nornir task over the NAPALM connection:
 * ``get_interfaces_counters`` (rx/tx errors, the NAPALM view);
 * the driver's ``cli([...], encoding="json")`` for what NAPALM has no getter for:
   ``show interfaces counters errors`` (FCS/CRC and symbol errors), ``show priority-flow-control
-  counters`` (PFC pause frames), ``show interfaces counters ecn`` (ECN-marked packets),
-  ``show interfaces`` (``linkStatusChanges``: flaps) and ``show interfaces transceiver``
+  counters`` (PFC pause frames), ``show qos interfaces ecn counters queue`` (ECN-marked
+  packets per queue, ``-`` where ECN is off: the shapes ANTA's counter tests read),
+  ``show interfaces`` (``interfaceCounters.linkStatusChanges``: flaps) and ``show interfaces transceiver``
   (optic temperature; a device that does not answer it gives "not available", not an error).
 
 Rates. The thresholds are per minute (PFC, ECN) and per hour (flaps), and one read gives
@@ -67,7 +68,7 @@ MONITORING_FILES = ("monitoring/expected-counters.yaml", "monitoring/thresholds.
 COMMANDS = (
     "show interfaces counters errors",
     "show priority-flow-control counters",
-    "show interfaces counters ecn",
+    "show qos interfaces ecn counters queue",
     "show interfaces",
 )
 TRANSCEIVER = "show interfaces transceiver"
@@ -166,12 +167,14 @@ def evaluate(device: str, data: dict[str, Any], limits: dict[str, float]) -> tup
     for name, c in sorted(pfc.items()):
         frames = c.get("rxFrames", 0) + c.get("txFrames", 0)
         check(name, "pfc_pause_frames_per_min", rate(frames, uptime_s=uptime, window_s=60))
-    ecn = cli["show interfaces counters ecn"].get("interfaceEcnCounters", {})
+    ecn = cli["show qos interfaces ecn counters queue"].get("intfQueueCounters", {})
     for name, c in sorted(ecn.items()):
-        check(name, "ecn_marks_per_min", rate(c.get("ecnMarkedPackets", 0), uptime_s=uptime, window_s=60))
+        marked = sum(v for v in c.get("queueCounters", {}).values() if isinstance(v, int))
+        check(name, "ecn_marks_per_min", rate(marked, uptime_s=uptime, window_s=60))
     for name, c in sorted(cli["show interfaces"].get("interfaces", {}).items()):
-        if "linkStatusChanges" in c:
-            check(name, "flaps_per_hour", rate(flaps(int(c["linkStatusChanges"])), uptime_s=uptime, window_s=3600))
+        changes = c.get("interfaceCounters", {}).get("linkStatusChanges")
+        if changes is not None:
+            check(name, "flaps_per_hour", rate(flaps(int(changes)), uptime_s=uptime, window_s=3600))
     missing: list[str] = []
     transceiver = data.get("transceiver")
     if transceiver is None:

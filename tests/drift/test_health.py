@@ -1,0 +1,75 @@
+"""``fabricops health`` on the lab: counters raised on one device, read back through NAPALM."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from core.generated import open_snapshot
+from drift.health import DEFAULT_THRESHOLDS, load_thresholds, run_health
+from tests.drift.test_drift_lab import fabricops
+
+if TYPE_CHECKING:
+    from lab import Lab
+
+Fleet = tuple[Path, "Lab"]
+
+
+def test_counters_over_their_thresholds_are_reported_and_exit_3(
+    fleet: Fleet, restore: Callable[[str], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each kind of counter over its threshold is one finding; a counter under it is none."""
+    root, lab = fleet
+    restore("rack10-leaf-a")
+    device = lab.device("rack10-leaf-a")
+    device.add_counters("Ethernet1", fcsErrors=3, pfcRx=5000, ecnMarked=50000)
+    device.add_counters("Ethernet2", symbolErrors=7)
+    device.add_counters("Ethernet3", pfcRx=10, ecnMarked=10)  # well under the per-minute thresholds
+    for _ in range(4):
+        lab.fault("rack10-leaf-a", "flap", port="Ethernet4")
+    code, out, err = fabricops(
+        capsys, "health", "--root", str(root), "--lab", "--devices", "rack10-leaf-a,spine01", "--format", "json"
+    )
+    assert code == 3, err
+    report = json.loads(out)
+    found = {(f["interface"], f["metric"]) for f in report["findings"]}
+    assert found == {
+        ("Ethernet1", "crc_errors"),
+        ("Ethernet1", "pfc_pause_frames_per_min"),
+        ("Ethernet1", "ecn_marks_per_min"),
+        ("Ethernet2", "symbol_errors"),
+        ("Ethernet4", "flaps_per_hour"),
+    }
+    assert {f["device"] for f in report["findings"]} == {"rack10-leaf-a"}
+    assert report["healthy"] == ["spine01"]
+
+
+def test_a_clean_fabric_is_healthy(fleet: Fleet, capsys: pytest.CaptureFixture[str]) -> None:
+    root, _ = fleet
+    code, out, _ = fabricops(capsys, "health", "--root", str(root), "--lab", "--devices", "spine01,rack11-leaf-a")
+    assert code == 0, out
+    assert "2 devices: 2 healthy, 0 over a threshold, 0 unreachable" in out
+
+
+def test_an_unreachable_device_is_an_error(fleet: Fleet, restore: Callable[[str], None]) -> None:
+    root, lab = fleet
+    restore("spine04")
+    lab.set_unreachable("spine04")
+    report = run_health(root, lab=True, devices=["spine04", "spine01"])
+    assert report.unreachable == ("spine04",) and report.findings == ()
+
+
+def test_thresholds_come_from_generated_monitoring_when_present(tmp_path: Path) -> None:
+    """Health reads generated/, never the intent: a monitoring file there overrides the defaults."""
+    monitoring = tmp_path / "generated" / "monitoring"
+    monitoring.mkdir(parents=True)
+    (monitoring / "expected-counters.yaml").write_text("thresholds:\n  pfc_pause_frames_per_min: 50\n")
+    limits, source = load_thresholds(open_snapshot(tmp_path))
+    assert limits == {**DEFAULT_THRESHOLDS, "pfc_pause_frames_per_min": 50.0}
+    assert source == "generated/monitoring/expected-counters.yaml"
+    (monitoring / "expected-counters.yaml").unlink()
+    assert load_thresholds(open_snapshot(tmp_path)) == (DEFAULT_THRESHOLDS, "defaults (docs/drift.md)")
