@@ -308,9 +308,9 @@ def diff(expected: Node, actual: Node, rules: PlatformRules, path: tuple[str, ..
     changes: list[Change] = []
     missing = [t for t in expected.children if t not in actual.children]
     extra = [t for t in actual.children if t not in expected.children]
-    if path and _is_ordered(path[-1], rules) and not missing and not extra:
-        if list(expected.children) != list(actual.children):
-            changes.append(Change(path, "order", path[-1]))
+    same_set = not missing and not extra
+    if same_set and path and _is_ordered(path[-1], rules) and list(expected.children) != list(actual.children):
+        changes.append(Change(path, "order", path[-1]))
     extra_by_key = {line_key(t, rules): t for t in extra if not actual.children[t].children}
     extra_by_key.pop(None, None)
     for text in missing:
@@ -431,9 +431,10 @@ def _apply(node: Node, commands: list[_Command], rules: PlatformRules, fp: Finge
                 del node.children[text]
             if doomed:
                 continue
-        elif not line.startswith("no ") and not command.children and node.children.pop("no " + line, None):
+        elif not line.startswith("no ") and not command.children and f"no {line}" in node.children:
             # ``X`` undoes a printed ``no X`` (``autostate``, ``passive-interface EthernetN``): back to
             # the default, which EOS does not print.
+            del node.children[f"no {line}"]
             continue
         masked, secret = _mask(line, rules, fp)
         existing = node.children.get(masked)

@@ -23,6 +23,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -233,10 +234,9 @@ def _fetch_running(
             progress(task.host.name)
 
     result = nornir.run(task=get_running, on_failed=True)
-    try:
+    # a device that dropped the connection must not fail the audit
+    with contextlib.suppress(Exception):
         nornir.close_connections(on_failed=True)
-    except Exception:  # noqa: BLE001 - a device that dropped the connection must not fail the audit
-        pass
     fetched: dict[str, _Fetched] = {}
     for name, multi in result.items():
         if multi.failed:

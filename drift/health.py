@@ -32,6 +32,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -211,10 +212,9 @@ def run_health(
             tick(task.host.name)
 
     result = nornir.run(task=read, on_failed=True)
-    try:
+    # a dropped connection must not hide the counters read
+    with contextlib.suppress(Exception):
         nornir.close_connections(on_failed=True)
-    except Exception:  # noqa: BLE001 - a dropped connection must not hide the counters read
-        pass
     findings: list[Finding] = []
     unreachable: list[str] = []
     errors: dict[str, str] = {}
@@ -243,9 +243,8 @@ def render_health_text(report: HealthReport) -> str:
         out.append(f"not available on {len(report.not_available)} device(s): {', '.join(lacking)}")
     bad = len({f.device for f in report.findings})
     healthy = len(report.devices) - bad - len(report.unreachable)
-    out.append(
-        f"{len(report.devices)} devices: {healthy} healthy, {bad} over a threshold, {len(report.unreachable)} unreachable"
-    )
+    down = len(report.unreachable)
+    out.append(f"{len(report.devices)} devices: {healthy} healthy, {bad} over a threshold, {down} unreachable")
     return "\n".join(out) + "\n"
 
 

@@ -33,8 +33,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.configtree import Change, negate
 from core.platforms import get_rules
 from drift.audit import Audit, DeviceResult
@@ -103,6 +101,7 @@ class Adoption:
               leaf1: |
                 interface Ethernet5
                    shutdown
+            >>> import yaml
             >>> yaml.safe_load(snippet)["extra_config"]["leaf1"]
             'interface Ethernet5\\n   shutdown\\n'
         """
@@ -199,7 +198,8 @@ def _summary_line(audit: Audit) -> str:
 
 def _header(audit: Audit) -> str:
     shards = f", shards {' '.join(audit.shards)}" if audit.shards else ""
-    return f"drift against {audit.ref} ({audit.commit[:12]}) at {audit.started}{' in the lab' if audit.lab else ''}{shards}"
+    where = " in the lab" if audit.lab else ""
+    return f"drift against {audit.ref} ({audit.commit[:12]}) at {audit.started}{where}{shards}"
 
 
 def render_text(audit: Audit, *, verbose: bool = True) -> str:
@@ -251,7 +251,9 @@ def render_markdown(audit: Audit) -> str:
         "| device | status | changes |",
         "| --- | --- | --- |",
     ]
-    out += [f"| {d.device} | {d.status} | {len(d.changes) or d.error} |" for d in audit.devices if d.status != "in-sync"]
+    out += [
+        f"| {d.device} | {d.status} | {len(d.changes) or d.error} |" for d in audit.devices if d.status != "in-sync"
+    ]
     for result in audit.devices:
         if result.status != "drifted":
             continue
@@ -260,11 +262,20 @@ def render_markdown(audit: Audit) -> str:
         for change in result.changes:
             out += _md_change(change)
         out += [f"* note: {n}" for n in result.notes]
-        out += ["", "**Revert to git** (restores the reviewed config):", "", "```sh", revert_command(audit, result.device)]
+        out += [
+            "",
+            "**Revert to git** (restores the reviewed config):",
+            "",
+            "```sh",
+            revert_command(audit, result.device),
+        ]
         out += ["```"]
         adopt = adoption(result)
         if adopt.extra_config:
-            out += ["", "**Keep the change**: add to `intent/fabric.yaml`, then `fabricops compile`, review, merge, deploy:"]
+            out += [
+                "",
+                "**Keep the change**: add to `intent/fabric.yaml`, then `fabricops compile`, review, merge, deploy:",
+            ]
             out += ["", "```yaml", adopt.yaml(result.device).rstrip("\n"), "```"]
             if adopt.fields:
                 fields = ", ".join(f"`{f}`" for f in adopt.fields)

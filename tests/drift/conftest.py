@@ -68,11 +68,11 @@ def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | Non
 
 
 @pytest.fixture
-def deployed(gitops_repo: Path, lab_running: Lab) -> Iterator[Lab]:
+def deployed(gitops_repo: Path, lab_running: Lab) -> Lab:
     """The example lab running generated/ at HEAD, HEAD tagged as the last deploy."""
     push_generated(gitops_repo, lab_running)
     git(gitops_repo, "tag", "-a", DEPLOY_TAG, "-m", "deploy of the example cluster")
-    yield lab_running
+    return lab_running
 
 
 @pytest.fixture(scope="module")

@@ -224,11 +224,9 @@ def test_the_remediation_lines_restore_git_on_the_device(fleet: Fleet, restore: 
 
     root, lab = fleet
     restore("rack09-leaf-b")
-    lab.tamper(
-        "rack09-leaf-b",
-        ["interface Ethernet5", "description HAND_EDIT", "switchport access vlan 4093", "interface Ethernet30", "no shutdown",
-         "vlan 999", "name TEMP", "ntp server vrf MGMT 10.99.0.3"],
-    )  # fmt: skip
+    port = ["interface Ethernet5", "description HAND_EDIT", "switchport access vlan 4093"]
+    unused_port = ["interface Ethernet30", "no shutdown"]
+    lab.tamper("rack09-leaf-b", [*port, *unused_port, "vlan 999", "name TEMP", "ntp server vrf MGMT 10.99.0.3"])
     before = run_audit(root, lab=True, devices=["rack09-leaf-b"]).devices[0]
     assert before.status == "drifted" and len(before.changes) == 5
     lines = "\n".join(before.remediation) + "\n"
