@@ -454,6 +454,11 @@ def show_mlag(dev: EmulatedDevice) -> Json:
 
 def show_ospf_neighbor(dev: EmulatedDevice) -> Json:
     vrfs: Json = {}
+    # Every configured process is listed, with or without neighbours.
+    for node in dev.running.top("router ospf "):
+        words = node.text.split()
+        vrf = words[4] if len(words) > 4 else "default"
+        vrfs.setdefault(vrf, {"instList": {}})["instList"].setdefault(words[2], {"ospfNeighborEntries": []})
     for n in ospf_neighbors(dev.fabric(), dev):
         inst = vrfs.setdefault(n.vrf, {"instList": {}})["instList"].setdefault(n.instance, {"ospfNeighborEntries": []})
         inst["ospfNeighborEntries"].append(
@@ -466,7 +471,7 @@ def show_ospf_neighbor(dev: EmulatedDevice) -> Json:
                 "interfaceAddress": n.neighbor_address,
                 "inactivity": time.time() + 40,
                 "options": {"multitopologyCapability": False, "externalRoutingCapability": True},
-                "details": {"areaId": "0.0.0.0", "stateTime": dev.boot_time},
+                "details": {"areaId": n.area, "stateTime": dev.boot_time},
             }
         )
     return {"vrfs": vrfs}

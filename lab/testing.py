@@ -113,6 +113,24 @@ def sample_fabric_specs() -> list[DeviceSpec]:
     ]
 
 
+def sample_ospf_pair() -> tuple[list[DeviceSpec], list[Link]]:
+    """Two routers ``a`` (1.1.1.1) and ``b`` (2.2.2.2) in OSPF area 0 over a /31 on Ethernet1."""
+
+    def config(name: str, ip: str, rid: str) -> str:
+        return (
+            f"hostname {name}\ninterface Ethernet1\n   mtu 9214\n   no switchport\n"
+            f"   ip address {ip}/31\n   ip ospf network point-to-point\n!\nip routing\n!\n"
+            f"router ospf 100\n   router-id {rid}\n   passive-interface default\n"
+            f"   no passive-interface Ethernet1\n   network 10.0.0.0/24 area 0.0.0.0\n"
+        )
+
+    specs = [
+        DeviceSpec("a", config("a", "10.0.0.0", "1.1.1.1"), ethernet_ports=4),
+        DeviceSpec("b", config("b", "10.0.0.1", "2.2.2.2"), ethernet_ports=4),
+    ]
+    return specs, [Link("a", "Ethernet1", "b", "Ethernet1")]
+
+
 #: Short client timeout: a test must never hang for NAPALM's default 60 s.
 TIMEOUT = 5
 

@@ -17,9 +17,10 @@ Rules:
   interface address is a ``neighbor``), each ``remote-as`` is the other's
   ASN, neither neighbour is shut and the interfaces carrying the addresses
   are up; loopback addresses count as reachable;
-* an OSPF adjacency is ``full`` when both interfaces are up, on the same
+* an OSPF neighbour appears when both interfaces are up, on the same
   subnet, OSPF-enabled (``network`` or ``ip ospf area``), not passive, in
-  the same area, with the same network type and MTU.
+  the same area, with the same network type; it is ``full`` with the same
+  MTU and stuck in ``exchStart`` otherwise.
 """
 
 from __future__ import annotations
@@ -402,6 +403,7 @@ class OspfNeighbor:
     neighbor_router_id: str
     neighbor_address: str
     state: str
+    area: str = "0.0.0.0"
 
 
 def _ospf(config: Config) -> tuple[str, Node] | None:
@@ -422,6 +424,11 @@ def _ospf_area(config: Config, proc: Node, name: str, block: Node) -> str | None
             if m and addr.ip in ipaddress.IPv4Network(m.group(1), strict=False):
                 return m.group(2)
     return None
+
+
+def _dotted_area(area: str) -> str:
+    """EOS shows areas dotted: ``0`` -> ``0.0.0.0``."""
+    return str(ipaddress.IPv4Address(int(area))) if area.isdigit() else area
 
 
 def _ospf_passive(proc: Node, name: str) -> bool:
@@ -457,11 +464,13 @@ def ospf_neighbors(fabric: Fabric, dev: DeviceView) -> list[OspfNeighbor]:
                     or _ospf_passive(theirs[1], owner[1])
                     or not fabric.oper_up(other, owner[1])
                     or line_value(block, "ip ospf network ") != line_value(oblock, "ip ospf network ")
-                    or line_value(block, "mtu ") != line_value(oblock, "mtu ")
                 ):
                     continue
+                # Hellos agree but the DBD exchange never completes with different MTUs.
+                same_mtu = line_value(block, "mtu ") == line_value(oblock, "mtu ")
                 rid = line_value(theirs[1], "router-id ") or router_id(other.running, None)
-                out.append(OspfNeighbor(instance, "default", name, rid, str(ip), "full"))
+                state = "full" if same_mtu else "exchStart"
+                out.append(OspfNeighbor(instance, "default", name, rid, str(ip), state, _dotted_area(area)))
     return out
 
 

@@ -114,3 +114,17 @@ def test_counter_tests_read_the_lab_shapes() -> None:
         results = [run_anta(lab, "hw1", t, {}) for t in tests]
         assert all(r.startswith("failure") for r in results), results
         assert "Queue: 3" in results[3]
+
+
+def test_ospf_tests() -> None:
+    from anta.tests.routing.ospf import VerifyOSPFNeighborCount, VerifyOSPFNeighborState
+
+    from lab.testing import running_lab, sample_ospf_pair
+
+    with running_lab(*sample_ospf_pair()) as lab:
+        assert run_anta(lab, "a", VerifyOSPFNeighborState, None) == "success"
+        assert run_anta(lab, "a", VerifyOSPFNeighborCount, {"number": 1}) == "success"
+        lab.tamper("b", ["interface Ethernet1", "mtu 1500"])
+        assert "exchStart" in run_anta(lab, "a", VerifyOSPFNeighborState, None)
+        lab.fault("b", "link-down", port="Ethernet1")
+        assert run_anta(lab, "a", VerifyOSPFNeighborState, None) == "skipped: No OSPF neighbor detected"

@@ -110,6 +110,6 @@ def test_preloaded_fabric_comes_up_healthy() -> None:
                 for i in v["instList"].values()
                 for e in i["ospfNeighborEntries"]
             ]
-            if not entries:
-                problems.append(f"{name}: no OSPF adjacency")
+            if not entries or any(e["adjacencyState"] != "full" for e in entries):
+                problems.append(f"{name}: OSPF adjacencies {[e['adjacencyState'] for e in entries]}")
     assert problems == []
