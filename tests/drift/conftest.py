@@ -6,8 +6,8 @@ The push is the stock driver's load_replace + commit (nornir_napalm's ``napalm_c
 ``deploy/20260101T000000Z``, as a deploy would tag it.
 
 ``deployed`` builds on the shared ``gitops_repo`` and ``lab_running`` fixtures. Pushing 53
-configs takes seconds, so the lab tests share one module-wide copy (``fleet``) built the
-same way; each test tampers with its own devices and puts git's config back afterwards
+configs takes seconds, so the lab tests share one copy built the same way (``fleet``,
+built once per session); each test tampers with its own devices and puts git's config back afterwards
 (``restore``), which keeps the drift tests well under a minute.
 """
 
@@ -75,9 +75,9 @@ def deployed(gitops_repo: Path, lab_running: Lab) -> Lab:
     return lab_running
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fleet(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Iterator[tuple[Path, Lab]]:
-    """(repository, lab): ``deployed`` for a whole test module."""
+    """(repository, lab): ``deployed`` once for all the drift tests."""
     from core.generated import open_snapshot
     from lab import Lab, specs_from_snapshot
 
