@@ -460,7 +460,7 @@ class _Resolver:
             )
         )
         mgmt_address = self._mgmt_address(leaf.name)
-        config = self._fabric_config(leaf.name, mgmt_address, "LEAF", plan.qos, leaf.model)
+        config = self._fabric_config(leaf, mgmt_address, "LEAF", plan.qos)
         config.spanning_tree = SpanningTree("mstp", 4096, f"{MLAG_L3_VLAN}-{MLAG_PEER_VLAN}")
         extra = [self.spec.vlans[name] for name in fab.pair_vlans.get(pair.id, ())]
         config.vlans = sorted(
@@ -593,7 +593,7 @@ class _Resolver:
         self._allocate(net, "loopbacks", IPv4Interface((loopback, 32)), spine.name, "Loopback0")
         spine.add(Interface("Loopback0", description="ROUTER_ID", ip_address=f"{loopback}/32"))
         mgmt_address = self._mgmt_address(spine.name)
-        config = self._fabric_config(spine.name, mgmt_address, "SPINE", plan.qos, spine.model)
+        config = self._fabric_config(spine, mgmt_address, "SPINE", plan.qos)
         config.spanning_tree = SpanningTree("none")
         config.interfaces = spine.interfaces(self.problems)
         bgp = plan.routing.bgp
@@ -668,19 +668,16 @@ class _Resolver:
             management_ssh_vrf=vrf,
         )
 
-    def _fabric_config(
-        self, name: str, mgmt: str, role: str, qos: QosProfile | None, model: SwitchModel
-    ) -> DeviceConfig:
-        config = self._base_config(name, vrf=MGMT_VRF, routing=True)
+    def _fabric_config(self, switch: _Switch, mgmt: str, role: str, qos: QosProfile | None) -> DeviceConfig:
+        """What every fabric switch has: management in VRF MGMT on Management1, and the RoCE QoS."""
+        config = self._base_config(switch.name, vrf=MGMT_VRF, routing=True)
         config.vlan_internal_range = "1006 1199"
         if mgmt:
             gateway = host_in(IPv4Interface(mgmt).network, 1)
             config.static_routes = [StaticRoute("0.0.0.0/0", str(gateway.ip), MGMT_VRF)]
-        config.interfaces = [
-            Interface("Management1", description="OOB_MANAGEMENT", vrf=MGMT_VRF, ip_address=mgmt or None)
-        ]
+        switch.add(Interface("Management1", description="OOB_MANAGEMENT", vrf=MGMT_VRF, ip_address=mgmt or None))
         if qos is not None:
-            config.qos = _qos(qos, _qos_profile_name(role), model.queue_keyword)
+            config.qos = _qos(qos, _qos_profile_name(role), switch.model.queue_keyword)
         return config
 
     def _mgmt_address(self, name: str) -> str:

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.artifacts import cabling_csv, nornir_inventory, structured_configs
+from compiler.artifacts import nornir_inventory, structured_configs
 from compiler.artifacts.site import site_artifacts
 from compiler.checks import Finding, run_checks
 from compiler.fabric import resolve
@@ -65,7 +65,6 @@ def compile_intent(intent_dir: Path) -> CompileResult:
         files = {f"configs/{name}.cfg": render_device(device) for name, device in fabric.devices.items()}
         files.update(structured_configs(fabric))
         files.update(nornir_inventory(intent, fabric))
-        files.update(cabling_csv(fabric))
         files.update(site_artifacts(intent, fabric))
         encoded = with_manifest(files, intent.digest)
     return CompileResult(intent, fabric, findings, encoded, timings)

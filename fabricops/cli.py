@@ -13,10 +13,11 @@ import click
 
 from core.errors import FabricopsError
 from fabricops.commands.compile import check_cmd, compile_cmd
-from fabricops.commands.lab import lab_group
 from fabricops.commands.deploy import backups_group, deploy_cmd, plan_cmd, rollback_cmd
 from fabricops.commands.drift import drift_cmd, health_cmd
+from fabricops.commands.lab import lab_group
 from fabricops.commands.review import diff_cmd
+from fabricops.commands.validate import validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,6 +29,7 @@ def cli() -> None:
 cli.add_command(compile_cmd)
 cli.add_command(check_cmd)
 cli.add_command(diff_cmd)
+cli.add_command(validate)
 cli.add_command(drift_cmd)
 cli.add_command(health_cmd)
 cli.add_command(plan_cmd)

@@ -1,4 +1,4 @@
-"""``generated/inventory/``: the Nornir SimpleInventory and the cable list.
+"""``generated/inventory/``: the Nornir SimpleInventory.
 
 Deploy and drift load ``hosts.yaml``/``groups.yaml``/``defaults.yaml`` with Nornir's own
 SimpleInventory; no credentials are ever written here.
@@ -6,15 +6,11 @@ SimpleInventory; no credentials are ever written here.
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
 from compiler.artifacts.yamltext import to_yaml
 from compiler.intent import Intent
 from compiler.structured import Fabric
-
-CABLING_COLUMNS = ("a_device", "a_port", "b_device", "b_port", "network", "kind", "a_speed", "b_speed", "subnet")
 
 
 def group_of(network: str, role: str) -> str:
@@ -57,16 +53,3 @@ def nornir_inventory(intent: Intent, fabric: Fabric) -> dict[str, str]:
         "inventory/groups.yaml": to_yaml(dict(sorted(groups.items()))),
         "inventory/defaults.yaml": to_yaml(defaults),
     }
-
-
-def cabling_csv(fabric: Fabric) -> dict[str, str]:
-    """One row per cable, both ends (switch or server) and what each end runs."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CABLING_COLUMNS)
-    for link in fabric.links:
-        writer.writerow(
-            (link.a.device, link.a.port, link.b.device, link.b.port, link.network, link.kind,
-             link.a_speed or "", link.b_speed or "", link.subnet or "")
-        )
-    return {"inventory/cabling.csv": out.getvalue()}

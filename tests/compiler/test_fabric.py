@@ -92,3 +92,11 @@ def test_adding_a_rack_moves_nothing(project: Path, edit: Edit) -> None:
     new = {(a.prefix, a.owner) for a in after.allocations}
     assert old <= new
     assert {"rack15-leaf-a", "rack15-leaf-b", "rack15-mgmt"} <= set(after.devices) - set(before.devices)
+
+
+def test_every_fabric_switch_keeps_its_management_interface(fabric: Fabric) -> None:
+    """A replace-config without Management1 would cut the switch off its management network."""
+    for device in fabric.devices.values():
+        if device.role in {"leaf", "spine"}:
+            mgmt = iface(fabric, device.name, "Management1")
+            assert mgmt.vrf == "MGMT" and mgmt.ip_address == f"{device.mgmt_address}/24"

@@ -34,33 +34,115 @@ def test_rack_and_position_come_from_the_name() -> None:
 # (file, old text, new text, expected fragment of the one error line)
 BAD_INPUTS = [
     ("fabric.yaml", "site:\n", "site: [\n", "fabric.yaml:"),  # malformed YAML
-    ("fabric.yaml", "  domain: cluster.example.net\n", "  domain: cluster.example.net\n  colour: blue\n", "fabric.yaml:6: site.colour: unknown key"),
+    (
+        "fabric.yaml",
+        "  domain: cluster.example.net\n",
+        "  domain: cluster.example.net\n  colour: blue\n",
+        "fabric.yaml:6: site.colour: unknown key",
+    ),
     ("fabric.yaml", "  host: 9000\n", "  host: jumbo\n", "fabric.yaml:19: mtu.host: Input should be a valid integer"),
     ("fabric.yaml", "    power_w: 1100\n", "", "switch_models.leaf-48x100g-8x400g.power_w: required key is missing"),
     ("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 10.30.0.0/33", "fabrics.compute.pools.hosts"),
-    ("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 8.8.0.0/16", "fabrics.compute.pools.hosts: 8.8.0.0/16 is not an RFC1918 private range"),
+    (
+        "fabric.yaml",
+        "hosts: 10.30.0.0/16",
+        "hosts: 8.8.0.0/16",
+        "fabrics.compute.pools.hosts: 8.8.0.0/16 is not an RFC1918 private range",
+    ),
     ("fabric.yaml", "    qos: roce\n", "    qos: rocev3\n", "fabrics.compute.qos: unknown QoS profile 'rocev3'"),
     ("fabric.yaml", "    vlan: gpu-compute\n", "    vlan: gpu\n", "fabrics.compute.vlan: unknown VLAN profile 'gpu'"),
-    ("fabric.yaml", "    routing: ospf-underlay", "    routing: isis", "fabrics.compute.routing: unknown routing profile 'isis'"),
-    ("fabric.yaml", "    spines: {count: 4, model: spine-64x400g", "    spines: {count: 4, model: spine-99", "fabrics.compute.spines.model: unknown switch model 'spine-99'"),
-    ("fabric.yaml", "bonding: active-backup          #", "bonding: balance-rr          #", "fabrics.compute.bonding: Input should be 'active-backup' or 'lacp'"),
-    ("fabric.yaml", "server: rack14-stor001", "server: rack15-stor001", "storage_services.nfs[0].server: unknown server 'rack15-stor001'"),
-    ("fabric.yaml", "gateway: 172.16.255.1", "gateway: 172.16.254.1", "management.upstream.gateway: 172.16.254.1 is outside 172.16.255.0/30"),
+    (
+        "fabric.yaml",
+        "    routing: ospf-underlay",
+        "    routing: isis",
+        "fabrics.compute.routing: unknown routing profile 'isis'",
+    ),
+    (
+        "fabric.yaml",
+        "    spines: {count: 4, model: spine-64x400g",
+        "    spines: {count: 4, model: spine-99",
+        "fabrics.compute.spines.model: unknown switch model 'spine-99'",
+    ),
+    (
+        "fabric.yaml",
+        "bonding: active-backup          #",
+        "bonding: balance-rr          #",
+        "fabrics.compute.bonding: Input should be 'active-backup' or 'lacp'",
+    ),
+    (
+        "fabric.yaml",
+        "server: rack14-stor001",
+        "server: rack15-stor001",
+        "storage_services.nfs[0].server: unknown server 'rack15-stor001'",
+    ),
+    (
+        "fabric.yaml",
+        "gateway: 172.16.255.1",
+        "gateway: 172.16.254.1",
+        "management.upstream.gateway: 172.16.254.1 is outside 172.16.255.0/30",
+    ),
     ("fabric.yaml", "  server: '^rack", "  server: '^(rack", "naming.server: not a regular expression"),
-    ("racks.yaml", "pdu_kw: 20, role: storage", "pdu_kw: -5, role: storage", "racks.yaml:16: racks[13].pdu_kw: Input should be greater than 0"),
-    ("racks.yaml", "role: storage}\n", "role: storage}\n  - {id: 13, row: C, position: 3, pdu_kw: 20, role: network}\n", "racks.yaml:17: racks[14].id: rack 13 is declared twice"),
-    ("servers.csv", "rack01-gpu002,gpu-8x-h100,GPU-0102\n", "rack01-gpu002,gpu-8x-h100,GPU-0102\nrack01-gpu002,gpu-8x-h100,GPU-0199\n", "servers.csv:4: name: duplicate server 'rack01-gpu002' (first on line 3)"),
-    ("servers.csv", "rack01-gpu002,gpu-8x-h100,GPU-0102\n", "rack01-gpu002,gpu-8x-h100,GPU-0102\nrack99-gpu001,gpu-8x-h100,GPU-9901\n", "servers.csv:4: name: 'rack99-gpu001' is in rack 99, which racks.yaml does not declare"),
-    ("servers.csv", "rack01-gpu002,gpu-8x-h100,GPU-0102\n", "rack01-gpu002,gpu-8x-h100,GPU-0102\ngpu-node-17,gpu-8x-h100,GPU-0117\n", "servers.csv:4: name: 'gpu-node-17' does not follow the naming rule"),
-    ("servers.csv", "rack01-gpu002,gpu-8x-h100,GPU-0102\n", "rack01-gpu002,dgx-b300,GPU-0102\n", "servers.csv:3: model: unknown server model 'dgx-b300'"),
-    ("servers.csv", "rack01-gpu002,gpu-8x-h100,GPU-0102\n", "rack01-gpu002,gpu-8x-h100\n", "servers.csv:3: expected 3 columns"),
-    ("servers.csv", "name,model,asset_tag\n", "name,model,tag\n", "servers.csv:1: header must be 'name,model,asset_tag'"),
-    ("servers.csv", "rack14-stor001,storage-node,STO-1401\n", "rack14-stor001,storage-node,STO-1401\nrack14-gpu001,gpu-8x-h100,GPU-1401\n", "takes position 1 in rack 14, already held by 'rack14-stor001'"),
+    (
+        "racks.yaml",
+        "pdu_kw: 20, role: storage",
+        "pdu_kw: -5, role: storage",
+        "racks.yaml:16: racks[13].pdu_kw: Input should be greater than 0",
+    ),
+    (
+        "racks.yaml",
+        "role: storage}\n",
+        "role: storage}\n  - {id: 13, row: C, position: 3, pdu_kw: 20, role: network}\n",
+        "racks.yaml:17: racks[14].id: rack 13 is declared twice",
+    ),
+    (
+        "servers.csv",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\nrack01-gpu002,gpu-8x-h100,GPU-0199\n",
+        "servers.csv:4: name: duplicate server 'rack01-gpu002' (first on line 3)",
+    ),
+    (
+        "servers.csv",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\nrack99-gpu001,gpu-8x-h100,GPU-9901\n",
+        "servers.csv:4: name: 'rack99-gpu001' is in rack 99, which racks.yaml does not declare",
+    ),
+    (
+        "servers.csv",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\ngpu-node-17,gpu-8x-h100,GPU-0117\n",
+        "servers.csv:4: name: 'gpu-node-17' does not follow the naming rule",
+    ),
+    (
+        "servers.csv",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n",
+        "rack01-gpu002,dgx-b300,GPU-0102\n",
+        "servers.csv:3: model: unknown server model 'dgx-b300'",
+    ),
+    (
+        "servers.csv",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n",
+        "rack01-gpu002,gpu-8x-h100\n",
+        "servers.csv:3: expected 3 columns",
+    ),
+    (
+        "servers.csv",
+        "name,model,asset_tag\n",
+        "name,model,tag\n",
+        "servers.csv:1: header must be 'name,model,asset_tag'",
+    ),
+    (
+        "servers.csv",
+        "rack14-stor001,storage-node,STO-1401\n",
+        "rack14-stor001,storage-node,STO-1401\nrack14-gpu001,gpu-8x-h100,GPU-1401\n",
+        "takes position 1 in rack 14, already held by 'rack14-stor001'",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("filename", "old", "new", "expected"), BAD_INPUTS, ids=[c[3][:40] for c in BAD_INPUTS])
-def test_bad_input_is_one_clear_line(project: Path, edit: Edit, filename: str, old: str, new: str, expected: str) -> None:
+def test_bad_input_is_one_clear_line(
+    project: Path, edit: Edit, filename: str, old: str, new: str, expected: str
+) -> None:
     """Each mistake yields exactly one problem line naming the file, line or path, and the fix."""
     edit(filename, old, new)
     with pytest.raises(IntentError) as caught:

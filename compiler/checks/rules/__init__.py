@@ -10,6 +10,7 @@ Module                 Rules
 ``mlag``               MLG001
 ``qos``                QOS001 QOS002
 ``references``         REF001 REF002 REF003 RES001
+``power``              PWR001 PWR002 PWR003 PWR004 CAB001
 =====================  ==============================================================
 
 ``docs/checks.md`` is the table of every rule for users.
@@ -17,6 +18,6 @@ Module                 Rules
 
 from __future__ import annotations
 
-from compiler.checks.rules import addressing, mlag, ports, qos, references, routing, topology
+from compiler.checks.rules import addressing, mlag, ports, power, qos, references, routing, topology
 
-__all__ = ["addressing", "mlag", "ports", "qos", "references", "routing", "topology"]
+__all__ = ["addressing", "mlag", "ports", "power", "qos", "references", "routing", "topology"]
