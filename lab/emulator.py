@@ -197,7 +197,7 @@ class Lab:
             dev.faults.drop_after_commit = 0
             dev.faults.links_down.clear()
 
-    def fault(self, name: str, kind: str, **options: Any) -> dict[str, Any]:
+    def fault(self, name: str, kind: str, **options: Any) -> dict[str, Any]:  # noqa: PLR0912 - a branch per kind
         """Apply one fault by kind (see :data:`lab.faults.FAULT_KINDS`)."""
         dev = self.device(name)
         if kind == "unreachable":
@@ -222,6 +222,12 @@ class Lab:
             dev.flap(self._port(options))
         elif kind == "link-down":
             dev.set_link_down(self._port(options), bool(options.get("on", True)))
+        elif kind == "miscable":
+            other = options.get("other_port")
+            if not other:
+                raise LabError("miscable needs --port and --other-port (their cables swap)")
+            with self.lock:
+                self.fabric.swap_cables(name, self._port(options), str(other))
         elif kind == "pending-session":
             dev.leave_pending_session(str(options.get("session", "console_abandoned")))
         elif kind == "clear":

@@ -24,6 +24,7 @@ FAULT_KINDS = (
     "reboot",
     "flap",
     "link-down",
+    "miscable",
     "pending-session",
     "clear",
 )

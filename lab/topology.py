@@ -16,7 +16,8 @@ Rules:
 * a BGP session is Established when both ends name each other (the peer's
   interface address is a ``neighbor``), each ``remote-as`` is the other's
   ASN, neither neighbour is shut and the interfaces carrying the addresses
-  are up; loopback addresses count as reachable;
+  are up and adjacent (:meth:`Fabric.adjacent`); loopback addresses count as
+  reachable;
 * an OSPF neighbour appears when both interfaces are up, on the same
   subnet, OSPF-enabled (``network`` or ``ip ospf area``), not passive, in
   the same area, with the same network type; it is ``full`` with the same
@@ -138,6 +139,17 @@ class Fabric:
             self._ends[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
             self._ends[(link.b_device, link.b_port)] = (link.a_device, link.a_port)
 
+    def swap_cables(self, device: str, port_a: str, port_b: str) -> None:
+        """Plug the cable of ``device:port_a`` into ``port_b`` and vice versa (a mis-cabling)."""
+        swapped = []
+        for link in self.links:
+            ends = [(link.a_device, link.a_port), (link.b_device, link.b_port)]
+            for i, (dev, port) in enumerate(ends):
+                if dev == device and port in (port_a, port_b):
+                    ends[i] = (dev, port_b if port == port_a else port_a)
+            swapped.append(Link(ends[0][0], ends[0][1], ends[1][0], ends[1][1]))
+        self.set_links(swapped)
+
     def bump(self) -> None:
         """A configuration changed somewhere."""
         self.generation += 1
@@ -193,6 +205,23 @@ class Fabric:
             exists = any(n.text == f"vlan {vlan}" for n in dev.running.root.children)
             return exists or has_line(block, "no autostate")
         return True
+
+    def adjacent(self, dev: DeviceView, name: str, other: DeviceView, oname: str) -> bool:
+        """Whether two L3 interfaces can reach each other over the cabling.
+
+        Routed Ethernet ports must be cabled to each other; SVIs and Port-Channels need
+        some up cable between the two devices (the peer-link); management interfaces
+        share the out-of-band network.
+        """
+        if name.startswith("Management") or oname.startswith("Management"):
+            return True
+        if name.startswith("Ethernet") and oname.startswith("Ethernet"):
+            return self.peer_of(dev.name, name) == (other.name, oname)
+        for port in dev.physical_ports():
+            far = self.peer_of(dev.name, port)
+            if far is not None and far[0] == other.name and self.link_up(dev, port):
+                return True
+        return False
 
     # -- addressing
     def address_index(self) -> dict[ipaddress.IPv4Address, tuple[str, str, ipaddress.IPv4Interface]]:
@@ -387,7 +416,12 @@ def _session_state(  # noqa: PLR0911 - each unmet condition ends the check
         return "Active", "", "0.0.0.0"
     if not owner[1].startswith("Loopback"):
         local = fabric.local_interface_for(dev, peer_ip)
-        if local is None or not fabric.oper_up(dev, local) or not fabric.oper_up(other, owner[1]):
+        if (
+            local is None
+            or not fabric.oper_up(dev, local)
+            or not fabric.oper_up(other, owner[1])
+            or not fabric.adjacent(dev, local, other, owner[1])
+        ):
             return "Active", "", "0.0.0.0"
     return "Established", "", router_id(other.running, far[1])
 
@@ -463,6 +497,7 @@ def ospf_neighbors(fabric: Fabric, dev: DeviceView) -> list[OspfNeighbor]:
                     _ospf_area(other.running, theirs[1], owner[1], oblock) != area
                     or _ospf_passive(theirs[1], owner[1])
                     or not fabric.oper_up(other, owner[1])
+                    or not fabric.adjacent(dev, name, other, owner[1])
                     or line_value(block, "ip ospf network ") != line_value(oblock, "ip ospf network ")
                 ):
                     continue

@@ -10,10 +10,9 @@ from typing import Any
 import click
 
 from core.errors import FabricopsError
+from lab.faults import FAULT_KINDS
 
-FAULTS = click.Choice(
-    ["unreachable", "slow", "reject", "drop-after-commit", "reboot", "flap", "link-down", "pending-session", "clear"]
-)
+FAULTS = click.Choice(list(FAULT_KINDS))
 
 
 def repo_root() -> Path:
@@ -138,7 +137,8 @@ def tamper_cmd(root: Path | None, device: str, lines: tuple[str, ...], file: Any
 @click.option("--seconds", type=float, default=2.0, show_default=True, help="slow: delay per request.")
 @click.option("--pattern", default="", help="reject: regex of config lines to refuse.")
 @click.option("--times", type=int, default=1, show_default=True, help="drop-after-commit: how many.")
-@click.option("--port", default=None, help="flap / link-down: the port, e.g. Ethernet49.")
+@click.option("--port", default=None, help="flap / link-down / miscable: the port, e.g. Ethernet49.")
+@click.option("--other-port", default=None, help="miscable: the port whose cable swaps with --port.")
 @click.option("--off", is_flag=True, help="unreachable / link-down: undo instead of set.")
 @click.option("--session", default="console_abandoned", show_default=True, help="pending-session name.")
 def fault_cmd(
@@ -149,6 +149,7 @@ def fault_cmd(
     pattern: str,
     times: int,
     port: str | None,
+    other_port: str | None,
     off: bool,
     session: str,
 ) -> None:
@@ -161,11 +162,14 @@ def fault_cmd(
         "pattern": pattern,
         "times": times,
         "port": port,
+        "other_port": other_port,
         "on": not off,
         "session": session,
     }
     if kind == "reject" and not pattern:
         raise FabricopsError(f"fault reject on {device}: give --pattern REGEX")
+    if kind == "miscable" and not (port and other_port):
+        raise FabricopsError(f"fault miscable on {device}: give --port and --other-port")
     if kind in ("flap", "link-down") and not port:
         raise FabricopsError(f"fault {kind} on {device}: give --port (e.g. Ethernet1)")
     answer = process.ask(root, {"action": "fault", "device": device, "kind": kind, "options": options})

@@ -94,6 +94,17 @@ def test_link_down_and_flap(fabric: Lab) -> None:
     )
 
 
+def test_miscabling_shows_in_lldp(fabric: Lab) -> None:
+    """Two cables swapped on leaf1: its LLDP neighbours move with them."""
+    fabric.fault("leaf1", "miscable", port="Ethernet1", other_port="Ethernet5")
+    with napalm_driver(fabric, "leaf1") as d:
+        lldp = d.get_lldp_neighbors()
+    assert lldp["Ethernet1"] == [{"hostname": "server01", "port": "eth0"}]
+    assert lldp["Ethernet5"] == [{"hostname": "spine1", "port": "Ethernet1"}]
+    with napalm_driver(fabric, "spine1") as d:
+        assert not d.get_bgp_neighbors()["global"]["peers"]["10.0.0.1"]["is_up"]
+
+
 def test_counters_for_health_checks(fabric: Lab) -> None:
     fabric.tamper(
         "leaf1",
