@@ -12,6 +12,9 @@ Layout:
   an indented ``!`` before every nested block;
 * ``end``.
 
+As on EOS, ``neighbor X maximum-routes N`` is printed with a trailing space
+(:data:`TRAILING_SPACE_LINES`).
+
 Within a section, lines keep the order in which they were configured, except
 ``interface`` blocks (EOS's natural order: type as in :data:`INTERFACE_TYPE_ORDER`,
 then each number numerically), ``vlan`` blocks (numeric) and ``vrf instance``
@@ -187,6 +190,10 @@ HIDDEN_DEFAULT_LINES: tuple[tuple[str, str], ...] = (
 _HIDDEN = [(re.compile(rx), line) for rx, line in HIDDEN_DEFAULT_LINES]
 
 
+#: Lines EOS prints with a trailing space (a quirk drift normalisation must absorb).
+TRAILING_SPACE_LINES = (re.compile(r"neighbor \S+ maximum-routes \d+$"),)
+
+
 def hidden_in(block: str) -> frozenset[str]:
     """The lines a top-level ``block`` does not print.
 
@@ -303,7 +310,8 @@ def body_lines(config: Config, physical: Iterable[str] = ()) -> list[str]:
 
 def _block(node: Node, depth: int) -> list[str]:
     pad = "   " * depth
-    out = [pad + node.text]
+    quirk = " " if any(rx.match(node.text) for rx in TRAILING_SPACE_LINES) else ""
+    out = [pad + node.text + quirk]
     inner = "   " * (depth + 1)
     out += [inner + c for c in node.comments]
     hidden = hidden_in(node.text) if depth == 0 else frozenset()

@@ -203,3 +203,9 @@ def test_docs_list_every_section_and_mode() -> None:
     missing = [n for n, _ in SECTION_ORDER if f"`{n}`" not in doc]
     missing += [m for m in MODES if f"`{m}`" not in doc]
     assert missing == []
+
+
+def test_maximum_routes_prints_with_a_trailing_space() -> None:
+    """EOS's whitespace quirk: drift must compare with trailing spaces stripped."""
+    cfg = apply("router bgp 1", "neighbor G peer group", "neighbor G maximum-routes 12000")
+    assert "   neighbor G maximum-routes 12000 " in body_lines(cfg)
