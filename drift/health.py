@@ -16,10 +16,12 @@ counters since the last clear or boot. The rate is the count divided by the upti
 by less than one window: a switch up for ten seconds with 5 000 pause frames is reported as
 5 000 per minute, not 30 000 (no extrapolation beyond what was observed).
 
-Thresholds: ``generated/monitoring/expected-counters.yaml`` (or any ``generated/monitoring/*``
-YAML with a ``thresholds`` mapping) at the ref, else :data:`DEFAULT_THRESHOLDS`, which are the
-example intent's values (``intent/fabric.yaml`` ``thresholds``); health reads ``generated/``
-only, never the intent.
+Thresholds come from ``generated/``, never the intent: ``monitoring/expected-counters.yaml``
+(written by the compiler from ``intent/fabric.yaml`` ``thresholds``) gives, per device and
+port, ``expect: {oper_status: UP, in_crc_errors_max: 0, pfc_pause_frames_per_min_max: 1000,
+ecn_marks_per_min_max: 10000}``; a metric it does not give for a port, or every metric when
+the file is absent, falls back to :data:`DEFAULT_THRESHOLDS` (the example intent's values).
+A port whose ``oper_status`` is expected ``UP`` and is down is a finding too.
 
 Examples:
     >>> rate(5000, uptime_s=10, window_s=60)
@@ -38,6 +40,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
 from core.generated import Snapshot, open_snapshot
@@ -50,13 +54,14 @@ __all__ = [
     "DEFAULT_THRESHOLDS",
     "Finding",
     "HealthReport",
+    "Thresholds",
     "flaps",
     "load_thresholds",
     "rate",
     "run_health",
 ]
 
-#: name -> (value, unit). The example intent's ``thresholds``, used when generated/ has none.
+#: metric -> limit. The example intent's ``thresholds``, used where generated/ gives none.
 DEFAULT_THRESHOLDS: dict[str, float] = {
     "pfc_pause_frames_per_min": 1000,
     "ecn_marks_per_min": 10000,
@@ -65,14 +70,15 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "flaps_per_hour": 3,
     "optic_temperature_c": 70,
 }
-MONITORING_FILES = ("monitoring/expected-counters.yaml", "monitoring/thresholds.yaml")
-COMMANDS = (
-    "show interfaces counters errors",
-    "show priority-flow-control counters",
-    "show qos interfaces ecn counters queue",
-    "show interfaces",
-)
-TRANSCEIVER = "show interfaces transceiver"
+EXPECTED_COUNTERS = "monitoring/expected-counters.yaml"
+#: Command -> the metrics it gives; a command the device refuses makes them "not available".
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "show interfaces counters errors": ("crc_errors", "symbol_errors"),
+    "show priority-flow-control counters": ("pfc_pause_frames_per_min",),
+    "show qos interfaces ecn counters queue": ("ecn_marks_per_min",),
+    "show interfaces": ("flaps_per_hour", "oper_status"),
+    "show interfaces transceiver": ("optic_temperature_c",),
+}
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,8 @@ class Finding:
     threshold: float
 
     def __str__(self) -> str:
+        if self.metric == "oper_status":
+            return f"{self.device} {self.interface}: down, expected up"
         return f"{self.device} {self.interface}: {self.metric} {self.value:g} > {self.threshold:g}"
 
 
@@ -113,24 +121,54 @@ def flaps(link_status_changes: int) -> int:
     return max(0, link_status_changes - 1) // 2
 
 
-def load_thresholds(snapshot: Snapshot) -> tuple[dict[str, float], str]:
-    """Thresholds from generated/monitoring/ at the snapshot, else the defaults; and where from."""
-    candidates = [p for p in MONITORING_FILES if snapshot.exists(p)]
-    candidates += [p for p in snapshot.list("monitoring/") if p.endswith((".yaml", ".yml")) and p not in candidates]
-    for path in candidates:
-        data = snapshot.read_yaml(path)
-        if not isinstance(data, dict):
-            continue
-        table = data.get("thresholds", data)
-        if isinstance(table, dict) and any(k in DEFAULT_THRESHOLDS for k in table):
-            merged = dict(DEFAULT_THRESHOLDS)
-            merged.update({k: float(v) for k, v in table.items() if k in DEFAULT_THRESHOLDS})
-            return merged, f"generated/{path}"
-    return dict(DEFAULT_THRESHOLDS), "defaults (docs/drift.md)"
+@dataclass(frozen=True)
+class Thresholds:
+    """Limits per device and port, with the defaults for everything not listed."""
+
+    defaults: dict[str, float]
+    ports: dict[str, dict[str, dict[str, float]]]
+    expect_up: dict[str, frozenset[str]]
+    source: str
+
+    def limit(self, device: str, port: str, metric: str) -> float:
+        """The limit of ``metric`` on ``device`` ``port``."""
+        return self.ports.get(device, {}).get(port, {}).get(metric, self.defaults[metric])
+
+
+def metric_of(key: str) -> str:
+    """The metric an ``expect`` key of expected-counters.yaml limits.
+
+    Examples:
+        >>> metric_of("in_crc_errors_max"), metric_of("pfc_pause_frames_per_min_max")
+        ('crc_errors', 'pfc_pause_frames_per_min')
+    """
+    return key.removesuffix("_max").removeprefix("in_")
+
+
+def load_thresholds(snapshot: Snapshot) -> Thresholds:
+    """The thresholds of ``generated/monitoring/expected-counters.yaml`` at the snapshot, else the defaults."""
+    if not snapshot.exists(EXPECTED_COUNTERS):
+        return Thresholds(dict(DEFAULT_THRESHOLDS), {}, {}, "defaults (docs/drift.md)")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the file has a line per port: libyaml if present
+    data = yaml.load(snapshot.read_text(EXPECTED_COUNTERS), Loader=loader)
+    if not isinstance(data, dict):
+        raise FabricopsError(f"generated/{EXPECTED_COUNTERS} is not a mapping: run 'fabricops compile'")
+    ports: dict[str, dict[str, dict[str, float]]] = {}
+    expect_up: dict[str, frozenset[str]] = {}
+    for device, entry in data.items():
+        up = set()
+        for port, spec in ((entry or {}).get("ports") or {}).items():
+            expect = (spec or {}).get("expect") or {}
+            limits = {metric_of(k): float(v) for k, v in expect.items() if k.endswith("_max")}
+            ports.setdefault(str(device), {})[str(port)] = {k: v for k, v in limits.items() if k in DEFAULT_THRESHOLDS}
+            if str(expect.get("oper_status", "")).upper() == "UP":
+                up.add(str(port))
+        expect_up[str(device)] = frozenset(up)
+    return Thresholds(dict(DEFAULT_THRESHOLDS), ports, expect_up, f"generated/{EXPECTED_COUNTERS}")
 
 
 def _read(task: Task) -> Result:
-    """One device's counters through its NAPALM connection."""
+    """One device's counters through its NAPALM connection; a refused command is "not available"."""
     from napalm.base.exceptions import CommandErrorException
     from nornir.core.task import Result
     from nornir_napalm.plugins.connections import CONNECTION_NAME
@@ -138,52 +176,53 @@ def _read(task: Task) -> Result:
     if task.host.data.get("unreachable"):
         raise FabricopsError(str(task.host.data["unreachable"]))
     device = task.host.get_connection(CONNECTION_NAME, task.nornir.config)
-    data: dict[str, Any] = {
-        "facts": device.get_facts(),
-        "counters": device.get_interfaces_counters(),
-        "cli": device.cli(list(COMMANDS), encoding="json"),
-    }
-    try:
-        data["transceiver"] = device.cli([TRANSCEIVER], encoding="json")[TRANSCEIVER]
-    except CommandErrorException:
-        data["transceiver"] = None
+    outputs: dict[str, Any] = {}
+    for command in COMMANDS:
+        try:
+            outputs[command] = device.cli([command], encoding="json")[command]
+        except CommandErrorException:
+            outputs[command] = None
+    data = {"facts": device.get_facts(), "counters": device.get_interfaces_counters(), "cli": outputs}
     return Result(host=task.host, result=data)
 
 
-def evaluate(device: str, data: dict[str, Any], limits: dict[str, float]) -> tuple[list[Finding], list[str]]:
+def evaluate(device: str, data: dict[str, Any], limits: Thresholds) -> tuple[list[Finding], list[str]]:
     """Findings for one device's counters, and the metrics it could not give."""
     uptime = float(data["facts"].get("uptime") or 0.0)
-    cli = data["cli"]
+    cli: dict[str, Any] = data["cli"]
     found: list[Finding] = []
+    missing = sorted({m for command, metrics in COMMANDS.items() if cli.get(command) is None for m in metrics})
 
     def check(interface: str, metric: str, value: float) -> None:
-        if value > limits[metric]:
-            found.append(Finding(device, interface, metric, round(value, 1), limits[metric]))
+        limit = limits.limit(device, interface, metric)
+        if value > limit:
+            found.append(Finding(device, interface, metric, round(value, 1), limit))
 
-    errors = cli["show interfaces counters errors"].get("interfaceErrorCounters", {})
+    errors = (cli.get("show interfaces counters errors") or {}).get("interfaceErrorCounters", {})
     for name, c in sorted(errors.items()):
         check(name, "crc_errors", float(c.get("fcsErrors", 0)))
         check(name, "symbol_errors", float(c.get("symbolErrors", 0)))
-    pfc = cli["show priority-flow-control counters"].get("interfaceCounters", {})
+    pfc = (cli.get("show priority-flow-control counters") or {}).get("interfaceCounters", {})
     for name, c in sorted(pfc.items()):
         frames = c.get("rxFrames", 0) + c.get("txFrames", 0)
         check(name, "pfc_pause_frames_per_min", rate(frames, uptime_s=uptime, window_s=60))
-    ecn = cli["show qos interfaces ecn counters queue"].get("intfQueueCounters", {})
+    ecn = (cli.get("show qos interfaces ecn counters queue") or {}).get("intfQueueCounters", {})
     for name, c in sorted(ecn.items()):
         marked = sum(v for v in c.get("queueCounters", {}).values() if isinstance(v, int))
         check(name, "ecn_marks_per_min", rate(marked, uptime_s=uptime, window_s=60))
-    for name, c in sorted(cli["show interfaces"].get("interfaces", {}).items()):
+    interfaces = (cli.get("show interfaces") or {}).get("interfaces", {})
+    for name, c in sorted(interfaces.items()):
         changes = c.get("interfaceCounters", {}).get("linkStatusChanges")
         if changes is not None:
             check(name, "flaps_per_hour", rate(flaps(int(changes)), uptime_s=uptime, window_s=3600))
-    missing: list[str] = []
-    transceiver = data.get("transceiver")
-    if transceiver is None:
-        missing.append("optic_temperature_c")
-    else:
-        for name, c in sorted(transceiver.get("interfaces", {}).items()):
-            if isinstance(c, dict) and c.get("temperature") is not None:
-                check(name, "optic_temperature_c", float(c["temperature"]))
+    if interfaces:
+        for name in sorted(limits.expect_up.get(device, ())):
+            if interfaces.get(name, {}).get("lineProtocolStatus") != "up":
+                found.append(Finding(device, name, "oper_status", 0, 1))
+    transceivers = (cli.get("show interfaces transceiver") or {}).get("interfaces", {})
+    for name, c in sorted(transceivers.items()):
+        if isinstance(c, dict) and c.get("temperature") is not None:
+            check(name, "optic_temperature_c", float(c["temperature"]))
     return found, missing
 
 
@@ -200,7 +239,7 @@ def run_health(
     tag = latest_deploy_tag(root)
     chosen = ref or (tag.name if tag else "HEAD")
     snapshot = open_snapshot(root, chosen)
-    limits, source = load_thresholds(snapshot)
+    limits = load_thresholds(snapshot)
     nornir = open_fleet(snapshot, lab=LabTarget.load(root) if lab else None, devices=devices, workers=workers)
     names = sorted(nornir.inventory.hosts)
     tick = progress(len(names)) if progress is not None else (lambda _name: None)
@@ -230,7 +269,9 @@ def run_health(
         findings += found
         if lacks:
             missing[name] = tuple(lacks)
-    return HealthReport(chosen, limits, source, tuple(names), tuple(findings), tuple(unreachable), errors, missing)
+    return HealthReport(
+        chosen, limits.defaults, limits.source, tuple(names), tuple(findings), tuple(unreachable), errors, missing
+    )
 
 
 def render_health_text(report: HealthReport) -> str:

@@ -46,6 +46,18 @@ def test_counters_over_their_thresholds_are_reported_and_exit_3(
     }
     assert {f["device"] for f in report["findings"]} == {"rack10-leaf-a"}
     assert report["healthy"] == ["spine01"]
+    assert report["thresholds_from"] == "generated/monitoring/expected-counters.yaml"
+
+
+def test_a_port_expected_up_that_is_down_is_a_finding(
+    fleet: Fleet, restore: Callable[[str], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, lab = fleet
+    restore("rack11-leaf-b")
+    lab.fault("rack11-leaf-b", "link-down", port="Ethernet49")
+    code, out, _ = fabricops(capsys, "health", "--root", str(root), "--lab", "--devices", "rack11-leaf-b")
+    assert code == 3
+    assert "rack11-leaf-b Ethernet49: down, expected up" in out
 
 
 def test_a_clean_fabric_is_healthy(fleet: Fleet, capsys: pytest.CaptureFixture[str]) -> None:
@@ -64,12 +76,19 @@ def test_an_unreachable_device_is_an_error(fleet: Fleet, restore: Callable[[str]
 
 
 def test_thresholds_come_from_generated_monitoring_when_present(tmp_path: Path) -> None:
-    """Health reads generated/, never the intent: a monitoring file there overrides the defaults."""
+    """Health reads generated/, never the intent: per-port limits there, the defaults elsewhere."""
     monitoring = tmp_path / "generated" / "monitoring"
     monitoring.mkdir(parents=True)
-    (monitoring / "expected-counters.yaml").write_text("thresholds:\n  pfc_pause_frames_per_min: 50\n")
-    limits, source = load_thresholds(open_snapshot(tmp_path))
-    assert limits == {**DEFAULT_THRESHOLDS, "pfc_pause_frames_per_min": 50.0}
-    assert source == "generated/monitoring/expected-counters.yaml"
+    (monitoring / "expected-counters.yaml").write_text(
+        "leaf1:\n  ports:\n    Ethernet1:\n      expect:\n        oper_status: UP\n"
+        "        in_crc_errors_max: 5\n        pfc_pause_frames_per_min_max: 50\n"
+    )
+    limits = load_thresholds(open_snapshot(tmp_path))
+    assert limits.source == "generated/monitoring/expected-counters.yaml"
+    assert limits.limit("leaf1", "Ethernet1", "pfc_pause_frames_per_min") == 50
+    assert limits.limit("leaf1", "Ethernet1", "crc_errors") == 5
+    assert limits.limit("leaf1", "Ethernet2", "crc_errors") == DEFAULT_THRESHOLDS["crc_errors"]
+    assert limits.limit("leaf1", "Ethernet1", "flaps_per_hour") == DEFAULT_THRESHOLDS["flaps_per_hour"]
+    assert limits.expect_up == {"leaf1": frozenset({"Ethernet1"})}
     (monitoring / "expected-counters.yaml").unlink()
-    assert load_thresholds(open_snapshot(tmp_path)) == (DEFAULT_THRESHOLDS, "defaults (docs/drift.md)")
+    assert load_thresholds(open_snapshot(tmp_path)).ports == {}
