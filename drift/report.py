@@ -261,7 +261,8 @@ def render_markdown(audit: Audit) -> str:
         out += ["| section | kind | git | device |", "| --- | --- | --- | --- |"]
         for change in result.changes:
             out += _md_change(change)
-        out += [f"* note: {n}" for n in result.notes]
+        if result.notes:
+            out += ["", *[f"* note: {n}" for n in result.notes]]
         out += [
             "",
             "**Revert to git** (restores the reviewed config):",
@@ -280,7 +281,8 @@ def render_markdown(audit: Audit) -> str:
             if adopt.fields:
                 fields = ", ".join(f"`{f}`" for f in adopt.fields)
                 out += ["", f"The intent has no per-port override yet; a structured override would be {fields}."]
-        out += [f"* not adoptable: {n}" for n in adopt.not_adoptable]
+        if adopt.not_adoptable:
+            out += ["", *[f"* not adoptable: {n}" for n in adopt.not_adoptable]]
     for result in audit.devices:
         if result.status in ("unreachable", "unmanaged"):
             out += ["", f"## {result.device}: {result.status}", "", result.error or result.status]

@@ -48,11 +48,11 @@ def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
 
 
 DEFAULT_LINES: tuple[DefaultLine, ...] = (
-    DefaultLine(None, re.compile(r"no aaa root$"), "printed while no 'aaa root' is configured"),
+    DefaultLine(None, re.compile(r"no aaa root$"), "printed while no `aaa root` is configured"),
     DefaultLine(None, re.compile(r"transceiver qsfp default-mode 4x10G$"), "printed while not configured"),
     DefaultLine(None, re.compile(r"service routing protocols model multi-agent$"), "printed while not configured"),
     DefaultLine(None, re.compile(r"spanning-tree mode mstp$"), "the default STP mode, always printed"),
-    DefaultLine(None, re.compile(r"no ip routing$"), "printed while 'ip routing' is not configured"),
+    DefaultLine(None, re.compile(r"no ip routing$"), "printed while `ip routing` is not configured"),
     DefaultLine(_INTERFACE, re.compile(r"no shutdown$"), "admin up is the default: EOS hides it"),
     DefaultLine(
         _INTERFACE,
