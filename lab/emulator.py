@@ -176,7 +176,9 @@ class Lab:
             # Called with the lab lock held, maybe from the event loop itself: never wait on it.
             self.server.set_listening_soon(dev.name, self.should_listen(dev))
         if self._persist and self.state_dir is not None:
-            write_json_atomic(self.state_dir / f"{dev.name}.json", device_state(dev.running, dev.startup, dev.files))
+            state = device_state(dev.running, dev.startup, dev.files)
+            # Compact: rewritten on every change, read only by a restarted lab.
+            write_json_atomic(self.state_dir / f"{dev.name}.json", state, indent=None)
 
     # ------------------------------------------------------------------ faults
     def set_unreachable(self, name: str, unreachable: bool = True) -> None:

@@ -197,10 +197,12 @@ class Spec:
 
     text: str
     seq: Seq
+    #: Keywords a line can start with (empty when it starts with a placeholder).
+    firsts: frozenset[str] = frozenset()
 
     def first_words(self) -> frozenset[str]:
         """Keywords a line can start with (empty when it starts with a placeholder)."""
-        return _first(self.seq)
+        return self.firsts
 
 
 def _first(seq: Seq) -> frozenset[str]:
@@ -226,7 +228,7 @@ def compile_spec(text: str) -> Spec:
     seq, pos = _parse_seq(toks, 0, stop=())
     if pos != len(toks):
         raise ValueError(f"bad spec {text!r} at {pos}")
-    return Spec(text, seq)
+    return Spec(text, seq, _first(seq))
 
 
 def _parse_seq(toks: list[str], pos: int, stop: tuple[str, ...]) -> tuple[Seq, int]:
@@ -364,7 +366,11 @@ def match_specs(specs: Sequence[Spec], toks: Sequence[str]) -> MatchResult:
     prog = _Progress()
     exact: list[tuple[Spec, tuple[str, ...]]] = []
     abbreviated: list[tuple[Spec, tuple[str, ...]]] = []
+    low0 = toks[0].lower() if toks else ""
     for spec in specs:
+        firsts = spec.firsts
+        if firsts and toks and not any(w.startswith(low0) for w in firsts):
+            continue  # cannot match the first word: skip the full match (most specs, most lines)
         for end, canon, abbr in _match_seq(spec.seq.items, toks, 0, prog):
             if end == len(toks):
                 (abbreviated if abbr else exact).append((spec, canon))

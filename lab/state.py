@@ -39,13 +39,13 @@ def config_from_json(data: list[Any]) -> Config:
     return Config(tree_from_json(data))
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
     """Write JSON through a temp file and ``os.replace`` so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=2)
+            json.dump(data, handle, indent=indent)
             handle.write("\n")
         os.replace(tmp, path)
     except BaseException:
