@@ -384,8 +384,8 @@ def match_specs(specs: Sequence[Spec], toks: Sequence[str]) -> MatchResult:
         return MatchResult(spec=abbreviated[0][0], canonical=abbreviated[0][1])
     if toks:
         low = toks[0].lower()
-        firsts = {w for spec in specs for w in spec.first_words() if w.startswith(low)}
-        if low not in firsts and len(firsts) > 1:
+        starts = {w for spec in specs for w in spec.first_words() if w.startswith(low)}
+        if low not in starts and len(starts) > 1:
             return MatchResult(error="Ambiguous command")
     if prog.incomplete and prog.furthest >= len(toks):
         return MatchResult(error="Incomplete command")
