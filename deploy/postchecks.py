@@ -114,9 +114,7 @@ def evaluate(
             continue
         if not interfaces.get(cable.port, {}).get("is_up", False):
             problems.append(f"{cable.port} (to {planned}) is down")
-        # The emulated lab runs LLDP on Ethernet ports only; a real EOS also does on Management1.
-        # Mis-cabling there is still caught above whenever a neighbour is reported.
-        if not seen and cable.port.startswith("Ethernet"):
+        if not seen:
             problems.append(f"{cable.port}: no LLDP neighbour, cabling plan says {planned}")
     return problems
 

@@ -227,11 +227,25 @@ def _read_and_back_up(target: Target, options: RunOptions, report: Report, progr
     return {name: read.fingerprint for name, read in readable.items()}
 
 
+def _settled_neighbours(target: Target, report: Report, progress: Progress) -> set[str]:
+    """Neighbours outside the scope that run their config: post-checks may judge links to them.
+
+    Read like a plan (load, compare, discard); with the whole fleet in scope there are none.
+    """
+    outside = target.neighbours(report.names(Status.PENDING))
+    if not outside:
+        return set()
+    configs = {name: target.resolved(name) for name in outside}
+    progress.phase("checking neighbours", len(outside))
+    values = _run(target, outside, survey_task, configs=configs, progress=progress.advance)
+    return {name for name in outside if _as_survey(name, values.get(name)).status == Status.UNCHANGED}
+
+
 def _roll_out(
     target: Target, options: RunOptions, report: Report, fingerprints: dict[str, str], progress: Progress
 ) -> None:
     """Step 5: the waves, stopping after the first one with a failure."""
-    settled = set(report.names(Status.UNCHANGED))
+    settled = set(report.names(Status.UNCHANGED)) | _settled_neighbours(target, report, progress)
     jobs = {
         name: DeviceJob(target.resolved(name), fingerprints[name], target.expectations(name))
         for name in report.names(Status.PENDING)

@@ -8,10 +8,10 @@ placeholders again, any other secret a keyed fingerprint that does not outlive t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
@@ -26,11 +26,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class Target:
-    """The fleet and the config each of its devices should run."""
+    """The fleet, the devices in scope, and the config each device should run.
+
+    ``desired`` covers the whole fleet, not only the scope: post-checks may need to know
+    whether a neighbour outside the scope runs its config (see :mod:`deploy.postchecks`).
+    """
 
     root: Path
     snapshot: Snapshot
     nornir: Nornir
+    scope: list[str]
     desired: dict[str, str] = field(repr=False)
     values: dict[str, str] = field(repr=False)
     key: bytes = field(repr=False)
@@ -42,7 +47,8 @@ class Target:
 
     @property
     def devices(self) -> list[str]:
-        return sorted(self.desired)
+        """The devices in scope, sorted."""
+        return list(self.scope)
 
     def resolved(self, device: str) -> str:
         return resolve(self.desired[device], self.values)
@@ -66,6 +72,12 @@ class Target:
             for name in self.devices
         ]
 
+    def neighbours(self, devices: Iterable[str]) -> list[str]:
+        """Switches cabled to ``devices`` that are outside the scope and have a config to compare."""
+        inside = set(self.scope)
+        found = {c.peer for name in devices for c in self.cables.get(name, [])}
+        return sorted(n for n in found - inside if n in self.desired)
+
     def expectations(self, device: str) -> Expectations:
         return expectations(device, self.desired[device], self.cables.get(device, []))
 
@@ -83,25 +95,30 @@ def open_target(
     workers: int = 20,
     desired: Mapping[str, str] | None = None,
 ) -> Target:
-    """The target at ``ref`` (default HEAD): every device of ``generated/`` or ``devices``.
+    """The target at ``ref`` (default HEAD): every device of ``generated/``, or ``devices``.
 
-    ``desired`` replaces the configs of ``generated/`` (a rollback to a device's own backup);
-    the inventory and cabling still come from ``generated/`` at ``ref``.
+    ``desired`` replaces the configs of ``generated/`` for the devices it names (a rollback to a
+    device's own backup); the inventory, cabling and other configs still come from ``generated/``.
     """
     snapshot = open_snapshot(root, ref or "HEAD")
     lab_target = LabTarget.load(root) if lab else None
-    nornir = open_fleet(snapshot, lab=lab_target, devices=devices, workers=workers)
-    configs = dict(desired) if desired is not None else snapshot.configs()
+    nornir = open_fleet(snapshot, lab=lab_target, workers=workers)
     hosts = set(nornir.inventory.hosts)
+    unknown = sorted(set(devices) - hosts)
+    if unknown:
+        where = f"generated/inventory/hosts.yaml at {snapshot.ref[:12]}"
+        raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in {where}")
+    configs = {**snapshot.configs(), **(desired or {})}
     missing = sorted(set(devices) - set(configs))
     if missing:
         where = f"generated/configs/ at {snapshot.ref[:12]}"
         raise FabricopsError(f"no config for {', '.join(missing)} in {where}: run 'fabricops compile' and commit")
     chosen = {name: text for name, text in configs.items() if name in hosts}
+    scope = sorted(devices) if devices else sorted(chosen)
     names = sorted({n for text in chosen.values() for n in placeholders(text)})
     values = load_values(names, lab_password=lab_target.password if lab_target else None)
     for text in chosen.values():
         resolve(text, values)  # every secret must be known before the first device is touched
     cabling = snapshot.read_text("inventory/cabling.csv") if snapshot.exists("inventory/cabling.csv") else ""
-    all_switches: Any = snapshot.hosts().keys()
-    return Target(root, snapshot, nornir, chosen, values, run_key(), switch_cables(cabling, all_switches))
+    cables = switch_cables(cabling, hosts)
+    return Target(root, snapshot, nornir, scope, chosen, values, run_key(), cables)
