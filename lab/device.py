@@ -162,10 +162,11 @@ class EmulatedDevice:
 
     def show_text(self, cmd: str) -> str | None:
         """Text-only show commands (configs, diffs); None for the others."""
-        m = re.fullmatch(r"show (running-config|startup-config)( all| sanitized)*", cmd)
+        m = re.fullmatch(r"show (running-config|startup-config)((?: all| sanitized)*)", cmd)
         if m:
             config = self.running if m.group(1) == "running-config" else self.startup
-            return self.render(config, f"show {m.group(1)}")
+            text = self.render(config, f"show {m.group(1)}")
+            return sanitize(text) if "sanitized" in m.group(2) else text
         m = re.fullmatch(r"show session-config named (\S+)( diffs)?( sanitized)?", cmd)
         if m:
             session = self.sessions.get(m.group(1))
@@ -536,6 +537,22 @@ class _Context:
     def leave(self) -> None:
         self.editor = None
         self.session = None
+
+
+_SECRET = re.compile(r"(\b(?:secret|password|key)(?: (?:sha512|0|5|7|8a))?) \S+")
+
+
+def sanitize(text: str) -> str:
+    """``show running-config sanitized``: secrets replaced by ``<removed>``.
+
+    Examples:
+        >>> sanitize("username a privilege 15 secret sha512 $6$x$y\\n")
+        'username a privilege 15 secret sha512 <removed>\\n'
+    """
+    return "".join(
+        _SECRET.sub(r"\1 <removed>", line) if not line.lstrip().startswith(("description", "!")) else line
+        for line in text.splitlines(keepends=True)
+    )
 
 
 def _split(item: Any) -> tuple[str, str | None]:

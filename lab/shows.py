@@ -547,6 +547,47 @@ def show_counters_discards(dev: EmulatedDevice) -> Json:
     }
 
 
+def show_vlan(dev: EmulatedDevice) -> Json:
+    """VLANs with their names and the up ports that carry them (access or trunk)."""
+    blocks = interface_blocks(dev.running)
+    vlans: Json = {}
+    for node in dev.running.top("vlan "):
+        if not node.text.split()[1].isdigit():
+            continue
+        vid = node.text.split()[1]
+        name = next((c.text[5:] for c in node.children if c.text.startswith("name ")), f"VLAN{int(vid):04d}")
+        groups = {c.text.split()[-1] for c in node.children if c.text.startswith("trunk group ")}
+        members = {}
+        for ifname, block in blocks.items():
+            if ifname.startswith("Vlan") or interface_addresses(block) or has_no_switchport(block):
+                continue
+            access = line_value(block, "switchport access vlan ")
+            trunk = line_value(block, "switchport mode ") == "trunk"
+            allowed = line_value(block, "switchport trunk allowed vlan ")
+            tgroups = {c.text.split()[-1] for c in block.children if c.text.startswith("switchport trunk group ")}
+            carried = (
+                access == vid
+                if not trunk
+                else (bool(groups & tgroups) if groups else allowed in (None, "all") or _in_vlans(vid, allowed))
+            )
+            if carried and dev.fabric().oper_up(dev, ifname):
+                members[ifname] = {"privatePromoted": False, "blocked": None}
+        vlans[vid] = {"name": name, "status": "active", "interfaces": members, "dynamic": False}
+    return {"vlans": vlans, "sourceDetail": ""}
+
+
+def has_no_switchport(block: Any) -> bool:
+    return block is not None and any(c.text == "no switchport" for c in block.children)
+
+
+def _in_vlans(vid: str, spec: str | None) -> bool:
+    for part in (spec or "").split(","):
+        low, _, high = part.partition("-")
+        if low.isdigit() and int(low) <= int(vid) <= int(high or low):
+            return True
+    return False
+
+
 def running_config_json(dev: EmulatedDevice) -> Json:
     def cmds(node: Any) -> Json:
         return {c.text: ({"cmds": cmds(c)} if c.children else None) for c in node.children}
@@ -582,6 +623,7 @@ JSON_SHOWS: list[tuple[re.Pattern[str], Handler]] = [
         (r"show ipv6 bgp peers vrf all$", lambda d, m: show_bgp_neighbors(d, "v6")),
         (r"show bgp neighbors vrf all$", lambda d, m: show_bgp_neighbors(d, "all")),
         (r"show mlag( detail)?$", lambda d, m: show_mlag(d)),
+        (r"show vlan$", lambda d, m: show_vlan(d)),
         (r"show ip ospf neighbor$", lambda d, m: show_ospf_neighbor(d)),
         (r"show running-config$", lambda d, m: running_config_json(d)),
         (r"show configuration sessions( detail)?$", lambda d, m: d.sessions_json()),

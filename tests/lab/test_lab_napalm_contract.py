@@ -300,3 +300,20 @@ def test_driver_to_unreachable_device_fails_fast(fabric: Lab) -> None:
     fabric.fault("leaf1", "clear")
     with napalm_driver(fabric, "leaf1") as d2:
         assert d2.get_facts()["hostname"] == "leaf1"
+
+
+def test_get_config_sanitized_hides_secrets(fabric: Lab) -> None:
+    with napalm_driver(fabric, "spine1") as d:
+        running = d.get_config(retrieve="running", sanitized=True)["running"]
+    assert "secret sha512 <removed>" in running
+    assert "$6$" not in running
+
+
+def test_get_vlans(fabric: Lab) -> None:
+    with napalm_driver(fabric, "leaf1") as d:
+        vlans = d.get_vlans()
+    assert all(conforms(models.VlanDict, v) for v in vlans.values())
+    # The peer-link trunk carries every VLAN that no trunk group restricts, as on EOS.
+    assert vlans["110"]["name"] == "COMPUTE"
+    assert sorted(vlans["110"]["interfaces"]) == ["Ethernet5", "Port-Channel10"]
+    assert vlans["4094"] == {"name": "MLAG_PEER", "interfaces": ["Port-Channel10"]}
