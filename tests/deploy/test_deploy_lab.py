@@ -49,7 +49,7 @@ def test_full_deploy_from_factory_default_then_plan_is_clean(
     report = full_deploy.json()
     assert len(report["changed"]) == 53 and not report["failed"]
     assert len(report["waves"][0]) == 1, "a single canary goes first"
-    hosts = {name: d for name, d in _hosts(repo).items()}
+    hosts = _hosts(repo)
     for wave in report["waves"]:
         groups = [hosts[n]["data"]["redundancy_group"] for n in wave]
         assert len(groups) == len(set(groups)), f"a wave holds two members of a redundancy group: {wave}"
