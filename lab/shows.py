@@ -653,9 +653,58 @@ def run_show(dev: EmulatedDevice, cmd: str, fmt: str) -> Json:
         if m:
             data = handler(dev, m)
             return data if fmt == "json" else {"output": _as_text(data)}
-    words = cmd.split()
-    bad = len(words) - 1 if len(words) > 1 else 0
-    raise ShowError(f"Invalid input (at token {bad}: '{words[bad]}')")
+    raise ShowError(parse_error(cmd.split()))
+
+
+#: Every show command the lab answers, for EOS-style parser errors on the others.
+KNOWN_SHOWS = (
+    "show version detail",
+    "show hostname",
+    "show interfaces description",
+    "show interfaces status",
+    "show interfaces counters errors",
+    "show interfaces counters discards",
+    "show priority-flow-control counters",
+    "show qos interfaces ecn counters queue",
+    "show ip interface",
+    "show ipv6 interface",
+    "show lldp neighbors detail",
+    "show ip bgp summary vrf all",
+    "show ipv6 bgp summary vrf all",
+    "show ip bgp neighbors vrf all",
+    "show ipv6 bgp peers vrf all",
+    "show bgp neighbors vrf all",
+    "show mlag detail",
+    "show vlan",
+    "show ip ospf neighbor",
+    "show running-config all sanitized",
+    "show startup-config",
+    "show configuration sessions detail",
+    "show session-config named",
+)
+
+
+def parse_error(words: list[str]) -> str:
+    """``Invalid input (at token N: 'w')`` at the first word no known command has there.
+
+    Examples:
+        >>> parse_error(["show", "bogus"])
+        "Invalid input (at token 1: 'bogus')"
+        >>> parse_error(["show", "ip", "bgp", "bogus"])
+        "Invalid input (at token 3: 'bogus')"
+        >>> parse_error(["show", "ip"])
+        'Incomplete command'
+    """
+    best = 0
+    for known in KNOWN_SHOWS:
+        kw = known.split()
+        n = 0
+        while n < min(len(kw), len(words)) and kw[n].startswith(words[n].lower()):
+            n += 1
+        best = max(best, n)
+    if best >= len(words):
+        return "Incomplete command"
+    return f"Invalid input (at token {best}: '{words[best]}')"
 
 
 def apply_filter(text: str, pipe: str, token: int = 0) -> str:
