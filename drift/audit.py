@@ -204,47 +204,57 @@ def _tag_of(root: Path, ref: str) -> DeployTag | None:
     return DeployTag(name, peeled or obj, date)
 
 
-@dataclass(frozen=True)
-class _Fetched:
-    running: str | None
-    error: str
+class _CompareFailed(Exception):
+    """A comparison raised: a bug, re-raised with its traceback, never reported as unreachable."""
 
 
-def _fetch_running(
+def _audit_devices(
     snapshot: Snapshot,
     names: Sequence[str],
     lab: LabTarget | None,
     workers: int,
     progress: Callable[[str], None],
-) -> dict[str, _Fetched]:
-    """Running configs of ``names`` via Nornir + NAPALM ``get_config(retrieve='running')``."""
+    judge: Callable[[str, str], DeviceResult],
+) -> dict[str, DeviceResult]:
+    """Read each running config via Nornir + NAPALM ``get_config(retrieve='running')`` and judge it.
+
+    The comparison runs in the device's worker thread, so it overlaps with the other devices'
+    I/O instead of waiting for the slowest device.
+    """
     from nornir_napalm.plugins.tasks import napalm_get
 
     nornir = open_fleet(snapshot, lab=lab, devices=names, workers=workers)
 
-    def get_running(task: Task) -> Result:
+    def audit_one(task: Task) -> Result:
         from nornir.core.task import Result
 
         try:
             if task.host.data.get("unreachable"):
                 raise FabricopsError(str(task.host.data["unreachable"]))
             sub = task.run(task=napalm_get, getters=["config"], getters_options={"config": {"retrieve": "running"}})
-            return Result(host=task.host, result=sub[0].result["config"]["running"])
+            running = str(sub[0].result["config"]["running"])
+            try:
+                verdict = judge(task.host.name, running)
+            except Exception as exc:
+                raise _CompareFailed(task.host.name) from exc
+            return Result(host=task.host, result=verdict)
         finally:
             progress(task.host.name)
 
-    result = nornir.run(task=get_running, on_failed=True)
+    result = nornir.run(task=audit_one, on_failed=True)
     # a device that dropped the connection must not fail the audit
     with contextlib.suppress(Exception):
         nornir.close_connections(on_failed=True)
-    fetched: dict[str, _Fetched] = {}
+    verdicts: dict[str, DeviceResult] = {}
     for name, multi in result.items():
-        if multi.failed:
-            exc = next((r.exception for r in multi if r.exception is not None), None)
-            fetched[name] = _Fetched(None, _one_line(exc))
-        else:
-            fetched[name] = _Fetched(str(multi[0].result), "")
-    return fetched
+        if not multi.failed:
+            verdicts[name] = multi[0].result
+            continue
+        exc = next((r.exception for r in multi if r.exception is not None), None)
+        if isinstance(exc, _CompareFailed) and exc.__cause__ is not None:
+            raise exc.__cause__
+        verdicts[name] = DeviceResult(name, "unreachable", error=_one_line(exc))
+    return verdicts
 
 
 def _one_line(exc: BaseException | None) -> str:
@@ -280,33 +290,30 @@ def run_audit(
     configs = snapshot.configs()
     hosts = snapshot.hosts()
     target = LabTarget.load(root) if lab else None
-    known = sorted(set(hosts) | set(configs))
+    known = sorted(hosts)
     unknown = sorted(set(devices) - set(known))
     if unknown:
-        raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in generated/ at {chosen}")
+        raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in generated/inventory at {chosen}")
     managed = [name for name in known if not devices or name in devices]
     unmanaged = sorted(set(target.endpoints) - set(known)) if target is not None and not devices else []
     if shard is not None:
         managed = [name for name in managed if shard_of(name, shard[1]) == shard[0]]
         unmanaged = [name for name in unmanaged if shard_of(name, shard[1]) == shard[0]]
-    tick = progress(len(managed)) if progress is not None else (lambda _name: None)
-    fetched = _fetch_running(snapshot, managed, target, workers, tick) if managed else {}
     names = sorted({p for text in configs.values() for p in placeholders(text)})
     values = load_values(names, lab_password=target.password if target is not None else None)
     key = run_key()
-    results: list[DeviceResult] = []
-    for name in managed:
-        got = fetched.get(name, _Fetched(None, "no result"))
-        if got.running is None:
-            results.append(DeviceResult(name, "unreachable", error=got.error))
-            continue
+
+    def judge(name: str, running: str) -> DeviceResult:
         if name not in configs:
-            results.append(DeviceResult(name, "drifted", error=f"no generated/configs/{name}.cfg at {chosen}"))
-            continue
+            return DeviceResult(name, "drifted", error=f"no generated/configs/{name}.cfg at {chosen}")
         platform = str(hosts.get(name, {}).get("platform", "eos"))
-        comparison = compare_config(configs[name], got.running, values=values, key=key, platform=platform)
+        comparison = compare_config(configs[name], running, values=values, key=key, platform=platform)
         status: Status = "drifted" if comparison.changes else "in-sync"
-        results.append(DeviceResult(name, status, comparison.changes, comparison.notes, comparison.remediation))
+        return DeviceResult(name, status, comparison.changes, comparison.notes, comparison.remediation)
+
+    tick = progress(len(managed)) if progress is not None else (lambda _name: None)
+    verdicts = _audit_devices(snapshot, managed, target, workers, tick, judge) if managed else {}
+    results = [verdicts[name] for name in managed]
     results += [DeviceResult(name, "unmanaged", error="served by the lab, not in git") for name in unmanaged]
     results.sort(key=lambda r: r.device)
     return Audit(
