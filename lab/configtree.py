@@ -92,10 +92,10 @@ class Config:
 
 
 @lru_cache(maxsize=65536)
-def _match(mode: str, toks: Words) -> tuple[MatchResult, Cmd | None]:
+def _match(mode: str, toks: Words, abbreviations: bool = True) -> tuple[MatchResult, Cmd | None]:
     """Cached: the same lines recur on every device of a fabric."""
     cmds = MODES[mode].cmds
-    result = match_specs([c.spec for c in cmds], toks)
+    result = match_specs([c.spec for c in cmds], toks, abbreviations=abbreviations)
     if result.spec is None:
         return result, None
     cmd = next(c for c in cmds if c.spec is result.spec)
@@ -113,9 +113,11 @@ class Editor:
     configuration as it was before that line.
     """
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, abbreviations: bool = True) -> None:
         self.config = config
         self.stack: list[Node] = [config.root]
+        #: Keyword abbreviations (``int eth1``): the CLI and eAPI with ``autoComplete``.
+        self.abbreviations = abbreviations
 
     @property
     def depth(self) -> int:
@@ -151,13 +153,13 @@ class Editor:
         for depth in range(len(self.stack) - 1, -1, -1):
             mode = self.stack[depth].mode
             assert mode is not None
-            result, cmd = _match(mode, toks)
+            result, cmd = _match(mode, toks, self.abbreviations)
             if cmd is not None:
                 self._set(depth, cmd, result.canonical)
                 return
             errors.append(result)
             if negated:
-                sub, subcmd = _match(mode, toks[1:])
+                sub, subcmd = _match(mode, toks[1:], self.abbreviations)
                 if subcmd is not None or sub.error == "Incomplete command":
                     self._negate(depth, subcmd, sub.canonical or tuple(toks[1:]), toks[0])
                     return

@@ -322,10 +322,14 @@ class EmulatedDevice:
         raise CommandFailed([f"Error copying {name}: No such file or directory"], 1000)
 
     # ------------------------------------------------------------------ requests
-    def run_cmds(self, cmds: list[Any], fmt: str = "json") -> RunResult:
-        """Run one eAPI request (the lab lock must be held)."""
+    def run_cmds(self, cmds: list[Any], fmt: str = "json", *, auto_complete: bool = False) -> RunResult:
+        """Run one eAPI request (the lab lock must be held).
+
+        Without ``auto_complete`` (eAPI's ``autoComplete``, off by default) configuration
+        keywords must be typed in full, as on a switch: ``int eth1`` is invalid input.
+        """
         results: list[Json] = []
-        ctx = _Context()
+        ctx = _Context(auto_complete)
         drop = False
         for index, item in enumerate(cmds):
             try:
@@ -373,7 +377,7 @@ class EmulatedDevice:
         if ctx.session is not None:
             if low == "rollback clean-config":
                 ctx.session.config = Config()
-                ctx.editor = Editor(ctx.session.config)
+                ctx.editor = ctx.editor_for(ctx.session.config)
                 return empty
             if low == "abort":
                 self._abort(ctx.session.name)
@@ -407,14 +411,14 @@ class EmulatedDevice:
         if re.fullmatch(r"enable", cmd):
             return empty, False
         if re.fullmatch(r"configure( terminal)?", cmd):
-            ctx.enter(Editor(self.running), None)
+            ctx.enter(ctx.editor_for(self.running), None)
             return empty, False
         m = re.fullmatch(r"configure session (\S+)( commit( timer (\d{1,2}:\d{2}:\d{2}))?| abort)?", cmd)
         if m:
             name = m.group(1)
             if m.group(2) is None:
                 session = self._open_session(name)
-                ctx.enter(Editor(session.config), session)
+                ctx.enter(ctx.editor_for(session.config), session)
                 return empty, False
             if m.group(2) == " abort":
                 self._abort(name)
@@ -461,7 +465,7 @@ class EmulatedDevice:
         transaction). Returns the error of the failing line, if any.
         """
         with self.lock:
-            result = self.run_cmds(["enable", "configure", *lines, "end"], "json")
+            result = self.run_cmds(["enable", "configure", *lines, "end"], "json", auto_complete=True)
             if result.error is None:
                 return []
             bad = lines[result.failed_index - 2] if result.failed_index >= 2 else ""
@@ -526,9 +530,13 @@ class EmulatedDevice:
 class _Context:
     """The mode of one request: exec, or config mode on running or a session."""
 
-    def __init__(self) -> None:
+    def __init__(self, auto_complete: bool = False) -> None:
         self.editor: Editor | None = None
         self.session: Session | None = None
+        self.auto_complete = auto_complete
+
+    def editor_for(self, config: Config) -> Editor:
+        return Editor(config, abbreviations=self.auto_complete)
 
     def enter(self, editor: Editor, session: Session | None) -> None:
         self.editor = editor

@@ -275,6 +275,8 @@ class _Progress:
 
     furthest: int = 0
     incomplete: bool = False
+    #: eAPI's ``autoComplete``: without it, keywords must be typed in full.
+    abbreviations: bool = True
 
 
 def _match_ph(ph: Ph, tok: str) -> str | None:
@@ -310,7 +312,7 @@ def _match_item(  # noqa: PLR0911, PLR0912 - one branch per spec element kind
         low = tok.lower()
         if low == item.word:
             yield i + 1, (item.word,), False
-        elif item.word.startswith(low) and not low.isdigit():
+        elif prog.abbreviations and item.word.startswith(low) and not low.isdigit():
             yield i + 1, (item.word,), True
         else:
             prog.furthest = max(prog.furthest, i)
@@ -361,9 +363,12 @@ class MatchResult:
     error_token: int = -1
 
 
-def match_specs(specs: Sequence[Spec], toks: Sequence[str]) -> MatchResult:
-    """Match tokens against specs: the first exact match wins, then the only abbreviated one."""
-    prog = _Progress()
+def match_specs(specs: Sequence[Spec], toks: Sequence[str], *, abbreviations: bool = True) -> MatchResult:
+    """Match tokens against specs: the first exact match wins, then the only abbreviated one.
+
+    ``abbreviations=False`` is eAPI without ``autoComplete``: only full keywords match.
+    """
+    prog = _Progress(abbreviations=abbreviations)
     exact: list[tuple[Spec, tuple[str, ...]]] = []
     abbreviated: list[tuple[Spec, tuple[str, ...]]] = []
     low0 = toks[0].lower() if toks else ""
@@ -382,7 +387,7 @@ def match_specs(specs: Sequence[Spec], toks: Sequence[str]) -> MatchResult:
         if len({canon for _, canon in abbreviated}) > 1:
             return MatchResult(error="Ambiguous command")
         return MatchResult(spec=abbreviated[0][0], canonical=abbreviated[0][1])
-    if toks:
+    if toks and abbreviations:
         low = toks[0].lower()
         starts = {w for spec in specs for w in spec.first_words() if w.startswith(low)}
         if low not in starts and len(starts) > 1:

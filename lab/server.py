@@ -215,8 +215,9 @@ class EapiServer:
         if not isinstance(cmds, list) or fmt not in ("json", "text"):
             return 200, _dumps(_rpc_error(req_id, -32602, "Invalid params")), False
         device = self.lab.devices[name]
+        auto_complete = bool(params.get("autoComplete", False)) if isinstance(params, dict) else False
         with self.lab.lock:
-            result = device.run_cmds(cmds, fmt)
+            result = device.run_cmds(cmds, fmt, auto_complete=auto_complete)
         return 200, _dumps(rpc_reply(req_id, cmds, fmt, result)), result.drop_connection
 
     async def _serve_control(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -317,3 +317,13 @@ def test_get_vlans(fabric: Lab) -> None:
     assert vlans["110"]["name"] == "COMPUTE"
     assert sorted(vlans["110"]["interfaces"]) == ["Ethernet5", "Port-Channel10"]
     assert vlans["4094"] == {"name": "MLAG_PEER", "interfaces": ["Port-Channel10"]}
+
+
+def test_abbreviations_need_auto_complete(fabric: Lab) -> None:
+    """eAPI takes full keywords unless the client asks for autoComplete, as on a switch."""
+    with napalm_driver(fabric, "leaf1") as d, pytest.raises(MergeConfigException, match="at token 0: 'int'"):
+        d.load_merge_candidate(config="int eth7\n   desc SHORT\n")
+    with napalm_driver(fabric, "leaf1", eos_autoComplete=True) as d:
+        d.load_merge_candidate(config="int eth7\n   desc SHORT\n")
+        assert " interface Ethernet7\n+   description SHORT" in d.compare_config()
+        d.discard_config()
