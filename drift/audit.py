@@ -62,11 +62,12 @@ SCHEMA = 1
 
 @dataclass(frozen=True)
 class DeployTag:
-    """The deploy tag that names what should run: its name, commit and creation date."""
+    """The deploy tag that names what should run: its name, commit, creation date and tagger."""
 
     name: str
     commit: str
     date: str
+    tagger: str = ""
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,14 @@ def parse_shard(text: str) -> tuple[int, int]:
     return index - 1, count
 
 
+_TAG_FORMAT = "--format=%(refname:short)%09%(objectname)%09%(*objectname)%09%(creatordate:iso-strict)%09%(taggername)"
+
+
+def _parse_tag(out: str) -> DeployTag:
+    name, obj, peeled, date, tagger = (out.strip().split("\t") + [""] * 5)[:5]
+    return DeployTag(name, peeled or obj, date, tagger)
+
+
 def latest_deploy_tag(root: Path) -> DeployTag | None:
     """The most recently created ``deploy/*`` tag, or ``None``."""
     import git
@@ -173,15 +182,14 @@ def latest_deploy_tag(root: Path) -> DeployTag | None:
         out = repo.git.for_each_ref(
             "--sort=-creatordate",
             "--count=1",
-            "--format=%(refname:short)%09%(objectname)%09%(*objectname)%09%(creatordate:iso-strict)",
+            _TAG_FORMAT,
             DEPLOY_TAGS,
         )
     except git.exc.GitError as exc:
         raise FabricopsError(f"cannot read deploy tags in {root}: {exc}") from exc
     if not out.strip():
         return None
-    name, obj, peeled, date = out.strip().split("\t")
-    return DeployTag(name, peeled or obj, date)
+    return _parse_tag(out)
 
 
 def _tag_of(root: Path, ref: str) -> DeployTag | None:
@@ -193,15 +201,14 @@ def _tag_of(root: Path, ref: str) -> DeployTag | None:
         return None
     try:
         out = git.Repo(root).git.for_each_ref(
-            "--format=%(refname:short)%09%(objectname)%09%(*objectname)%09%(creatordate:iso-strict)",
+            _TAG_FORMAT,
             f"refs/tags/{short}",
         )
     except git.exc.GitError:
         return None
     if not out.strip():
         return None
-    name, obj, peeled, date = out.strip().split("\t")
-    return DeployTag(name, peeled or obj, date)
+    return _parse_tag(out)
 
 
 class _CompareFailed(Exception):

@@ -153,7 +153,11 @@ def _cause(audit: Audit) -> str:
     tag = audit.deploy_tag
     if tag is None:
         return "no deploy tag found: the change was made outside any recorded deploy"
-    return f"changed after the last deploy {tag.name} ({tag.date}, commit {tag.commit[:12]}): outside GitOps"
+    by = f", by {tag.tagger}" if tag.tagger else ""
+    return (
+        f"the last deploy was {tag.name} ({tag.date}{by}, commit {tag.commit[:12]}); "
+        "the change was made after it, outside GitOps"
+    )
 
 
 def _change_dict(change: Change) -> dict[str, Any]:

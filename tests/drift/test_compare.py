@@ -95,3 +95,12 @@ def test_docs_list_every_default_line_of_the_rule_table() -> None:
     for default in DEFAULT_LINES:
         example = re.sub(r"[$()]", "", default.line.pattern).split("|")[0]
         assert any(f"`{example}" in row and row.endswith(f"| {default.why} |") for row in rows), default
+
+
+def test_drift_imports_neither_deploy_nor_compiler() -> None:
+    """drift stands beside deploy on core/, and reads generated/, never the compiler's model."""
+    sources = [*(Path(__file__).resolve().parents[2] / "drift").glob("*.py")]
+    assert sources
+    for path in sources:
+        imports = re.findall(r"^\s*(?:from|import) (\w+)", path.read_text(), re.M)
+        assert not {"deploy", "compiler"} & set(imports), path

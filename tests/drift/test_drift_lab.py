@@ -131,7 +131,8 @@ def test_report_names_the_deploy_and_both_ways_out_without_secrets(
     data = json.loads((report_dir / "report.json").read_text())
     entry = data["devices"][0]
     assert entry["revert"] == f"fabricops rollback --to {DEPLOY_TAG} --devices rack06-leaf-a --lab"
-    assert entry["revert"] in markdown and DEPLOY_TAG in markdown
+    assert entry["revert"] in markdown
+    assert f"Who: the last deploy was {DEPLOY_TAG} (" in markdown and ", by fabricops tests, commit" in markdown
     adopt = entry["adopt"]
     assert adopt["structured_fields"] == [
         "port_overrides.rack06-leaf-a.Ethernet3.description",
