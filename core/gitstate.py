@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -144,6 +144,21 @@ def read_file(repo_root: Path, path: str, at: str | None = None) -> bytes | None
         return None
     data: bytes = blob.data_stream.read()
     return data
+
+
+def read_files(repo_root: Path, paths: Iterable[str], at: str | None = None) -> dict[str, bytes]:
+    """Contents of several paths from one commit of the state branch; absent paths are left out."""
+    ref = at or head(repo_root)
+    if ref is None:
+        return {}
+    tree = _repo(repo_root).commit(ref).tree
+    out = {}
+    for path in paths:
+        try:
+            out[path] = tree[path].data_stream.read()
+        except KeyError:
+            continue
+    return out
 
 
 def list_files(repo_root: Path, prefix: str = "") -> list[str]:

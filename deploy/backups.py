@@ -134,12 +134,13 @@ def write_backups(root: Path, configs: Mapping[str, str], stamp: str, message: s
     Devices whose config equals their newest backup keep that backup; the rest are committed
     together in one commit on the state branch, before this function returns.
     """
-    newest: dict[str, Backup] = {b.device: b for b in list_backups(root)}
+    newest: dict[str, Backup] = {b.device: b for b in list_backups(root) if b.device in configs}
+    stored = gitstate.read_files(root, [b.path for b in newest.values()])
     holding: dict[str, Backup] = {}
     new: dict[str, bytes] = {}
     for device, text in sorted(configs.items()):
         latest = newest.get(device)
-        if latest is not None and read_backup(root, latest) == text:
+        if latest is not None and stored.get(latest.path) == text.encode():
             holding[device] = latest
             continue
         backup = Backup(device, stamp)
