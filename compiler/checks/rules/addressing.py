@@ -29,13 +29,13 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import address_of, fabric_spec, is_host, join, problems
 from compiler.fabric import LEAF_LOOPBACK_OFFSET
 from compiler.intent import Intent
-from compiler.structured import Fabric, PoolUse
+from compiler.structured import Allocation, Fabric, PoolUse
 
 GROWTH_TARGET_SERVERS = 200
 """C1: the design must grow to about 200 GPU servers without redesign."""
@@ -62,7 +62,8 @@ def unique_addresses(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]
                 allocation.owner,
                 f"{allocation.owner} ({allocation.network} {allocation.purpose})",
             )
-    for address, by_owner in sorted(holders.items(), key=lambda item: IPv4Interface(item[0])):
+    # Sorted by the address as a number: the order IPv4Interface gives, at a fraction of the cost.
+    for address, by_owner in sorted(holders.items(), key=lambda item: int(IPv4Address(item[0]))):
         if len(by_owner) > 1:
             yield address, f"allocated to {len(by_owner)} owners: {join(by_owner.values())}"
 
@@ -116,24 +117,35 @@ def _pool_path(pool: PoolUse) -> str:
     return f"fabrics.{pool.network}.pools.{pool.name}"
 
 
-def _outside(fabric: Fabric, pool: PoolUse) -> list[str]:
-    """Allocations of ``pool`` that do not lie inside its range."""
+def _inside(prefix: str, cidr: IPv4Network) -> bool:
+    """Whether the subnet of ``prefix`` (``address/len``) lies inside ``cidr``, in integer arithmetic.
+
+    Example:
+        >>> _inside("10.31.4.1/31", IPv4Network("10.31.4.0/22")), _inside("10.30.0.0/15", IPv4Network("10.31.0.0/16"))
+        (True, False)
+    """
+    address, _, length = prefix.partition("/")
+    prefixlen = int(length) if length else 32
+    mask = int(cidr.netmask)
+    return prefixlen >= cidr.prefixlen and int(IPv4Address(address)) & mask == int(cidr.network_address)
+
+
+def _outside(allocations: list[Allocation], pool: PoolUse) -> list[str]:
+    """Allocations of ``pool`` (``allocations``: those of its network and name) outside its range."""
     cidr = IPv4Network(pool.cidr)
-    return [
-        f"{a.prefix} ({a.owner})"
-        for a in fabric.allocations
-        if a.network == pool.network
-        and a.pool == pool.name
-        and not IPv4Interface(a.prefix).network.subnet_of(cidr)
-    ]
+    return [f"{a.prefix} ({a.owner})" for a in allocations if not _inside(a.prefix, cidr)]
 
 
 @rule("ADR004", "error", "C5", "No pool is exhausted")
 def pools_not_exhausted(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     """Yield each pool whose allocations do not fit in it."""
     del intent
+    # Grouped once: a scan of every allocation per pool grew with pools x allocations.
+    by_pool: dict[tuple[str, str], list[Allocation]] = defaultdict(list)
+    for allocation in fabric.allocations:
+        by_pool[allocation.network, allocation.pool].append(allocation)
     for pool in fabric.pools:
-        outside = _outside(fabric, pool)
+        outside = _outside(by_pool.get((pool.network, pool.name), []), pool)
         if pool.highest_index > pool.capacity or outside:
             needed = max(pool.highest_index, pool.capacity + 1)
             yield _pool_path(pool), (

@@ -67,19 +67,30 @@ def _classes(qos: Qos, profile: QosProfile) -> Iterator[str]:
         yield f"ECN marks queue(s) {marked or 'none'}, but no-drop TC {pfc} uses queue {queue}"
 
 
-def _unmarked_ports(fabric: Fabric, device: Device) -> Iterator[str]:
-    """RoCE-carrying ports of ``device`` without trust dscp or without a service-profile."""
+def _roce_ports(fabric: Fabric) -> dict[tuple[str, str], list[str]]:
+    """The cabled RoCE-carrying ports of every switch, by (network, device), in link order.
+
+    Built once per run: scanning every link for every switch was quadratic in the fabric size.
+    """
+    ports: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for link in links_of(fabric, ROCE_PORT_KINDS):
+        for end in (link.a, link.b):
+            ports[link.network, end.device].append(end.port)
+    return ports
+
+
+def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
+    """RoCE-carrying ports of ``device`` (``cabled``) without trust dscp or without a service-profile."""
     ifaces = interfaces(device)
     missing: dict[str, list[str]] = defaultdict(list)
-    for link in links_of(fabric, ROCE_PORT_KINDS, device.network):
-        for end in (link.a, link.b):
-            iface = ifaces.get(end.port) if end.device == device.name else None
-            if iface is None:
-                continue
-            if not iface.qos_trust_dscp:
-                missing["qos trust dscp"].append(iface.name)
-            if iface.service_profile is None:
-                missing["service-profile"].append(iface.name)
+    for port in cabled:
+        iface = ifaces.get(port)
+        if iface is None:
+            continue
+        if not iface.qos_trust_dscp:
+            missing["qos trust dscp"].append(iface.name)
+        if iface.service_profile is None:
+            missing["service-profile"].append(iface.name)
     for what, ports in sorted(missing.items()):
         yield f"no {what} on {len(ports)} RoCE port(s): {join(ports, 4)}"
 
@@ -87,6 +98,7 @@ def _unmarked_ports(fabric: Fabric, device: Device) -> Iterator[str]:
 @rule("QOS001", "error", "C4/N4", "RoCE lossless QoS consistent on every fabric port")
 def roce_qos(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
+    roce_ports = _roce_ports(fabric)
     for device in devices(fabric, "leaf") + devices(fabric, "spine"):
         profile = _profile(intent, device)
         if profile is None:
@@ -97,7 +109,7 @@ def roce_qos(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
             continue
         for message in _classes(qos, profile):
             yield device.name, message
-        for message in _unmarked_ports(fabric, device):
+        for message in _unmarked_ports(device, roce_ports.get((device.network, device.name), [])):
             yield device.name, message
 
 

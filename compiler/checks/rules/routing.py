@@ -16,13 +16,13 @@ RTE003    error     N3           OSPF: every leaf-spine link is point-to-point, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import fabric_spec, interfaces, links_of
 from compiler.intent import Intent
-from compiler.structured import Device, Endpoint, Fabric, RouterBgp
+from compiler.structured import BgpNeighbor, BgpPeerGroup, Device, Endpoint, Fabric, Interface
 
 FABRIC_ROLES = ("leaf", "spine")
 
@@ -64,19 +64,71 @@ def _addresses(fabric: Fabric) -> dict[IPv4Address, tuple[str, IPv4Interface]]:
     return owners
 
 
-def _remote_as(bgp: RouterBgp, neighbor_address: str) -> int | None:
-    for neighbor in bgp.neighbors:
-        if neighbor.address == neighbor_address:
-            if neighbor.remote_as is not None:
-                return neighbor.remote_as
-            groups = {g.name: g for g in bgp.peer_groups}
-            group = groups.get(neighbor.peer_group)
-            return group.remote_as if group else None
-    return None
+class _Peering:
+    """One switch's BGP and interface data, indexed once per run.
+
+    The checks look up every neighbor of every switch; a spine has a neighbor and an
+    interface per leaf, so linear scans per lookup made the rule quadratic in the fabric size.
+    """
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.interfaces = interfaces(device)
+        self._subnets: dict[int, dict[IPv4Network, tuple[int, IPv4Interface]]] | None = None
+        self._ospf_networks: list[IPv4Network] | None = None
+        bgp = device.config.router_bgp
+        self.neighbors: dict[str, BgpNeighbor] = {}
+        self.groups: dict[str, BgpPeerGroup] = {}
+        if bgp is not None:
+            for neighbor in bgp.neighbors:
+                self.neighbors.setdefault(neighbor.address, neighbor)
+            self.groups = {g.name: g for g in bgp.peer_groups}
+
+    def local_subnet(self, address: IPv4Address) -> IPv4Interface | None:
+        """The first configured interface whose subnet contains ``address``."""
+        if self._subnets is None:
+            # The first interface (in configuration order) holding each subnet, by prefix length:
+            # "the first local interface whose subnet contains an address" becomes a few lookups.
+            self._subnets = {}
+            for index, iface in enumerate(self.device.config.interfaces):
+                if iface.ip_address:
+                    held = IPv4Interface(iface.ip_address)
+                    by_net = self._subnets.setdefault(held.network.prefixlen, {})
+                    by_net.setdefault(held.network, (index, held))
+        found: tuple[int, IPv4Interface] | None = None
+        for prefixlen, by_net in self._subnets.items():
+            hit = by_net.get(IPv4Network((int(address), prefixlen), strict=False))
+            if hit is not None and (found is None or hit[0] < found[0]):
+                found = hit
+        return found[1] if found else None
+
+    def ospf_networks(self) -> list[IPv4Network]:
+        """The prefixes of the device's OSPF network statements, parsed once."""
+        if self._ospf_networks is None:
+            ospf = self.device.config.router_ospf
+            self._ospf_networks = [IPv4Network(prefix) for prefix, _ in ospf.networks] if ospf else []
+        return self._ospf_networks
+
+    def remote_as(self, neighbor_address: str) -> int | None:
+        neighbor = self.neighbors.get(neighbor_address)
+        if neighbor is None:
+            return None
+        if neighbor.remote_as is not None:
+            return neighbor.remote_as
+        group = self.groups.get(neighbor.peer_group)
+        return group.remote_as if group else None
 
 
-def _local_subnets(device: Device) -> list[IPv4Interface]:
-    return [IPv4Interface(i.ip_address) for i in device.config.interfaces if i.ip_address]
+def _peerings(fabric: Fabric) -> Callable[[str], _Peering]:
+    """A lazy, memoised :class:`_Peering` per device name."""
+    cache: dict[str, _Peering] = {}
+
+    def get(name: str) -> _Peering:
+        if name not in cache:
+            cache[name] = _Peering(fabric.devices[name])
+        return cache[name]
+
+    return get
 
 
 @rule("RTE002", "error", "N3", "eBGP sessions match on both ends")
@@ -84,20 +136,21 @@ def bgp_sessions(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     """Yield each BGP neighbor that is unreachable, has the wrong remote-as, or is one-sided."""
     del intent
     owners = _addresses(fabric)
+    peering = _peerings(fabric)
     for device in _fabric_switches(fabric):
         bgp = device.config.router_bgp
         if bgp is None:
             continue
         for neighbor in bgp.neighbors:
-            yield from _check_neighbor(fabric, owners, device, bgp, neighbor.address)
-    yield from _links_without_sessions(fabric)
+            yield from _check_neighbor(fabric, owners, peering, device, neighbor.address)
+    yield from _links_without_sessions(fabric, peering)
 
 
 def _check_neighbor(
     fabric: Fabric,
     owners: dict[IPv4Address, tuple[str, IPv4Interface]],
+    peering: Callable[[str], _Peering],
     device: Device,
-    bgp: RouterBgp,
     address: str,
 ) -> Iterator[tuple[str, str]]:
     held = owners.get(IPv4Address(address))
@@ -105,26 +158,26 @@ def _check_neighbor(
         yield device.name, f"neighbor {address} is no switch's interface address"
         return
     peer_name, peer_iface = held
-    local = [i for i in _local_subnets(device) if IPv4Address(address) in i.network]
-    if not local or local[0].network != peer_iface.network:
+    local = peering(device.name).local_subnet(IPv4Address(address))
+    if local is None or local.network != peer_iface.network:
         yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
         return
     peer_bgp = fabric.devices[peer_name].config.router_bgp
     if peer_bgp is None:
         yield device.name, f"neighbor {address} ({peer_name}) does not run BGP"
         return
-    remote_as = _remote_as(bgp, address)
+    remote_as = peering(device.name).remote_as(address)
     if remote_as != peer_bgp.asn:
         yield device.name, (
             f"neighbor {address} ({peer_name}) has remote-as {remote_as}, "
             f"but {peer_name} is AS {peer_bgp.asn}"
         )
-    back = str(local[0].ip)
-    if all(n.address != back for n in peer_bgp.neighbors):
+    back = str(local.ip)
+    if back not in peering(peer_name).neighbors:
         yield device.name, f"{peer_name} has no neighbor {back} back to {device.name}"
 
 
-def _links_without_sessions(fabric: Fabric) -> Iterator[tuple[str, str]]:
+def _links_without_sessions(fabric: Fabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
     """Leaf-spine link ends between two BGP speakers that carry no session."""
     for link in links_of(fabric, ["fabric"]):
         for near_end, far_end in ((link.a, link.b), (link.b, link.a)):
@@ -132,17 +185,15 @@ def _links_without_sessions(fabric: Fabric) -> Iterator[tuple[str, str]]:
             if near is None or far is None or far.config.router_bgp is None:
                 continue
             bgp = near.config.router_bgp
-            address = _iface_address(far, far_end)
-            if bgp is not None and address is not None and all(
-                n.address != str(address.ip) for n in bgp.neighbors
-            ):
+            address = _iface_address(peering(far.name).interfaces, far_end)
+            if bgp is not None and address is not None and str(address.ip) not in peering(near.name).neighbors:
                 yield near.name, (
                     f"no BGP session over {near_end.port} to {far.name} ({address.ip})"
                 )
 
 
-def _iface_address(device: Device, end: Endpoint) -> IPv4Interface | None:
-    iface = interfaces(device).get(end.port)
+def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> IPv4Interface | None:
+    iface = ifaces.get(end.port)
     if iface is None or not iface.ip_address:
         return None
     return IPv4Interface(iface.ip_address)
@@ -152,6 +203,8 @@ def _iface_address(device: Device, end: Endpoint) -> IPv4Interface | None:
 def ospf_uplinks(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     """Yield each OSPF end of a leaf-spine link that is passive, broadcast or not covered."""
     del intent
+    peering = _peerings(fabric)
+    active: dict[str, set[str]] = {}
     for link in links_of(fabric, ["fabric"]):
         ends = [(fabric.devices.get(e.device), e) for e in (link.a, link.b)]
         running = [d.config.router_ospf is not None for d, _ in ends if d is not None]
@@ -162,23 +215,23 @@ def ospf_uplinks(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
             continue
         for device, end in ends:
             if device is not None and device.config.router_ospf is not None:
-                yield from _ospf_end(device, end)
+                ospf = device.config.router_ospf
+                if device.name not in active:
+                    active[device.name] = set(ospf.active_interfaces)
+                yield from _ospf_end(peering(device.name), active[device.name], end)
 
 
-def _ospf_end(device: Device, end: Endpoint) -> Iterator[tuple[str, str]]:
-    ospf = device.config.router_ospf
-    assert ospf is not None  # the caller checked
-    iface = interfaces(device).get(end.port)
+def _ospf_end(peer: _Peering, active: set[str], end: Endpoint) -> Iterator[tuple[str, str]]:
+    device, ifaces = peer.device, peer.interfaces
+    iface = ifaces.get(end.port)
     if iface is None:
         yield device.name, f"{end.port} is cabled but not configured"
         return
     if not iface.ospf_point_to_point:
         yield device.name, f"{end.port}: OSPF network type is not point-to-point"
-    if end.port not in ospf.active_interfaces:
+    if end.port not in active:
         yield device.name, f"{end.port}: passive in OSPF (not in the active interfaces)"
-    address = _iface_address(device, end)
-    covered = address is not None and any(
-        address.ip in IPv4Network(prefix) for prefix, _ in ospf.networks
-    )
+    address = _iface_address(ifaces, end)
+    covered = address is not None and any(address.ip in network for network in peer.ospf_networks())
     if not covered:
         yield device.name, f"{end.port} ({address}) is in no OSPF network statement"

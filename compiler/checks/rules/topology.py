@@ -93,15 +93,16 @@ def _adjacency(links: list[Link]) -> dict[str, set[str]]:
     return graph
 
 
-def _distances(graph: dict[str, set[str]], source: str) -> dict[str, int]:
-    """Edges on the shortest path from ``source`` to every reachable node (BFS)."""
-    seen = {source: 0}
-    queue = deque([source])
+def _distances(graph: dict[str, set[str]], sources: frozenset[str]) -> dict[str, int]:
+    """Edges on the shortest path from the nearest of ``sources`` to every reachable node (BFS)."""
+    seen = dict.fromkeys(sources, 0)
+    queue = deque(sources)
     while queue:
         node = queue.popleft()
-        for nxt in sorted(graph.get(node, ())):
+        step = seen[node] + 1
+        for nxt in graph.get(node, ()):
             if nxt not in seen:
-                seen[nxt] = seen[node] + 1
+                seen[nxt] = step
                 queue.append(nxt)
     return seen
 
@@ -112,8 +113,9 @@ def max_switch_hops(
     """The worst server pair: (switches between them or None if unreachable, a, b, pairs over).
 
     Servers attached to the same set of switches are grouped, so the cost grows with the
-    number of leaf pairs, not the square of the number of servers. The fourth value counts
-    the server groups pairs beyond :data:`MAX_SWITCH_HOPS` or unreachable.
+    number of leaf pairs, not the square of the number of servers: one breadth-first search
+    per group (from all its switches at once), then a look-up per pair of groups. The fourth
+    value counts the server groups pairs beyond :data:`MAX_SWITCH_HOPS` or unreachable.
 
     Example:
         >>> from compiler.structured import Endpoint as E, Link as L
@@ -131,15 +133,16 @@ def max_switch_hops(
     groups: dict[frozenset[str], list[str]] = defaultdict(list)
     for server, switches in sorted(attached.items()):
         groups[frozenset(switches)].append(server)
-    dist = {sw: _distances(graph, sw) for sw in sorted({s for g in groups for s in g})}
     keys = sorted(groups, key=lambda g: groups[g][0])
+    dist = {key: _distances(graph, key) for key in keys}
     worst: tuple[int | None, str, str, int] = (0, "", "", 0)
     over = 0
     for i, first in enumerate(keys):
+        near = dist[first]
         for second in keys[i:]:
             if first == second and len(groups[first]) < 2:
                 continue
-            hops = _group_hops(dist, first, second)
+            hops = _group_hops(near, second)
             pair = (groups[first][0], groups[second][-1])
             if hops is None or hops > MAX_SWITCH_HOPS:
                 over += 1
@@ -148,17 +151,10 @@ def max_switch_hops(
     return worst[0], worst[1], worst[2], over
 
 
-def _group_hops(
-    dist: dict[str, dict[str, int]], first: frozenset[str], second: frozenset[str]
-) -> int | None:
-    """Switches on the best path between a switch of ``first`` and one of ``second``."""
-    best: int | None = None
-    for a in first:
-        for b in second:
-            edges = dist[a].get(b)
-            if edges is not None and (best is None or edges + 1 < best):
-                best = edges + 1
-    return best
+def _group_hops(near: dict[str, int], second: frozenset[str]) -> int | None:
+    """Switches on the best path from a group (``near``: its distances) to a switch of ``second``."""
+    edges = [near[b] for b in second if b in near]
+    return min(edges) + 1 if edges else None
 
 
 @rule("HOP001", "error", "C3", "At most 3 switch hops between any two servers")
