@@ -290,6 +290,10 @@ def render_markdown(audit: Audit) -> str:
     for result in audit.devices:
         if result.status in ("unreachable", "unmanaged"):
             out += ["", f"## {result.device}: {result.status}", "", result.error or result.status]
+    noted = [r for r in audit.devices if r.notes and r.status != "drifted"]
+    if noted:
+        out += ["", "## Notes", ""]
+        out += [f"* {r.device}: {note}" for r in noted for note in r.notes]
     return "\n".join(out) + "\n"
 
 

@@ -72,13 +72,15 @@ def test_every_format_names_each_device_and_the_verdicts() -> None:
     audit = _audit(
         DeviceResult("leaf1", "drifted", (Change((), "added", "ntp server 10.0.0.9"),)),
         DeviceResult("leaf2", "unreachable", error="ConnectionRefusedError"),
-        DeviceResult("leaf3", "in-sync"),
+        DeviceResult("leaf3", "in-sync", notes=("username admin <secret>: secret not compared (not set)",)),
     )
     data = render_json(audit)
     assert data["summary"] == {"in-sync": 1, "drifted": 1, "unreachable": 1, "unmanaged": 0}
     assert data["exit_code"] == 1 and audit.exit_code(allow_unreachable=True) == 3
-    assert "| leaf2 | unreachable | ConnectionRefusedError |" in render_markdown(audit)
-    assert re.search(r"^leaf3\s+in-sync$", render_text(audit), re.M)
+    markdown, text = render_markdown(audit), render_text(audit)
+    assert "| leaf2 | unreachable | ConnectionRefusedError |" in markdown
+    assert "* leaf3: username admin <secret>: secret not compared (not set)" in markdown
+    assert re.search(r"^leaf3\s+in-sync$", text, re.M) and "secret not compared (not set)" in text
 
 
 def test_shards_are_a_partition_stable_under_additions() -> None:
