@@ -16,8 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/fabricops compile --timings
-	$(BIN)/fabricops check | tail -n 1
+	bash scripts/demo.sh
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
