@@ -1,92 +1,94 @@
-"""Compile benchmark: the example and the same design scaled 4x and 16x (64x with --big).
+"""Compile benchmark of one intent, meant to run in a fresh process per size.
 
-Prints per size: devices, config lines, median seconds per stage over several runs, peak RSS,
-and seconds per device. Wall time of the whole ``fabricops compile`` process is measured too.
+A fresh process per size keeps the peak RSS that size's own. Prints one JSON object:
+devices, servers, config lines, files written, median seconds per stage over ``--runs``
+full compiles with a write (load, resolve, checks, render, write, total), seconds per
+device and the peak RSS of the process.
 
-    python bench/compile.py [--runs 5] [--big]
+    python bench/compile.py --intent DIR --out DIR [--runs 3]
+
+``process_seconds`` times ``fabricops compile`` as a whole process (imports included).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.scale import scaled_intent
-from compiler.pipeline import compile_intent, write_generated
 
 STAGES = ("load", "resolve", "checks", "render", "write")
 
 
-def measure(intent_dir: Path, runs: int) -> dict[str, float]:
-    """Median seconds per stage (and total) over ``runs`` full compiles with a write."""
+def measure(intent_dir: Path, generated: Path, runs: int) -> dict[str, Any]:
+    """Median seconds per stage (and total) over ``runs`` full compiles, each written to ``generated``."""
+    from compiler.pipeline import compile_intent, write_generated
+
     samples: dict[str, list[float]] = {s: [] for s in (*STAGES, "total")}
-    devices = lines = 0
-    with tempfile.TemporaryDirectory() as out:
-        for _ in range(runs):
-            start = time.perf_counter()
-            result = compile_intent(intent_dir)
-            write_generated(result, Path(out) / "generated")
-            samples["total"].append(time.perf_counter() - start)
-            for stage in STAGES:
-                samples[stage].append(result.timings.get(stage, 0.0))
-            devices, lines = len(result.fabric.devices), result.config_lines
-    medians = {k: statistics.median(v) for k, v in samples.items()}
-    medians["devices"], medians["lines"] = devices, lines
-    return medians
+    facts: dict[str, Any] = {}
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = compile_intent(intent_dir)
+        write_generated(result, generated)
+        samples["total"].append(time.perf_counter() - start)
+        for stage in STAGES:
+            samples[stage].append(result.timings.get(stage, 0.0))
+        facts = {
+            "devices": len(result.fabric.devices),
+            "servers": len(result.fabric.servers),
+            "lines": result.config_lines,
+            "files": len(result.files),
+            "configs": sum(1 for path in result.files if path.startswith("configs/")),
+        }
+        del result  # the next run must not hold two fabrics at once
+    seconds = {k: statistics.median(v) for k, v in samples.items()}
+    return {
+        **facts,
+        "runs": runs,
+        "seconds": seconds,
+        "samples": samples["total"],
+        "per_device": seconds["total"] / facts["devices"],
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
-def process_seconds(root: Path, runs: int) -> float:
-    """Median wall time of ``fabricops compile`` as a whole process (imports included)."""
+def process_seconds(root: Path, runs: int, python: str = sys.executable) -> float:
+    """Median wall time of ``fabricops compile --root ROOT`` as a whole process (imports included)."""
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "fabricops", "compile", "--root", str(root)], check=True, capture_output=True
-        )
+        subprocess.run([python, "-m", "fabricops", "compile", "--root", str(root)], check=True, capture_output=True)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--big", action="store_true", help="also 64x")
-    args = parser.parse_args()
-    factors = [1, 4, 16, *([64] if args.big else [])]
-    print(
-        f"{'size':>5} {'devices':>7} {'lines':>9} "
-        + " ".join(f"{s:>8}" for s in (*STAGES, "total"))
-        + f" {'s/device':>9} {'process':>8}"
+def in_fresh_process(intent_dir: Path, generated: Path, runs: int, python: str = sys.executable) -> dict[str, Any]:
+    """Run :func:`measure` in a new interpreter and return its JSON."""
+    script = str(Path(__file__).resolve())
+    out = subprocess.run(
+        [python, script, "--intent", str(intent_dir), "--out", str(generated), "--runs", str(runs)],
+        check=True,
+        capture_output=True,
+        text=True,
     )
-    base_total = None
-    with tempfile.TemporaryDirectory() as tmp:
-        for factor in factors:
-            root = Path(tmp) / f"x{factor}"
-            scaled_intent(factor, root / "intent") if factor > 1 else _copy_example(root)
-            m = measure(root / "intent", args.runs if factor < 16 else max(1, args.runs // 2))
-            proc = process_seconds(root, 3 if factor < 16 else 1)
-            base_total = base_total or m["total"]
-            print(
-                f"{factor:>4}x {int(m['devices']):>7} {int(m['lines']):>9} "
-                + " ".join(f"{m[s]:>8.3f}" for s in (*STAGES, "total"))
-                + f" {m['total'] / m['devices']:>9.5f} {proc:>8.3f}"
-            )
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS of this process: {peak:.0f} MiB (medians of {args.runs} runs; 16x and up: half as many)")
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
 
 
-def _copy_example(root: Path) -> None:
-    import shutil
-
-    shutil.copytree(Path(__file__).resolve().parent.parent / "intent", root / "intent")
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Compile one intent, timed per stage; prints JSON.")
+    parser.add_argument("--intent", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True, help="the generated/ directory to write")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    print(json.dumps(measure(args.intent, args.out, args.runs)))
 
 
 if __name__ == "__main__":
