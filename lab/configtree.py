@@ -71,9 +71,19 @@ class Config:
     """A whole configuration: the children of ``root`` are the top-level lines."""
 
     root: Node = field(default_factory=lambda: Node("", "", "config"))
+    #: Bumped by the editor on every change, so derived views can be cached.
+    version: int = field(default=0, compare=False)
+    _interfaces: tuple[int, dict[str, Node]] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> Config:
         return Config(self.root.clone())
+
+    def interfaces(self) -> dict[str, Node]:
+        """Configured interface blocks by name (cached until the next change)."""
+        if self._interfaces is None or self._interfaces[0] != self.version:
+            blocks = {n.text.split(" ", 1)[1]: n for n in self.root.children if n.text.startswith("interface ")}
+            self._interfaces = (self.version, blocks)
+        return self._interfaces[1]
 
     def top(self, prefix: str) -> list[Node]:
         """Top-level nodes whose line starts with ``prefix``."""
@@ -156,12 +166,14 @@ class Editor:
             result, cmd = _match(mode, toks, self.abbreviations)
             if cmd is not None:
                 self._set(depth, cmd, result.canonical)
+                self.config.version += 1
                 return
             errors.append(result)
             if negated:
                 sub, subcmd = _match(mode, toks[1:], self.abbreviations)
                 if subcmd is not None or sub.error == "Incomplete command":
                     self._negate(depth, subcmd, sub.canonical or tuple(toks[1:]), toks[0])
+                    self.config.version += 1
                     return
         raise LineError(_best_error(errors))
 

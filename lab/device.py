@@ -101,6 +101,7 @@ class EmulatedDevice:
         self.lock = lock or threading.RLock()
         self._on_change = on_change
         self._fabric: Fabric | None = None
+        self._ports: tuple[tuple[bool, int], list[str]] | None = None
 
     # ------------------------------------------------------------------ wiring
     def attach(self, fabric: Fabric) -> None:
@@ -113,11 +114,14 @@ class EmulatedDevice:
 
     def physical_ports(self) -> list[str]:
         """Front-panel ports, then the management port."""
-        if self.slash_ports:
-            ports = [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
-        else:
-            ports = [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
-        return [*ports, "Management1"]
+        shape = (self.slash_ports, self.ethernet_ports)
+        if self._ports is None or self._ports[0] != shape:
+            if self.slash_ports:
+                ports = [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
+            else:
+                ports = [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
+            self._ports = (shape, [*ports, "Management1"])
+        return list(self._ports[1])
 
     def api_enabled(self) -> bool:
         """Whether running-config enables eAPI (``management api http-commands`` / ``no shutdown``)."""

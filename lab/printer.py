@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from lab.configtree import Config, Node
 
@@ -240,6 +241,7 @@ def section_of(text: str) -> tuple[int, str]:
     return len(SECTION_ORDER), "other"
 
 
+@lru_cache(maxsize=65536)
 def interface_sort_key(name: str) -> tuple[int, tuple[int, ...], str]:
     """EOS's natural order of interface names.
 

@@ -69,7 +69,7 @@ def hostname(config: Config, default: str = "localhost") -> str:
 
 def interface_blocks(config: Config) -> dict[str, Node]:
     """Configured interfaces by name."""
-    return {n.text.split(" ", 1)[1]: n for n in config.root.children if n.text.startswith("interface ")}
+    return config.interfaces()
 
 
 def has_line(block: Node | None, text: str) -> bool:
