@@ -25,8 +25,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
+# pyavd (the peer compiler) is the optional `bench` extra; BENCH_ARGS passes options to bench/run.py,
+# e.g. BENCH_ARGS='--avd-sizes 1,4,16 --pyavd-python /path/to/python'.
 bench: $(STAMP)
-	$(BIN)/python bench/compile.py
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .tools .lab build *.egg-info

@@ -10,6 +10,7 @@ stage, and the trees before and after are compared file by file.
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
 import json
 import shutil
@@ -24,7 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "intent"
-NEW_ROW = "rack03-gpu010,gpu-8x-h100,GPU-0310"
+SERVER = "rack03-gpu010"
+NEW_ROW = f"{SERVER},gpu-8x-h100,GPU-0310"
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -54,6 +56,7 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
     from compiler.pipeline import compile_intent, write_generated
 
     process: list[float] = []
+    switches: set[str] = set()
     stages: list[dict[str, float]] = []
     diff: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +71,7 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
             servers.write_text("\n".join([*rows[:at], NEW_ROW, *rows[at:]]) + "\n")
             process.append(_compile(root, python))
             diff = compare(before, tree(root / "generated"))
+            switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
             # The same recompile in-process, per stage (a second write of an identical tree).
             result = compile_intent(root / "intent")
             write_generated(result, root / "generated")
@@ -81,7 +85,30 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
         "removed": diff["removed"],
         "changed": diff["changed"],
         "touched": tree_paths,
+        "server": SERVER,
+        "switches": sorted(switches),
+        "foreign": _foreign(tree_paths, SERVER, switches),
     }
+
+
+PER_DEVICE = ("configs/", "structured/", "monitoring/rules/", "servers/")
+"""Trees with one file (or folder) per switch or server: only the new server's and its switches' may change."""
+
+
+def _switches_of(cabling: Path, server: str) -> set[str]:
+    """The switches cabled to ``server``, from the cable list."""
+    with cabling.open() as rows:
+        return {row["a_device"] for row in csv.DictReader(rows) if row["b_device"] == server}
+
+
+def _foreign(paths: list[str], server: str, switches: set[str]) -> list[str]:
+    """Per-device files touched that belong neither to ``server`` nor to one of its ``switches``.
+
+    Fleet-wide tables (cable list, IP plan, manifest, docs) list every server and change with
+    any new row; they are not counted here.
+    """
+    mine = {server, *switches}
+    return [p for p in paths if p.startswith(PER_DEVICE) and Path(p).parts[1].split(".")[0] not in mine]
 
 
 def main() -> None:

@@ -1,0 +1,144 @@
+"""Every benchmark in one run, and ``bench/RESULTS.md`` written from it (``make bench``).
+
+1. compile: the example and the scaled intents, each size in a fresh process (stages, RSS);
+   ``fabricops compile`` of the example as a whole process;
+2. floor: a bare Jinja2 render + write of each size's config lines from ready dicts;
+3. pyavd side by side: the same compute and storage fabrics through pyavd, in a subprocess
+   of ``--pyavd-python`` (any interpreter with pyavd), right after ours at the same size;
+4. incremental: one server row added to the example;
+5. fleet: plan, deploy and drift over the lab of the chosen sizes;
+6. a cProfile of the largest compile, for where the time goes.
+
+    python bench/run.py [--sizes 1,4,16,64] [--avd-sizes 1,4,16] [--fleet-sizes 1,16]
+                        [--runs 3] [--pyavd-python PATH] [--out bench/RESULTS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import compile as compile_bench
+from bench import fleet, floor, incremental, machine, profile, results
+from bench.avd_inputs import avd_inputs
+from bench.scale import scaled_intent
+
+BENCH = Path(__file__).resolve().parent
+EXAMPLE = BENCH.parent / "intent"
+
+
+def _sizes(text: str) -> list[int]:
+    return [int(s) for s in text.split(",") if s.strip()]
+
+
+def _prepare(root: Path, factor: int) -> None:
+    """``root/intent``: the example itself at 1x, else the scaled design."""
+    if factor == 1:
+        shutil.copytree(EXAMPLE, root / "intent")
+    else:
+        scaled_intent(factor, root / "intent")
+
+
+def _has_pyavd(python: str) -> str | None:
+    """pyavd's version under ``python``, or None when it cannot be imported there."""
+    probe = subprocess.run(
+        [python, "-c", "import pyavd; print(pyavd.__version__)"], check=False, capture_output=True, text=True
+    )
+    return probe.stdout.strip() if probe.returncode == 0 else None
+
+
+def _pyavd(root: Path, python: str, runs: int) -> dict[str, Any]:
+    """pyavd over the fabrics of ``root/intent``: the median run by total seconds, and its samples."""
+    inputs = root / "avd-inputs.json"
+    inputs.write_text(json.dumps(avd_inputs(root / "intent")))
+    samples = []
+    for _ in range(runs):
+        out = subprocess.run(
+            [python, str(BENCH / "avd_run.py"), str(inputs), "--out", str(root / "avd-configs")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if out.returncode != 0:
+            return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
+        samples.append(json.loads(out.stdout))
+    samples.sort(key=lambda s: s["timings"]["total"])
+    median = samples[len(samples) // 2]
+    return {**median, "runs": runs, "samples": [s["timings"]["total"] for s in samples]}
+
+
+def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[str, Any]:
+    """One size: our compile in a fresh process, the floor, and pyavd right after when asked."""
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    _prepare(root, factor)
+    compile_runs = runs if factor < 64 else 1
+    entry: dict[str, Any] = {"factor": factor}
+    print(f"[bench] {factor}x: compile ({compile_runs} runs)", file=sys.stderr, flush=True)
+    entry["compile"] = compile_bench.in_fresh_process(root / "intent", root / "generated", compile_runs)
+    entry["floor"] = floor.measure(root / "generated" / "configs", compile_runs)
+    if factor == 1:
+        entry["process_seconds"] = compile_bench.process_seconds(root, max(5, runs))
+    if pyavd_python:
+        avd_runs = runs if factor == 1 else 1
+        print(f"[bench] {factor}x: pyavd ({avd_runs} runs)", file=sys.stderr, flush=True)
+        entry["pyavd"] = _pyavd(root, pyavd_python, avd_runs)
+    return entry
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run every benchmark and write RESULTS.md.")
+    parser.add_argument("--sizes", default="1,4,16,64", help="compile sizes (scale factors)")
+    parser.add_argument("--avd-sizes", default="1,4", help="pyavd sizes (empty: skip pyavd)")
+    parser.add_argument("--fleet-sizes", default="1,16", help="lab sizes for plan/deploy/drift (empty: skip)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (64x and pyavd above 1x: 1)")
+    parser.add_argument("--pyavd-python", default=sys.executable, help="an interpreter that has pyavd")
+    parser.add_argument("--workers", type=int, default=20, help="fleet workers")
+    parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
+    parser.add_argument("--json", type=Path, default=None, help="also write the raw results here")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the scratch roots here")
+    args = parser.parse_args()
+    sizes, avd_sizes, fleet_sizes = _sizes(args.sizes), _sizes(args.avd_sizes), _sizes(args.fleet_sizes)
+    report: dict[str, Any] = {"machine": machine.describe(), "sizes": {}, "started": time.time()}
+    pyavd_version = _has_pyavd(args.pyavd_python) if avd_sizes else None
+    report["pyavd"] = {"python": args.pyavd_python, "version": pyavd_version}
+    scratch = args.keep or Path(tempfile.mkdtemp(prefix="fabricops-bench-"))
+    try:
+        for factor in sorted(set(sizes) | set(avd_sizes) | set(fleet_sizes)):
+            avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
+            report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
+        print("[bench] incremental", file=sys.stderr, flush=True)
+        report["incremental"] = incremental.measure(args.runs)
+        biggest = max(sizes)
+        print(f"[bench] profile {biggest}x", file=sys.stderr, flush=True)
+        report["profile"] = profile.top(scratch / f"x{biggest}" / "intent", scratch / "profile-generated")
+        report["fleet"] = {}
+        for factor in fleet_sizes:
+            print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
+            try:
+                report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers)
+            except (subprocess.CalledProcessError, OSError) as exc:
+                report["fleet"][factor] = {"error": str(exc)}
+    finally:
+        if args.keep is None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    report["seconds"] = time.time() - report["started"]
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str))
+    args.out.write_text(results.markdown(report))
+    print(results.headline(report))
+    print(f"[bench] wrote {args.out} in {statistics.mean([report['seconds']]):.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
