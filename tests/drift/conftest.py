@@ -5,10 +5,11 @@ The push is the stock driver's load_replace + commit (nornir_napalm's ``napalm_c
 (``load_values(..., lab_password=lab.password)``). The commit is tagged
 ``deploy/20260101T000000Z``, as a deploy would tag it.
 
-``deployed`` builds on the shared ``gitops_repo`` and ``lab_running`` fixtures. Pushing 53
-configs takes seconds, so the lab tests share one copy built the same way (``fleet``,
-built once per session); each test tampers with its own devices and puts git's config back afterwards
-(``restore``), which keeps the drift tests well under a minute.
+``fleet`` builds what the shared ``gitops_repo`` and ``lab_running`` fixtures build (a git repo
+of the compiled example, its 53 switches at factory default, ``.lab/lab.json``), once per
+session rather than per test: pushing 53 configs takes seconds. Each test tampers with its own
+devices and ``restore`` puts git's config back afterwards, which keeps the drift tests near a
+minute.
 """
 
 from __future__ import annotations
@@ -67,17 +68,9 @@ def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | Non
     (root / ".lab" / "lab.json").write_text(json.dumps(info))
 
 
-@pytest.fixture
-def deployed(gitops_repo: Path, lab_running: Lab) -> Lab:
-    """The example lab running generated/ at HEAD, HEAD tagged as the last deploy."""
-    push_generated(gitops_repo, lab_running)
-    git(gitops_repo, "tag", "-a", DEPLOY_TAG, "-m", "deploy of the example cluster")
-    return lab_running
-
-
 @pytest.fixture(scope="session")
 def fleet(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Iterator[tuple[Path, Lab]]:
-    """(repository, lab): ``deployed`` once for all the drift tests."""
+    """(repository, lab): the example lab running generated/ at HEAD, HEAD tagged as the last deploy."""
     from core.generated import open_snapshot
     from lab import Lab, specs_from_snapshot
 
