@@ -157,3 +157,40 @@ def test_configure_mode_does_not_survive_a_request(blank: Lab) -> None:
     """Every request starts in exec mode: a config line alone is not a command."""
     reply = run(blank, ["hostname x"])
     assert reply["error"]["data"][-1]["errors"] == ["Invalid input (at token 0: 'hostname')"]
+
+
+def test_abort_and_commit_inside_session_mode(blank: Lab) -> None:
+    run(blank, ["configure session a1", "hostname aborted", "abort"])
+    assert run(blank, ["show configuration sessions"])["result"][0]["sessions"] == {}
+    run(blank, ["configure session c1", "hostname committed", "commit"])
+    assert "hostname committed" in blank.device("sw1").running_config()
+    states = run(blank, ["show configuration sessions"])["result"][0]["sessions"]
+    assert states == {
+        "c1": {
+            "state": "completed",
+            "completedTime": states["c1"]["completedTime"],
+            "commitUser": "",
+            "description": "",
+            "instances": {},
+        }
+    }
+
+
+def test_exit_walks_up_the_modes_and_leaves_config_mode(blank: Lab) -> None:
+    run(
+        blank,
+        [
+            "configure",
+            "interface Ethernet1",
+            "uc-tx-queue 3",
+            "exit",
+            "description up",
+            "exit",
+            "hostname walked",
+            "exit",
+            "show hostname",
+        ],
+    )
+    text = blank.device("sw1").running_config()
+    assert "interface Ethernet1\n   description up\n   !\n   uc-tx-queue 3\n" in text
+    assert "hostname walked" in text
