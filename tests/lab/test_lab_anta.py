@@ -128,3 +128,14 @@ def test_ospf_tests() -> None:
         assert "exchStart" in run_anta(lab, "a", VerifyOSPFNeighborState, None)
         lab.fault("b", "link-down", port="Ethernet1")
         assert run_anta(lab, "a", VerifyOSPFNeighborState, None) == "skipped: No OSPF neighbor detected"
+
+
+def test_verify_bgp_peers_health(fabric: Lab) -> None:
+    """Per-AFI health reads the negotiated multiprotocol capabilities of each peer."""
+    from anta.tests.routing.bgp import VerifyBGPPeersHealth
+
+    inputs = {"address_families": [{"afi": "ipv4", "safi": "unicast", "vrf": "default"}]}
+    assert run_anta(fabric, "spine1", VerifyBGPPeersHealth, inputs) == "success"
+    fabric.tamper("leaf2", ["router bgp 65101", "neighbor 10.0.0.2 shutdown"])
+    result = run_anta(fabric, "spine1", VerifyBGPPeersHealth, inputs)
+    assert result.startswith("failure") and "10.0.0.3" in result and "10.0.0.1" not in result

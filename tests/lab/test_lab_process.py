@@ -97,3 +97,19 @@ def test_down_never_kills_a_foreign_pid(repo: Path) -> None:
     (repo / ".lab" / "lab.json").write_text(json.dumps({"pid": os.getpid()}))
     assert process.down(repo) is False
     assert not (repo / ".lab" / "lab.json").exists()
+
+
+def test_up_at_a_git_ref_with_a_subset_of_devices(repo: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "add", "generated")
+    git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "generated")
+    (repo / "generated" / "configs" / "spine1.cfg").unlink()  # the work tree differs from HEAD
+    info = process.up(repo, ref="HEAD", devices=["spine1", "leaf1"], fresh=True)
+    try:
+        assert set(info["devices"]) == {"spine1", "leaf1"}
+        assert len(info["ref"]) == 40
+        assert process.status(repo)["devices"]["spine1"]["hostname"] == "spine1"
+    finally:
+        process.down(repo)
