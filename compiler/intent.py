@@ -312,10 +312,10 @@ class ServerConfig(Model):
 class Cabling(Model):
     """The cable-length rule: in-rack runs, rack pitch in a row, row pitch, slack per cable."""
 
-    in_rack_m: float = Field(3, gt=0)
+    in_rack_m: float = Field(3.0, gt=0)
     rack_pitch_m: float = Field(0.6, gt=0)
     row_pitch_m: float = Field(3.0, gt=0)
-    slack_m: float = Field(6, ge=0)
+    slack_m: float = Field(6.0, ge=0)
 
 
 class FabricFile(Model):
