@@ -1,11 +1,15 @@
-"""The floor: a bare Jinja2 render + write of the same config lines from ready dicts.
+"""The floor: a bare Jinja2 render + write of the same lines from ready dicts.
 
-No loading, no resolution, no checks, no allocation: each device's config is cut into its
-``!``-separated sections beforehand (untimed), handed to one compiled template that only
-loops and prints, and the text is written to one file per device. What is timed is the
-least any Jinja2-based compiler producing the same text must spend.
+No loading, no resolution, no checks, no allocation: each file is cut into sections
+beforehand (untimed; a config at its ``!`` lines), handed to one compiled template that
+only loops and prints, and the text is written to its own file. What is timed is the least
+any Jinja2-based compiler producing the same text must spend. Two floors:
 
-    python bench/floor.py GENERATED_CONFIGS_DIR [--runs 3]
+* ``configs``: the switch configs only (``generated/configs/*.cfg``);
+* ``all``: every file of ``generated/`` (configs, structured data, inventory, monitoring,
+  server files, docs), in the same directory layout.
+
+    python bench/floor.py GENERATED_DIR [--runs 3]
 """
 
 from __future__ import annotations
@@ -25,22 +29,25 @@ TEMPLATE = """\
 {% endfor %}{% endfor %}"""
 
 
-def ready_dicts(configs: Path) -> dict[str, dict[str, Any]]:
-    """Each device's config as ``{"sections": [{"lines": [...]}, ...]}``, built outside the timing."""
-    devices: dict[str, dict[str, Any]] = {}
-    for path in sorted(configs.glob("*.cfg")):
+def ready_dicts(generated: Path, pattern: str) -> dict[str, dict[str, Any]]:
+    """Each file matching ``pattern`` as ``{"sections": [{"lines": [...]}, ...]}``, built untimed."""
+    files: dict[str, dict[str, Any]] = {}
+    for path in sorted(generated.glob(pattern)):
+        if not path.is_file():
+            continue
         sections: list[dict[str, list[str]]] = [{"lines": []}]
         for line in path.read_text().splitlines():
             sections[-1]["lines"].append(line)
             if line == "!":
                 sections.append({"lines": []})
-        devices[path.stem] = {"sections": sections}
-    return devices
+        files[path.relative_to(generated).as_posix()] = {"sections": sections}
+    return files
 
 
-def measure(configs: Path, runs: int) -> dict[str, Any]:
-    """Median seconds to render and write every device of ``configs`` from ready dicts."""
-    devices = ready_dicts(configs)
+def measure(generated: Path, runs: int, pattern: str = "configs/*.cfg") -> dict[str, Any]:
+    """Median seconds to render and write every file of ``generated`` matching ``pattern`` from ready dicts."""
+    files = ready_dicts(generated, pattern)
+    folders = sorted({str(Path(name).parent) for name in files})
     template = jinja2.Environment(autoescape=False, keep_trailing_newline=True).from_string(TEMPLATE)
     samples: list[float] = []
     lines = 0
@@ -48,22 +55,28 @@ def measure(configs: Path, runs: int) -> dict[str, Any]:
         for run in range(runs):
             out = Path(tmp) / f"run{run}"
             start = time.perf_counter()
-            out.mkdir()
+            for folder in folders:
+                (out / folder).mkdir(parents=True, exist_ok=True)
             lines = 0
-            for name, data in devices.items():
+            for name, data in files.items():
                 text = template.render(data)
                 lines += text.count("\n")
-                (out / f"{name}.cfg").write_text(text)
+                (out / name).write_text(text)
             samples.append(time.perf_counter() - start)
-    return {"devices": len(devices), "lines": lines, "seconds": statistics.median(samples), "runs": runs}
+    return {"files": len(files), "lines": lines, "seconds": statistics.median(samples), "runs": runs}
+
+
+def both(generated: Path, runs: int) -> dict[str, Any]:
+    """The configs-only floor and the every-file floor."""
+    return {"configs": measure(generated, runs), "all": measure(generated, runs, "**/*")}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Bare Jinja2 render + write of ready dicts; prints JSON.")
-    parser.add_argument("configs", type=Path)
+    parser.add_argument("generated", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print(json.dumps(measure(args.configs, args.runs)))
+    print(json.dumps(both(args.generated, args.runs)))
 
 
 if __name__ == "__main__":

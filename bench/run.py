@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import compile as compile_bench
-from bench import fleet, floor, incremental, machine, profile, results
+from bench import fleet, floor, hotspots, incremental, machine, results
 from bench.avd_inputs import avd_inputs
 from bench.scale import scaled_intent
 
@@ -82,11 +82,11 @@ def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     _prepare(root, factor)
-    compile_runs = runs if factor < 64 else 1
+    compile_runs = runs if factor < 16 else max(1, runs - 1) if factor < 64 else 1
     entry: dict[str, Any] = {"factor": factor}
     print(f"[bench] {factor}x: compile ({compile_runs} runs)", file=sys.stderr, flush=True)
     entry["compile"] = compile_bench.in_fresh_process(root / "intent", root / "generated", compile_runs)
-    entry["floor"] = floor.measure(root / "generated" / "configs", compile_runs)
+    entry["floor"] = floor.both(root / "generated", compile_runs)
     if factor == 1:
         entry["process_seconds"] = compile_bench.process_seconds(root, max(5, runs))
     if pyavd_python:
@@ -101,7 +101,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1,4,16,64", help="compile sizes (scale factors)")
     parser.add_argument("--avd-sizes", default="1,4", help="pyavd sizes (empty: skip pyavd)")
     parser.add_argument("--fleet-sizes", default="1,16", help="lab sizes for plan/deploy/drift (empty: skip)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (64x and pyavd above 1x: 1)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (16x: one less; 64x, pyavd > 1x: 1)")
     parser.add_argument("--pyavd-python", default=sys.executable, help="an interpreter that has pyavd")
     parser.add_argument("--workers", type=int, default=20, help="fleet workers")
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
@@ -121,7 +121,7 @@ def main() -> None:
         report["incremental"] = incremental.measure(args.runs)
         biggest = max(sizes)
         print(f"[bench] profile {biggest}x", file=sys.stderr, flush=True)
-        report["profile"] = profile.top(scratch / f"x{biggest}" / "intent", scratch / "profile-generated")
+        report["profile"] = hotspots.top(scratch / f"x{biggest}" / "intent", scratch / "profile-generated")
         report["fleet"] = {}
         for factor in fleet_sizes:
             print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
