@@ -18,6 +18,11 @@ _IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}(/\d{1,2})?$")
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
 
 
+_CONTAINERS = (dict, list, tuple)
+_SEQUENCES = (list, tuple)
+_NUMBERS = (int, float)
+
+
 def _scalar(value: Any) -> str:
     """One scalar, quoted only when YAML would read it as something else.
 
@@ -29,9 +34,14 @@ def _scalar(value: Any) -> str:
         return "null"
     if value is True or value is False:
         return "true" if value else "false"
-    if isinstance(value, int | float):
+    if isinstance(value, _NUMBERS):
         return repr(value)
-    text = str(value)
+    return _text(str(value))
+
+
+@cache
+def _text(text: str) -> str:
+    """A string scalar, memoised: the same names, ports and addresses recur across every file."""
     plain = _PLAIN.match(text) and ": " not in text and not text.endswith(":")
     if _IPV4.match(text) or (plain and text.lower() not in _RESERVED):
         return text
@@ -39,23 +49,20 @@ def _scalar(value: Any) -> str:
 
 
 def _emit(data: Any, indent: str, out: list[str]) -> None:
+    # isinstance against prebuilt tuples: checking against ``X | Y`` unions is slower, and
+    # this runs once per node of every structured and monitoring file.
     if isinstance(data, dict):
         for key, value in data.items():
             head = f"{indent}{_scalar(key)}:"
-            if isinstance(value, dict | list | tuple) and value:
+            if value and isinstance(value, _CONTAINERS):
                 out.append(head)
                 _emit(value, indent + "  " if isinstance(value, dict) else indent, out)
             else:
                 out.append(f"{head} {_empty_or_scalar(value)}")
     else:
         for item in data:
-            if isinstance(item, dict) and item:
+            if item and isinstance(item, _CONTAINERS):
                 lines: list[str] = []
-                _emit(item, indent + "  ", lines)
-                out.append(f"{indent}- {lines[0].lstrip()}")
-                out.extend(lines[1:])
-            elif isinstance(item, list | tuple) and item:
-                lines = []
                 _emit(item, indent + "  ", lines)
                 out.append(f"{indent}- {lines[0].lstrip()}")
                 out.extend(lines[1:])
@@ -66,7 +73,7 @@ def _emit(data: Any, indent: str, out: list[str]) -> None:
 def _empty_or_scalar(value: Any) -> str:
     if isinstance(value, dict):
         return "{}"
-    if isinstance(value, list | tuple):
+    if isinstance(value, _SEQUENCES):
         return "[]"
     return _scalar(value)
 
