@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lab.grammar import MatchResult, match_specs
-from lab.modes import MODES, Cmd, Words
+from lab.modes import MODES, Cmd, Words, setting_rank
 
 
 class LineError(Exception):
@@ -205,16 +205,20 @@ class Editor:
                     return
             parent.children.append(node)  # the printer orders top-level sections
             return
-        first_block = len(parent.children)
+        rank = setting_rank(parent.mode or "", node.text)
+        place = len(parent.children)
         for i, child in enumerate(parent.children):
             if child.key == node.key and child.mode is None:
                 parent.children[i] = node
                 return
-            if child.mode is not None and first_block == len(parent.children):
-                first_block = i
-        # EOS prints a mode's own settings before its nested blocks (router-id before
-        # address-family), so a new setting goes before the first block, not at the end.
-        parent.children.insert(first_block, node)
+            # EOS prints a mode's own settings before its nested blocks (router-id before
+            # address-family), and interface settings in its own order: a new setting goes
+            # before the first block or the first setting that EOS prints after it.
+            if place == len(parent.children) and (
+                child.mode is not None or setting_rank(parent.mode or "", child.text) > rank
+            ):
+                place = i
+        parent.children.insert(place, node)
 
     def _negate(self, depth: int, cmd: Cmd | None, words: Words, verb: str) -> None:
         del self.stack[depth + 1 :]

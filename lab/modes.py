@@ -29,6 +29,7 @@ Examples:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -631,3 +632,72 @@ def check_tables() -> list[str]:
             if cmd.opens and mode.name not in MODES[cmd.opens].parents:
                 problems.append(f"{mode.name}: {cmd.spec.text!r} opens {cmd.opens} elsewhere")
     return problems
+
+
+#: EOS's order of settings inside an ``interface`` block (the order of AVD's interface
+#: templates, which mirror ``show running-config``). A setting added later is printed in
+#: its place, not at the end; families not listed go after these, before nested blocks.
+INTERFACE_ORDER: tuple[str, ...] = (
+    r"description ",
+    r"(no )?shutdown$",
+    r"load-interval ",
+    r"mtu ",
+    r"logging event ",
+    r"l2 mtu ",
+    r"speed ",
+    r"error-correction ",
+    r"flowcontrol ",
+    r"link-debounce ",
+    r"switchport access vlan ",
+    r"switchport trunk native vlan ",
+    r"switchport trunk allowed vlan ",
+    r"switchport mode ",
+    r"switchport trunk group ",
+    r"(no )?switchport$",
+    r"encapsulation ",
+    r"channel-group ",
+    r"lacp ",
+    r"vrf ",
+    r"(no )?autostate$",
+    r"ip address (?!virtual)",
+    r"(no )?ipv6 enable$",
+    r"ipv6 address ",
+    r"ip address virtual ",
+    r"ip virtual-router address ",
+    r"ip helper-address ",
+    r"ip igmp ",
+    r"(no )?ip ospf ",
+    r"(no )?pim ",
+    r"bfd ",
+    r"mlag ",
+    r"port-channel lacp fallback (individual|static)$",
+    r"port-channel lacp fallback timeout ",
+    r"port-channel min-links ",
+    r"qos trust ",
+    r"qos (cos|dscp) ",
+    r"service-policy ",
+    r"priority-flow-control ",
+    r"dcbx ",
+    r"service-profile ",
+    r"storm-control ",
+    r"(no )?spanning-tree ",
+    r"arp aging ",
+    r"vxlan ",
+)
+_INTERFACE_ORDER = [re.compile(rx) for rx in INTERFACE_ORDER]
+
+
+def setting_rank(mode: str, text: str) -> int:
+    """Where a setting goes among its siblings (only ``interface`` has an order table).
+
+    Examples:
+        >>> setting_rank("interface", "description x") < setting_rank("interface", "mtu 9214")
+        True
+        >>> setting_rank("router-bgp", "router-id 1.1.1.1")
+        1000
+    """
+    if mode == "interface":
+        for rank, rx in enumerate(_INTERFACE_ORDER):
+            if rx.match(text):
+                return rank
+    return 1000

@@ -15,7 +15,9 @@ Layout:
 As on EOS, ``neighbor X maximum-routes N`` is printed with a trailing space
 (:data:`TRAILING_SPACE_LINES`).
 
-Within a section, lines keep the order in which they were configured, except
+Inside an interface block, settings follow :data:`lab.modes.INTERFACE_ORDER`;
+inside other blocks they keep the order in which they were configured. Within a
+section, top-level lines keep the order in which they were configured, except
 ``interface`` blocks (EOS's natural order: type as in :data:`INTERFACE_TYPE_ORDER`,
 then each number numerically), ``vlan`` blocks (numeric) and ``vrf instance``
 blocks (by name).

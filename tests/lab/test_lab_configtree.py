@@ -78,10 +78,35 @@ def test_single_valued_lines_replace_in_place_and_toggles_store() -> None:
     assert tree(cfg) == [
         "interface Ethernet1",
         "   description b",
-        "   mtu 1500",
         "   no shutdown",
+        "   mtu 1500",
         "   ip address 10.0.0.3/31",
         "   ip address 10.0.1.1/24 secondary",
+    ]
+
+
+def test_interface_settings_take_eos_order_whatever_the_order_typed() -> None:
+    """A merge that adds a description to a configured port prints it first, as EOS does."""
+    cfg = apply(
+        "interface Ethernet1",
+        "spanning-tree portfast",
+        "qos trust dscp",
+        "uc-tx-queue 3",
+        "random-detect ecn count",
+        "exit",
+        "mtu 9214",
+        "switchport access vlan 10",
+        "description late",
+    )
+    assert tree(cfg) == [
+        "interface Ethernet1",
+        "   description late",
+        "   mtu 9214",
+        "   switchport access vlan 10",
+        "   qos trust dscp",
+        "   spanning-tree portfast",
+        "   uc-tx-queue 3",
+        "      random-detect ecn count",
     ]
 
 
