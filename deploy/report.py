@@ -124,7 +124,7 @@ class Report:
         return "\n".join(lines)
 
     def _header(self) -> str:
-        verb = "dry run of " + self.kind if self.dry_run else self.kind
+        verb = f"{self.kind} (dry run)" if self.dry_run else self.kind
         return f"{verb} of {self.ref[:12]}: {len(self.devices)} device(s), {len(self.waves)} wave(s)"
 
     @staticmethod
