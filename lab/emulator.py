@@ -249,9 +249,16 @@ class Lab:
         return self.device(name).tamper(lines)
 
     def status(self) -> dict[str, Any]:
+        """Per device: host, port, hostname, model, config size, sessions, faults, and the
+        preloaded lines the device refused (``load_errors``)."""
         eps = self.endpoints() if self.server is not None else {}
         return {
-            name: {"host": eps.get(name, ("127.0.0.1", 0))[0], "port": eps.get(name, ("", 0))[1], **dev.status()}
+            name: {
+                "host": eps.get(name, ("127.0.0.1", 0))[0],
+                "port": eps.get(name, ("", 0))[1],
+                **dev.status(),
+                "load_errors": list(self.load_errors.get(name, [])),
+            }
             for name, dev in self.devices.items()
         }
 

@@ -99,9 +99,10 @@ def status_cmd(root: Path | None, fmt: str, show_credentials: bool) -> None:
     for name, dev in sorted(data["devices"].items()):
         sessions = ",".join(f"{k}:{v}" for k, v in dev["sessions"].items()) or "-"
         faults = ",".join(dev["faults"]) or "-"
+        refused = f" refused-lines={len(dev['load_errors'])}" if dev.get("load_errors") else ""
         click.echo(
             f"{name:24} {dev['host']}:{dev['port']:<6} lines={dev['running_lines']:<5} "
-            f"sessions={sessions} faults={faults}"
+            f"sessions={sessions} faults={faults}{refused}"
         )
 
 

@@ -85,6 +85,16 @@ def test_up_status_tamper_down_and_resume(repo: Path) -> None:
     assert not process.is_lab_process(again["pid"])
 
 
+def test_fault_options_are_checked_before_reaching_the_lab(repo: Path) -> None:
+    """A fault that needs an option fails with one line naming the device and what to give."""
+    runner = CliRunner()
+    result = runner.invoke(lab_group, ["fault", "leaf1", "reject", "--root", str(repo)])
+    assert isinstance(result.exception, FabricopsError)
+    assert str(result.exception) == "fault reject on leaf1: give --pattern REGEX"
+    result = runner.invoke(lab_group, ["tamper", "leaf1", "--root", str(repo)])
+    assert str(result.exception) == "tamper leaf1: give --line LINE (repeatable) or --file FILE"
+
+
 def test_commands_without_a_running_lab_fail_with_one_line(repo: Path) -> None:
     with pytest.raises(FabricopsError, match="no lab is running"):
         process.status(repo)
