@@ -142,7 +142,7 @@ class EmulatedDevice:
     # ------------------------------------------------------------------ texts
     def render(self, config: Config, command: str = "show running-config") -> str:
         extra = []
-        if command == "show startup-config":
+        if command.startswith("show startup-config"):
             stamp = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(self.boot_time))
             extra.append(f"! Startup-config last modified at {stamp} by admin")
         return render(
@@ -169,7 +169,7 @@ class EmulatedDevice:
         m = re.fullmatch(r"show (running-config|startup-config)((?: all| sanitized)*)", cmd)
         if m:
             config = self.running if m.group(1) == "running-config" else self.startup
-            text = self.render(config, f"show {m.group(1)}")
+            text = self.render(config, cmd)  # EOS echoes the command as typed in the header
             return sanitize(text) if "sanitized" in m.group(2) else text
         m = re.fullmatch(r"show session-config named (\S+)( diffs)?( sanitized)?", cmd)
         if m:
