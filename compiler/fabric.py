@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from compiler.addressing import host_address, host_in, nth_subnet, p2p_link, subnet_capacity
 from compiler.intent import (
@@ -725,12 +725,19 @@ class _Resolver:
         self.allocations.append(Allocation(net, pool, str(prefix), owner, purpose))
 
     def _pool_use(self, net: Network, name: str, pool: IPv4Network, unit: str, prefixlen: int, highest: int) -> None:
-        """Record how many ``prefixlen`` units of ``pool`` hold an allocation."""
+        """Record how many ``prefixlen`` units of ``pool`` hold an allocation.
+
+        A unit is the allocation's own network, or its supernet of ``prefixlen`` when it is
+        smaller; computed on integers, since an ``IPv4Interface`` per allocation dominated
+        resolution at scale.
+        """
         units = set()
         for a in self.allocations:
             if a.network == net and a.pool == name:
-                network = IPv4Interface(a.prefix).network
-                units.add(network.supernet(new_prefix=prefixlen) if network.prefixlen > prefixlen else network)
+                address, _, length = a.prefix.partition("/")
+                bits = min(int(length) if length else 32, prefixlen)
+                value = int(IPv4Address(address))
+                units.add((value >> (32 - bits) if bits else 0, bits))
         self.pools.append(PoolUse(net, name, str(pool), unit, len(units), subnet_capacity(pool, prefixlen), highest))
 
     def _cable(self, net: Network, kind: LinkKind, a: _End, b: _End, subnet: str | None = None) -> None:
