@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -96,6 +95,15 @@ def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[
     return entry
 
 
+def _save(report: dict[str, Any], out: Path, raw: Path | None) -> None:
+    """Write RESULTS.md (and the raw JSON) from what is measured so far: a long run that is cut
+    short still leaves its finished sections."""
+    report["seconds"] = time.time() - report["started"]
+    if raw:
+        raw.write_text(json.dumps(report, indent=1, default=str))
+    out.write_text(results.markdown(report))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run every benchmark and write RESULTS.md.")
     parser.add_argument("--sizes", default="1,4,16,64", help="compile sizes (scale factors)")
@@ -107,6 +115,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
     parser.add_argument("--json", type=Path, default=None, help="also write the raw results here")
     parser.add_argument("--keep", type=Path, default=None, help="keep the scratch roots here")
+    parser.add_argument("--profile-size", type=int, default=16, help="the size profiled for where the time goes")
     args = parser.parse_args()
     sizes, avd_sizes, fleet_sizes = _sizes(args.sizes), _sizes(args.avd_sizes), _sizes(args.fleet_sizes)
     report: dict[str, Any] = {"machine": machine.describe(), "sizes": {}, "started": time.time()}
@@ -117,11 +126,13 @@ def main() -> None:
         for factor in sorted(set(sizes) | set(avd_sizes) | set(fleet_sizes)):
             avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
             report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
+            _save(report, args.out, args.json)
         print("[bench] incremental", file=sys.stderr, flush=True)
         report["incremental"] = incremental.measure(args.runs)
-        biggest = max(sizes)
-        print(f"[bench] profile {biggest}x", file=sys.stderr, flush=True)
-        report["profile"] = hotspots.top(scratch / f"x{biggest}" / "intent", scratch / "profile-generated")
+        profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
+        print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
+        report["profile"] = hotspots.top(scratch / f"x{profiled}" / "intent", scratch / "profile-generated")
+        _save(report, args.out, args.json)
         report["fleet"] = {}
         for factor in fleet_sizes:
             print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
@@ -129,15 +140,13 @@ def main() -> None:
                 report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers)
             except (subprocess.CalledProcessError, OSError) as exc:
                 report["fleet"][factor] = {"error": str(exc)}
+            _save(report, args.out, args.json)
     finally:
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)
-    report["seconds"] = time.time() - report["started"]
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=1, default=str))
-    args.out.write_text(results.markdown(report))
+    _save(report, args.out, args.json)
     print(results.headline(report))
-    print(f"[bench] wrote {args.out} in {statistics.mean([report['seconds']]):.0f} s", file=sys.stderr)
+    print(f"[bench] wrote {args.out} in {report['seconds']:.0f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":
