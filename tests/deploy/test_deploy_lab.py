@@ -13,6 +13,7 @@ import re
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,10 +63,10 @@ def test_full_deploy_from_factory_default_then_plan_is_clean(
     assert plan.json()["waves"] == []
 
 
-def _hosts(repo: Path) -> dict[str, dict[str, object]]:
+def _hosts(repo: Path) -> dict[str, dict[str, Any]]:
     import yaml
 
-    data: dict[str, dict[str, object]] = yaml.safe_load((repo / "generated/inventory/hosts.yaml").read_text())
+    data: dict[str, dict[str, Any]] = yaml.safe_load((repo / "generated/inventory/hosts.yaml").read_text())
     return data
 
 
@@ -102,6 +103,9 @@ def test_one_device_change_deploys_only_that_device(deployed: Lab, repo: Path, c
     assert plan.code == 3
     assert [n for n, s in statuses(plan).items() if s == "pending"] == [LEAF]
     assert plan.json()["ref"] == sha
+    stored = json.loads((repo / "plan.json").read_text())
+    assert stored["ref"] == sha and stored["devices"][LEAF]["fingerprint"] == fingerprint(running(deployed, LEAF))
+    assert "+   description RESERVED_ONE" in stored["devices"][LEAF]["diff"]
 
     result = cli("deploy", *FAST, "--format", "json")
     assert result.code == 0, result.err
