@@ -45,10 +45,13 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
     spine_nodes: list[dict[str, Any]] = []
     node_groups: list[dict[str, Any]] = []
     tenants: list[dict[str, Any]] = []
+    spine_ports = _spine_ports(fabric)  # the spine port of each leaf uplink: the same cabling as ours
     for network, spec in sorted(intent.fabric.fabrics.items()):
         spines = _switches(fabric, "spine", network)
         leaves = _switches(fabric, "leaf", network)
         bgp = intent.fabric.routing_profiles[spec.routing].bgp
+        # An OSPF fabric of ours (the example's compute) still gets an eBGP underlay here, as
+        # the comparison asks: spines in one private ASN, each pair in the next ones.
         spine_asn = bgp.spine_asn if bgp else 65000 + len(tenants) * 100
         leaf_asn_base = bgp.leaf_asn_base if bgp else spine_asn
         for index, spine in enumerate(spines, start=1):
@@ -65,7 +68,7 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
             )
         svi_nodes: list[dict[str, Any]] = []
         for pair, (leaf_a, leaf_b) in enumerate(_pairs(leaves), start=1):
-            group = _node_group(intent, fabric, network, pair, (leaf_a, leaf_b), spines, leaf_asn_base)
+            group = _node_group(intent, spine_ports, network, pair, (leaf_a, leaf_b), spines, leaf_asn_base)
             node_groups.append(group)
             for leaf in (leaf_a, leaf_b):
                 hosts[leaf.name] = "l3leaf"
@@ -142,7 +145,7 @@ def _pairs(leaves: list[Device]) -> list[tuple[Device, Device]]:
 
 def _node_group(
     intent: Intent,
-    fabric: Fabric,
+    spine_ports: dict[str, list[str]],
     network: str,
     pair: int,
     leaves: tuple[Device, Device],
@@ -152,11 +155,6 @@ def _node_group(
     """One leaf pair: its ASN, uplinks to every spine from the same ports, MLAG pools and ports."""
     spec = intent.fabric.fabrics[network]  # type: ignore[index]
     uplinks = [f"Ethernet{p}" for p in spec.leaves.uplink_ports[: len(spines)]]
-    # The spine port of each leaf uplink, from our cabling: the same ports on both sides.
-    spine_ports: dict[str, list[str]] = defaultdict(list)
-    for link in fabric.links:
-        if link.kind == "fabric" and link.a.device in {d.name for d in leaves}:
-            spine_ports[link.a.device].append(link.b.port)
     first_id = 2 * (pair - 1) + 1
     return {
         "group": f"{network.upper()}_PAIR{pair:04d}",
@@ -175,11 +173,20 @@ def _node_group(
                 "name": leaf.name,
                 "id": first_id + side,
                 "mgmt_ip": _mgmt_ip(leaf),
-                "uplink_switch_interfaces": spine_ports[leaf.name],
+                "uplink_switch_interfaces": spine_ports.get(leaf.name, []),
             }
             for side, leaf in enumerate(leaves)
         ],
     }
+
+
+def _spine_ports(fabric: Fabric) -> dict[str, list[str]]:
+    """Each leaf's uplinks as the spine ports they land on, in cabling order."""
+    ports: dict[str, list[str]] = defaultdict(list)
+    for link in fabric.links:
+        if link.kind == "fabric":
+            ports[link.a.device].append(link.b.port)
+    return ports
 
 
 def _servers(intent: Intent, fabric: Fabric) -> list[dict[str, Any]]:
