@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from lab.configtree import Config, load_text
+from lab.configtree import load_text
 from lab.device import EmulatedDevice
 from lab.hashing import sha512_crypt
 from lab.printer import DEFAULT_MODEL
@@ -246,6 +246,7 @@ class Lab:
         return str(port)
 
     def tamper(self, name: str, lines: list[str]) -> list[str]:
+        """Console-style change of one device (see :meth:`EmulatedDevice.tamper`)."""
         return self.device(name).tamper(lines)
 
     def status(self) -> dict[str, Any]:
@@ -261,10 +262,3 @@ class Lab:
             }
             for name, dev in self.devices.items()
         }
-
-
-def config_of(text: str) -> Config:
-    """Parse running-config text into a tree (errors ignored)."""
-    cfg = Config()
-    load_text(cfg, text)
-    return cfg
