@@ -355,7 +355,9 @@ class EmulatedDevice:
         if not cmd:
             return empty, False
         if ctx.editor is not None:
-            return self._config_line(ctx, cmd, data, fmt, empty), False
+            in_session = ctx.session is not None
+            out = self._config_line(ctx, cmd, data, fmt, empty)
+            return out, in_session and cmd.lower() == "commit"
         return self._exec(ctx, cmd, data, fmt, empty)
 
     def _config_line(  # noqa: PLR0911, PLR0912 - one branch per config-mode verb
