@@ -128,6 +128,11 @@ class EmulatedDevice:
         block = self.running.block("management api http-commands")
         return block is not None and any(c.text == "no shutdown" for c in block.children)
 
+    def has_user(self, username: str) -> bool:
+        """Whether running-config defines ``username`` (any password form)."""
+        prefix = f"username {username} "
+        return any(n.text.startswith(prefix) for n in self.running.root.children)
+
     def is_reachable(self) -> bool:
         return not self.faults.unreachable
 

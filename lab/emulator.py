@@ -62,7 +62,8 @@ class Lab:
     ``lockout=True`` makes a device whose running-config does not enable
     ``management api http-commands`` (block with ``no shutdown``) refuse
     connections, as a real switch does after a replace that drops it; it comes
-    back when the config does (a commit timer that reverts, a reboot).
+    back when the config does (a commit timer that reverts, a reboot); requests
+    are also refused (401) while the config no longer defines the lab's user.
     """
 
     def __init__(

@@ -196,6 +196,9 @@ class EapiServer:
             return 404, b"Not Found", False
         if headers.get("authorization") != self._auth:
             return 401, b"Unauthorized", False
+        if self.lab.lockout and not self.lab.devices[name].has_user(self.lab.username):
+            # A strict lab, like a switch, no longer knows a user its config dropped.
+            return 401, b"Unauthorized", False
         if method == "HEAD":
             return 200, b"", False
         if method != "POST":

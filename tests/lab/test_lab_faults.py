@@ -170,3 +170,14 @@ def test_lockout_and_commit_timer_recovery() -> None:
         time.sleep(0.2)
         assert node(lab, "sw1").run_commands(["show hostname"])[0]["hostname"] == "sw1"
         assert "management api http-commands" in lab.device("sw1").running_config()
+
+
+def test_lockout_when_the_config_drops_the_lab_user() -> None:
+    """A strict lab refuses a user that the running-config no longer defines."""
+    from lab import DeviceSpec
+    from lab.testing import running_lab
+
+    with running_lab([DeviceSpec("sw1", None, ethernet_ports=2)], lockout=True) as lab:
+        lab.tamper("sw1", ["no username admin"])
+        with pytest.raises(pyeapi.eapilib.ConnectionError, match="Unauthorized"):
+            node(lab, "sw1").run_commands(["show version"])
