@@ -71,6 +71,27 @@ def process_seconds(root: Path, runs: int, python: str = sys.executable) -> floa
     return statistics.median(times)
 
 
+STARTUP = {
+    "interpreter (python -c pass)": "pass",
+    "import compiler.pipeline": "import compiler.pipeline",
+    "import fabricops.cli (every verb's module)": "import fabricops.cli",
+}
+"""What a whole-process compile pays before its first stage: the interpreter, then the imports."""
+
+
+def startup_seconds(runs: int, python: str = sys.executable) -> dict[str, float]:
+    """Median wall seconds of each :data:`STARTUP` snippet as a whole process."""
+    out = {}
+    for name, code in STARTUP.items():
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([python, "-c", code], check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+        out[name] = statistics.median(times)
+    return out
+
+
 def in_fresh_process(intent_dir: Path, generated: Path, runs: int, python: str = sys.executable) -> dict[str, Any]:
     """Run :func:`measure` in a new interpreter and return its JSON."""
     script = str(Path(__file__).resolve())

@@ -129,7 +129,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"| date | {m['date']} |",
         f"| load average at start | {', '.join(str(x) for x in m['load_at_start'])} |",
         f"| pyavd | {report['pyavd'].get('version') or 'not installed'} |",
-        f"| run time | {report.get('seconds', 0):.0f} s |",
+        f"| elapsed, start to last section | {report.get('seconds', 0):.0f} s |",
         "",
         "Times are medians of several runs (16x: one less; 64x and pyavd above 1x: one run) on a machine that may be",
         "shared: compare ratios taken from the same run rather than absolute seconds across runs.",
@@ -191,6 +191,16 @@ def _compile_table(report: dict[str, Any]) -> list[str]:
         ]
     if growth:
         out += ["", "Total time growth between sizes (each step is 4x the racks): " + ", ".join(growth) + "."]
+    shares = []
+    for factor, entry in _sizes(report):
+        c = entry["compile"]
+        total = c["seconds"]["total"]
+        stages = sorted(STAGES, key=lambda k: c["seconds"][k], reverse=True)
+        top = ", ".join(f"{k} {100 * c['seconds'][k] / total:.0f}%" for k in stages[:3])
+        per_file = 1000 * c["seconds"]["write"] / c["files"]
+        shares.append(f"{factor}x: {top} ({c['files'] / c['devices']:.0f} files per switch, {per_file:.2f} ms each)")
+    if shares:
+        out += ["", "Largest stages, share of the total: " + "; ".join(shares) + "."]
     return [*out, ""]
 
 

@@ -95,6 +95,46 @@ def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[
     return entry
 
 
+def _load(path: Path) -> dict[str, Any]:
+    """A saved report, its size keys back to numbers."""
+    report: dict[str, Any] = json.loads(path.read_text())
+    report["sizes"] = {int(k): v for k, v in report["sizes"].items()}
+    report["fleet"] = {int(k): v for k, v in report.get("fleet", {}).items()}
+    return report
+
+
+def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: Path | None) -> None:
+    """Every section the report lacks, saving after each one."""
+    sizes, avd_sizes, fleet_sizes = _sizes(args.sizes), _sizes(args.avd_sizes), _sizes(args.fleet_sizes)
+    pyavd_version = report["pyavd"]["version"]
+    for factor in sorted(set(sizes) | set(avd_sizes) | set(fleet_sizes)):
+        if factor in report["sizes"]:
+            continue
+        avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
+        report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
+        _save(report, args.out, raw)
+    one = report["sizes"].get(1)
+    if one is not None and "startup" not in one:
+        one["startup"] = compile_bench.startup_seconds(max(5, args.runs))
+    if "incremental" not in report:
+        print("[bench] incremental", file=sys.stderr, flush=True)
+        report["incremental"] = incremental.measure(args.runs)
+    if "profile" not in report:
+        profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
+        print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
+        report["profile"] = hotspots.top(scratch / f"x{profiled}" / "intent", scratch / "profile-generated")
+    _save(report, args.out, raw)
+    for factor in fleet_sizes:
+        if factor in report["fleet"]:
+            continue
+        print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
+        try:
+            report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers)
+        except (subprocess.CalledProcessError, OSError) as exc:
+            report["fleet"][factor] = {"error": str(exc)}
+        _save(report, args.out, raw)
+
+
 def _save(report: dict[str, Any], out: Path, raw: Path | None) -> None:
     """Write RESULTS.md (and the raw JSON) from what is measured so far: a long run that is cut
     short still leaves its finished sections."""
@@ -116,35 +156,22 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None, help="also write the raw results here")
     parser.add_argument("--keep", type=Path, default=None, help="keep the scratch roots here")
     parser.add_argument("--profile-size", type=int, default=16, help="the size profiled for where the time goes")
+    parser.add_argument("--resume", type=Path, default=None, help="a --json of a cut-short run: do only what it lacks")
     args = parser.parse_args()
-    sizes, avd_sizes, fleet_sizes = _sizes(args.sizes), _sizes(args.avd_sizes), _sizes(args.fleet_sizes)
-    report: dict[str, Any] = {"machine": machine.describe(), "sizes": {}, "started": time.time()}
-    pyavd_version = _has_pyavd(args.pyavd_python) if avd_sizes else None
-    report["pyavd"] = {"python": args.pyavd_python, "version": pyavd_version}
+    report = _load(args.resume) if args.resume else None
+    if report is None:
+        report = {"machine": machine.describe(), "sizes": {}, "fleet": {}, "started": time.time()}
+        report["pyavd"] = {"python": args.pyavd_python, "version": None}
+        if _sizes(args.avd_sizes):
+            report["pyavd"]["version"] = _has_pyavd(args.pyavd_python)
+    raw = args.json or args.resume
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="fabricops-bench-"))
     try:
-        for factor in sorted(set(sizes) | set(avd_sizes) | set(fleet_sizes)):
-            avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
-            report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
-            _save(report, args.out, args.json)
-        print("[bench] incremental", file=sys.stderr, flush=True)
-        report["incremental"] = incremental.measure(args.runs)
-        profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
-        print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
-        report["profile"] = hotspots.top(scratch / f"x{profiled}" / "intent", scratch / "profile-generated")
-        _save(report, args.out, args.json)
-        report["fleet"] = {}
-        for factor in fleet_sizes:
-            print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
-            try:
-                report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers)
-            except (subprocess.CalledProcessError, OSError) as exc:
-                report["fleet"][factor] = {"error": str(exc)}
-            _save(report, args.out, args.json)
+        _run(args, report, scratch, raw)
     finally:
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)
-    _save(report, args.out, args.json)
+    _save(report, args.out, raw)
     print(results.headline(report))
     print(f"[bench] wrote {args.out} in {report['seconds']:.0f} s", file=sys.stderr)
 
