@@ -87,7 +87,7 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
         "touched": tree_paths,
         "server": SERVER,
         "switches": sorted(switches),
-        "foreign": _foreign(tree_paths, SERVER, switches),
+        "foreign": foreign(tree_paths, SERVER, switches),
     }
 
 
@@ -101,14 +101,20 @@ def _switches_of(cabling: Path, server: str) -> set[str]:
         return {row["a_device"] for row in csv.DictReader(rows) if row["b_device"] == server}
 
 
-def _foreign(paths: list[str], server: str, switches: set[str]) -> list[str]:
+def foreign(paths: list[str], server: str, switches: set[str]) -> list[str]:
     """Per-device files touched that belong neither to ``server`` nor to one of its ``switches``.
 
     Fleet-wide tables (cable list, IP plan, manifest, docs) list every server and change with
     any new row; they are not counted here.
     """
     mine = {server, *switches}
-    return [p for p in paths if p.startswith(PER_DEVICE) and Path(p).parts[1].split(".")[0] not in mine]
+    foreign = []
+    for path in paths:
+        prefix = next((p for p in PER_DEVICE if path.startswith(p)), None)
+        owner = path[len(prefix) :].split("/")[0].split(".")[0] if prefix else None
+        if owner is not None and owner not in mine:
+            foreign.append(path)
+    return foreign
 
 
 def main() -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.incremental import foreign
+
 STAGES = ("load", "resolve", "checks", "render", "write")
 
 
@@ -74,6 +76,7 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
     )
     inc = report.get("incremental")
     if inc:
+        inc["foreign"] = foreign(inc["touched"], inc["server"], set(inc["switches"]))  # derived, not timed
         local = not inc["foreign"]
         text = f"{_s(inc['process_seconds'])} s, {len(inc['touched'])} files, " + (
             "only its own and its switches' per-device files" if local else f"foreign: {', '.join(inc['foreign'])}"
@@ -181,8 +184,10 @@ def _compile_table(report: dict[str, Any]) -> list[str]:
             + f" | {c['peak_rss_mib']:.0f} | {c['runs']} |"
         )
         if previous:
-            growth.append(f"{factor}x/{previous[0]}x: {s['total'] / previous[1]:.2f}")
-        previous = (factor, s["total"])
+            growth.append(
+                f"{factor}x/{previous[0]}x: {s['total'] / previous[1]:.2f} (CPU {s['cpu'] / previous[2]:.2f})"
+            )
+        previous = (factor, s["total"], s["cpu"])
     one = dict(_sizes(report)).get(1, {})
     if "process_seconds" in one:
         out += [
@@ -259,6 +264,13 @@ def _avd_table(report: dict[str, Any]) -> list[str]:
             f"{_x(r['per_line'])} |"
         )
     out += ["", "The last three columns: pyavd's time over ours (per switch, in total, per config line)."]
+    resumed = [f"{f}x" for f, e in _sizes(report) if e.get("pyavd", {}).get("resumed")]
+    if resumed:
+        out += [
+            "",
+            f"pyavd at {', '.join(resumed)} ran when the run was resumed (`--resume`), after the other sections,",
+            "not right after ours: the machine's load may differ between the two measurements.",
+        ]
     if not report["pyavd"].get("version"):
         out += ["", f"pyavd could not be imported by `{report['pyavd']['python']}`: side by side not measured."]
     return [*out, ""]
