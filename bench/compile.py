@@ -93,15 +93,20 @@ def startup_seconds(runs: int, python: str = sys.executable) -> dict[str, float]
 
 
 def in_fresh_process(intent_dir: Path, generated: Path, runs: int, python: str = sys.executable) -> dict[str, Any]:
-    """Run :func:`measure` in a new interpreter and return its JSON."""
+    """Run :func:`measure` in a new interpreter started by ``bench/launch.py`` and return its JSON.
+
+    The peak RSS is the one the launcher reads for that process alone (see ``bench/launch.py``).
+    """
+    from bench.launch import measured
+
     script = str(Path(__file__).resolve())
-    out = subprocess.run(
-        [python, script, "--intent", str(intent_dir), "--out", str(generated), "--runs", str(runs)],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    result: dict[str, Any] = json.loads(out.stdout)
+    log = generated.parent / f"compile-{generated.name}.log"
+    cmd = [python, script, "--intent", str(intent_dir), "--out", str(generated), "--runs", str(runs)]
+    run = measured(cmd, generated.parent, log)
+    if run["rc"] != 0:
+        raise RuntimeError(f"compile of {intent_dir} failed: see {log}")
+    result: dict[str, Any] = json.loads(log.read_text().strip().splitlines()[-1])
+    result["peak_rss_mib"] = run["peak_rss_mib"]
     return result
 
 

@@ -10,8 +10,8 @@ For one compiled root (``intent/`` + ``generated/``), the root is made a git rep
    then ``deploy`` again (only that device differs);
 4. ``drift``: every device read back and compared with generated/ by meaning.
 
-Each step reports wall seconds, devices per second, the peak RSS of the CLI process and the
-worker count. The lab is stopped at the end (``fabricops lab down``).
+Each step reports wall seconds, devices per second, the peak RSS of the CLI process (its
+own: see ``bench/launch.py``) and the worker count. The lab is stopped at the end (``fabricops lab down``).
 
     python bench/fleet.py ROOT [--workers 20]
 """
@@ -20,30 +20,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.launch import measured
+
 CHANGED_DEVICE_LINE = "ip name-server vrf MGMT 172.20.0.54"
 """The one-device change: a second name server on one leaf (a line the lab's grammar knows)."""
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"]
-
-
-def measured(cmd: list[str], cwd: Path, log: Path) -> dict[str, Any]:
-    """Run ``cmd``; its exit code, wall seconds and peak RSS (of that process and its children)."""
-    start = time.perf_counter()
-    with log.open("w") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return {"rc": proc.returncode, "seconds": seconds, "peak_rss_mib": usage.ru_maxrss / 1024, "log": str(log)}
 
 
 def _git(root: Path, *args: str) -> None:
