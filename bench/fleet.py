@@ -31,8 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.launch import measured
 
-CHANGED_DEVICE_LINE = "ip name-server vrf MGMT 172.20.0.54"
-"""The one-device change: a second name server on one leaf (a line the lab's grammar knows)."""
+CHANGED_DEVICE_LINES = ("ip name-server vrf MGMT 172.20.0.54", "ip name-server vrf MGMT 172.20.0.55")
+"""The one-device change: another name server on one leaf (a line the lab's grammar knows);
+the second one when a repeated run finds the first already committed."""
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "-c", "commit.gpgsign=false"]
 
@@ -50,7 +51,9 @@ def _change_one_device(root: Path, python: str) -> str:
     device = sorted(p.stem for p in (root / "generated" / "configs").glob("rack*-leaf-a.cfg"))[0]
     path = root / "intent" / "fabric.yaml"
     fabric = yaml.safe_load(path.read_text())
-    fabric["extra_config"] = {**(fabric.get("extra_config") or {}), device: CHANGED_DEVICE_LINE}
+    extra = fabric.get("extra_config") or {}
+    line = next(line for line in CHANGED_DEVICE_LINES if extra.get(device) != line)
+    fabric["extra_config"] = {**extra, device: line}
     path.write_text(yaml.safe_dump(fabric, sort_keys=False))
     subprocess.run([python, "-m", "fabricops", "compile", "--root", str(root)], check=True, capture_output=True)
     _git(root, "add", "-A", "intent", "generated")
