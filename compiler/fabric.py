@@ -600,7 +600,6 @@ class _Resolver:
         if plan.routing.protocol == "ebgp" and bgp is not None:
             config.prefix_lists = [_prefix_list("PL-LOOPBACKS", pools.loopbacks, 32)]
             config.route_maps = [_connected_map(10, "PL-LOOPBACKS")]
-            config.bfd = True
             config.router_bgp = RouterBgp(
                 asn=bgp.spine_asn,
                 router_id=str(loopback),
@@ -662,7 +661,6 @@ class _Resolver:
             ntp_servers=[VrfHost(str(a), vrf, prefer=i == 0) for i, a in enumerate(services.ntp)],
             qos=None,
             route_maps=[],
-            bfd=False,
             router_bgp=None,
             router_ospf=None,
             management_ssh_vrf=vrf,
@@ -817,7 +815,6 @@ def _leaf_bgp(
             set=["origin incomplete"],
         ),
     ]
-    config.bfd = True
     config.router_bgp = RouterBgp(
         asn=asn,
         router_id=router_id,

@@ -264,7 +264,6 @@ class DeviceConfig:
     ntp_servers: list[VrfHost]
     qos: Qos | None
     route_maps: list[RouteMapEntry]
-    bfd: bool
     router_bgp: RouterBgp | None
     router_ospf: RouterOspf | None
     management_ssh_vrf: str | None

@@ -52,10 +52,6 @@ def test_every_generated_config_round_trips() -> None:
 
 
 @pytest.mark.skipif(not CONFIGS, reason="generated/configs is empty: run 'fabricops compile'")
-@pytest.mark.xfail(
-    strict=True,
-    reason="the compiler still emits 'protocol https', which EOS does not print (the default)",
-)
 def test_generated_configs_print_no_hidden_defaults() -> None:
     """Lines a switch never prints would show up as drift right after a deploy."""
     offending = {
