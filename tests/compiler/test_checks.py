@@ -114,9 +114,7 @@ def test_example_reports_usage_of_every_pool(
     ],
     ids=["ebgp-underlay", "lacp-bonding"],
 )
-def test_other_supported_modes_pass(
-    checks_intent_dir: Path, checks_edit: Editor, old: str, new: str
-) -> None:
+def test_other_supported_modes_pass(checks_intent_dir: Path, checks_edit: Editor, old: str, new: str) -> None:
     """Both routing modes and both bonding modes are supported designs: no errors."""
     checks_edit("fabric.yaml", old, new)
     findings = _check(checks_intent_dir)
@@ -126,12 +124,13 @@ def test_other_supported_modes_pass(
 # ------------------------------------------------------------------------ topology
 
 
-def test_seed_contradiction_two_uplinks_four_spines(
-    checks_intent_dir: Path, checks_edit: Editor
-) -> None:
+def test_seed_contradiction_two_uplinks_four_spines(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """The seed says "2 uplinks per leaf" beside "4 spines": one clear error says why."""
-    checks_edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]\n",
-                "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2\n")
+    checks_edit(
+        "fabric.yaml",
+        "      uplink_ports: [49, 50, 51, 52]\n",
+        "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2\n",
+    )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"FAB001", "FAB002"}
     assert [f.line() for f in _of(findings, "FAB002")] == [
@@ -143,12 +142,13 @@ def test_seed_contradiction_two_uplinks_four_spines(
     assert all("spine03, spine04" in f.message for f in missing)
 
 
-def test_more_uplinks_than_spines_is_a_contradiction(
-    checks_intent_dir: Path, checks_edit: Editor
-) -> None:
+def test_more_uplinks_than_spines_is_a_contradiction(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """uplinks_per_leaf above the spine count cannot be built one-link-per-spine: say so."""
-    checks_edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]\n",
-                "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 8\n")
+    checks_edit(
+        "fabric.yaml",
+        "      uplink_ports: [49, 50, 51, 52]\n",
+        "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 8\n",
+    )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"FAB002"}
     assert {f.subject for f in _of(findings, "FAB002")} == {"fabrics.compute"}
@@ -165,10 +165,15 @@ def test_too_few_uplink_ports(checks_intent_dir: Path, checks_edit: Editor) -> N
 def test_hop_count_over_three_switches(checks_intent_dir: Path) -> None:
     """Leaves that share no spine put 5 switches between their servers (C3 allows 3)."""
     intent, fabric = _resolved(checks_intent_dir)
-    keep = {"rack01-leaf-a": "spine01", "rack01-leaf-b": "spine01",
-            "rack02-leaf-a": "spine02", "rack02-leaf-b": "spine02"}
+    keep = {
+        "rack01-leaf-a": "spine01",
+        "rack01-leaf-b": "spine01",
+        "rack02-leaf-a": "spine02",
+        "rack02-leaf-b": "spine02",
+    }
     fabric.links = [
-        link for link in fabric.links
+        link
+        for link in fabric.links
         if not (link.kind == "fabric" and keep.get(link.a.device, link.b.device) != link.b.device)
     ]
     findings = run_checks(intent, fabric)
@@ -184,8 +189,12 @@ def test_max_switch_hops_on_a_chain() -> None:
     def cable(a: str, b: str, kind: str) -> Link:
         return Link("compute", kind, Endpoint(a, "p"), Endpoint(b, "p"), "100g", "100g", 9214, 9214)  # type: ignore[arg-type]
 
-    chain = [cable("l1", "s1", "fabric"), cable("l2", "s1", "fabric"),
-             cable("l2", "s2", "fabric"), cable("l3", "s2", "fabric")]
+    chain = [
+        cable("l1", "s1", "fabric"),
+        cable("l2", "s1", "fabric"),
+        cable("l2", "s2", "fabric"),
+        cable("l3", "s2", "fabric"),
+    ]
     servers = [cable("l1", "h1", "server"), cable("l3", "h3", "server")]
     assert topology.max_switch_hops(chain, servers) == (5, "h1", "h3", 1)
     island = [*servers, cable("x9", "h9", "server")]
@@ -194,8 +203,7 @@ def test_max_switch_hops_on_a_chain() -> None:
 
 def test_link_speed_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """A 25G leaf uplink against a 400G spine port cannot come up: every such link is named."""
-    checks_edit("fabric.yaml", "{first: 49, last: 56, speed: 400g}",
-                "{first: 49, last: 56, speed: 25g}")
+    checks_edit("fabric.yaml", "{first: 49, last: 56, speed: 400g}", "{first: 49, last: 56, speed: 25g}")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"LNK001"}
     assert len(_of(findings, "LNK001")) == 96
@@ -243,9 +251,7 @@ def test_resolution_name_clash_is_reported(checks_intent_dir: Path) -> None:
 def test_duplicate_address(checks_intent_dir: Path) -> None:
     """Two owners of one address (here a server and a leaf SVI) is a C5 error naming both."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.allocations.append(
-        Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond")
-    )
+    fabric.allocations.append(Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond"))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"ADR002"}
     (dup,) = _of(findings, "ADR002")
@@ -267,8 +273,11 @@ def test_overlapping_pools_across_networks(checks_intent_dir: Path, checks_edit:
 
 def test_upstream_inside_a_rack_subnet(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """The upstream may share the management pool, never a rack's /24 (and its addresses)."""
-    checks_edit("fabric.yaml", "{subnet: 172.16.255.0/30, gateway: 172.16.255.1}",
-                "{subnet: 172.16.5.0/30, gateway: 172.16.5.1}")
+    checks_edit(
+        "fabric.yaml",
+        "{subnet: 172.16.255.0/30, gateway: 172.16.255.1}",
+        "{subnet: 172.16.5.0/30, gateway: 172.16.5.1}",
+    )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"ADR002", "ADR003"}
     assert "overlaps the rack management subnet 172.16.5.0/24" in _of(findings, "ADR003")[0].message
@@ -304,20 +313,19 @@ def test_port_beyond_model(checks_intent_dir: Path, checks_edit: Editor) -> None
     assert len(_of(findings, "PRT001")) == 24
 
 
-def test_server_position_beyond_ports_per_rack(
-    checks_intent_dir: Path, checks_edit: Editor
-) -> None:
+def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """A 13th server in a rack whose leaves reserve 12 ports cannot be cabled."""
-    checks_edit("servers.csv", "rack01-gpu001,gpu-8x-h100,GPU-0101\n",
-                "rack01-gpu001,gpu-8x-h100,GPU-0101\nrack01-gpu013,gpu-8x-h100,GPU-0113\n")
+    checks_edit(
+        "servers.csv",
+        "rack01-gpu001,gpu-8x-h100,GPU-0101\n",
+        "rack01-gpu001,gpu-8x-h100,GPU-0101\nrack01-gpu013,gpu-8x-h100,GPU-0113\n",
+    )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"PRT002"}
     assert all("rack01-gpu013" in f.message for f in _of(findings, "PRT002"))
 
 
-def test_management_switch_out_of_server_ports(
-    checks_intent_dir: Path, checks_edit: Editor
-) -> None:
+def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Eight server ports on the management switch cannot take a rack of nine servers."""
     checks_edit("fabric.yaml", "servers_last: 36", "servers_last: 8")
     findings = _check(checks_intent_dir)
@@ -326,20 +334,16 @@ def test_management_switch_out_of_server_ports(
 
 def test_spine_without_a_port_per_leaf(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """A 20-port spine cannot take 24 leaves; the per-port PRT001 detail comes with it."""
-    checks_edit("fabric.yaml", "[{first: 1, last: 64, speed: 400g}]",
-                "[{first: 1, last: 20, speed: 400g}]")
+    checks_edit("fabric.yaml", "[{first: 1, last: 64, speed: 400g}]", "[{first: 1, last: 20, speed: 400g}]")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"PRT004", "PRT001"}
-    assert _of(findings, "PRT004")[0].message == (
-        "spine01 (spine-64x400g) has 20 ports but 24 leaves need one each"
-    )
+    assert _of(findings, "PRT004")[0].message == ("spine01 (spine-64x400g) has 20 ports but 24 leaves need one each")
     assert {f.subject for f in _of(findings, "PRT004")} == {f"spine0{s}" for s in range(1, 5)}
 
 
 def test_downlink_budget(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Nine servers per leaf against a 10-12 budget: a warning per compute leaf."""
-    checks_edit("fabric.yaml", "downlink_budget: {min: 8, max: 12}",
-                "downlink_budget: {min: 10, max: 12}")
+    checks_edit("fabric.yaml", "downlink_budget: {min: 8, max: 12}", "downlink_budget: {min: 10, max: 12}")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == set()
     assert _ids(findings, "warning") == {"PRT005"}
@@ -407,24 +411,30 @@ def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("mutate", "expected"),
     [
-        (lambda f: setattr(f.devices["rack04-leaf-a"].config.mlag, "peer_address", "10.31.8.9"),
-         "rack04-leaf-a peer-address 10.31.8.9 is not rack04-leaf-b's Vlan4094 address"),
-        (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "heartbeat_address",
-                           "172.16.4.9"),
-         "rack04-leaf-b heartbeat 172.16.4.9 is not rack04-leaf-a's management address"),
-        (lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "domain_id", "OTHER"),
-         "domain-id differ: COMPUTE_PAIR04 on rack04-leaf-a, OTHER on rack04-leaf-b"),
-        (lambda f: setattr(f.devices["rack04-leaf-b"].config, "virtual_router_mac",
-                           "00:1c:73:00:00:01"),
-         "virtual-router MAC differ"),
-        (lambda f: setattr(f.devices["rack04-leaf-b"], "mlag_peer", "rack05-leaf-a"),
-         "rack04-leaf-b names 'rack05-leaf-a' as its peer, not rack04-leaf-a"),
+        (
+            lambda f: setattr(f.devices["rack04-leaf-a"].config.mlag, "peer_address", "10.31.8.9"),
+            "rack04-leaf-a peer-address 10.31.8.9 is not rack04-leaf-b's Vlan4094 address",
+        ),
+        (
+            lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "heartbeat_address", "172.16.4.9"),
+            "rack04-leaf-b heartbeat 172.16.4.9 is not rack04-leaf-a's management address",
+        ),
+        (
+            lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "domain_id", "OTHER"),
+            "domain-id differ: COMPUTE_PAIR04 on rack04-leaf-a, OTHER on rack04-leaf-b",
+        ),
+        (
+            lambda f: setattr(f.devices["rack04-leaf-b"].config, "virtual_router_mac", "00:1c:73:00:00:01"),
+            "virtual-router MAC differ",
+        ),
+        (
+            lambda f: setattr(f.devices["rack04-leaf-b"], "mlag_peer", "rack05-leaf-a"),
+            "rack04-leaf-b names 'rack05-leaf-a' as its peer, not rack04-leaf-a",
+        ),
     ],
     ids=["peer-address", "heartbeat", "domain-id", "vr-mac", "peer-name"],
 )
-def test_mlag_peers_inconsistent(
-    checks_intent_dir: Path, mutate: Callable[[Fabric], None], expected: str
-) -> None:
+def test_mlag_peers_inconsistent(checks_intent_dir: Path, mutate: Callable[[Fabric], None], expected: str) -> None:
     """N2: MLAG only forms, and a server only survives a leaf loss, if both peers agree."""
     intent, fabric = _resolved(checks_intent_dir)
     mutate(fabric)
@@ -439,12 +449,17 @@ def test_mlag_peers_inconsistent(
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("dscp_to_tc: {26: 3, 27: 3, 48: 6}", "dscp_to_tc: {26: 3, 27: 2, 48: 6}",
-         "RoCE DSCP 27 maps to TC 2, not the no-drop TC 3"),
-        ("dscp_to_tc: {26: 3, 27: 3, 48: 6}", "dscp_to_tc: {26: 3, 27: 3, 48: 3}",
-         "CNP DSCP 48 shares the no-drop TC 3"),
-        ("ecn: {queue: 3,", "ecn: {queue: 4,",
-         "ECN marks queue(s) [4], but no-drop TC 3 uses queue 3"),
+        (
+            "dscp_to_tc: {26: 3, 27: 3, 48: 6}",
+            "dscp_to_tc: {26: 3, 27: 2, 48: 6}",
+            "RoCE DSCP 27 maps to TC 2, not the no-drop TC 3",
+        ),
+        (
+            "dscp_to_tc: {26: 3, 27: 3, 48: 6}",
+            "dscp_to_tc: {26: 3, 27: 3, 48: 3}",
+            "CNP DSCP 48 shares the no-drop TC 3",
+        ),
+        ("ecn: {queue: 3,", "ecn: {queue: 4,", "ECN marks queue(s) [4], but no-drop TC 3 uses queue 3"),
     ],
     ids=["roce-dscp", "cnp-in-no-drop", "ecn-queue"],
 )
@@ -545,5 +560,7 @@ def test_every_rule_is_listed_in_its_module_docstring() -> None:
     for rule_id, rule in RULES.items():
         module = rule.check.__module__.rsplit(".", 1)[-1]
         source = (RULES_DIR / f"{module}.py").read_text()
-        assert re.search(rf"^{rule_id}\s+{rule.severity}\s+{re.escape(rule.requirement)}\s",
-                         source, re.MULTILINE), (rule_id, module)
+        assert re.search(rf"^{rule_id}\s+{rule.severity}\s+{re.escape(rule.requirement)}\s", source, re.MULTILINE), (
+            rule_id,
+            module,
+        )

@@ -15,9 +15,7 @@ SWITCH_LINK_KINDS = frozenset({"fabric", "peer-link", "mgmt-uplink"})
 def devices(fabric: Fabric, role: str, network: Network | None = None) -> list[Device]:
     """The devices of ``role`` (in ``network`` when given), sorted by name."""
     return [
-        d
-        for _, d in sorted(fabric.devices.items())
-        if d.role == role and (network is None or d.network == network)
+        d for _, d in sorted(fabric.devices.items()) if d.role == role and (network is None or d.network == network)
     ]
 
 
@@ -37,11 +35,7 @@ def interfaces(device: Device) -> dict[str, Interface]:
 def links_of(fabric: Fabric, kinds: Iterable[str], network: str | None = None) -> list[Link]:
     """The links of the given kinds (in ``network`` when given)."""
     wanted = set(kinds)
-    return [
-        link
-        for link in fabric.links
-        if link.kind in wanted and (network is None or link.network == network)
-    ]
+    return [link for link in fabric.links if link.kind in wanted and (network is None or link.network == network)]
 
 
 def gbps(speed: str) -> int:

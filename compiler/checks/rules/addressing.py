@@ -106,9 +106,7 @@ def disjoint_pools(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     upstream = intent.fabric.management.upstream.subnet
     for subnet in _rack_subnets(fabric):
         if subnet.overlaps(upstream):
-            yield "management.upstream.subnet", (
-                f"{upstream} overlaps the rack management subnet {subnet}"
-            )
+            yield "management.upstream.subnet", (f"{upstream} overlaps the rack management subnet {subnet}")
 
 
 def _pool_path(pool: PoolUse) -> str:
@@ -148,9 +146,12 @@ def pools_not_exhausted(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, s
         outside = _outside(by_pool.get((pool.network, pool.name), []), pool)
         if pool.highest_index > pool.capacity or outside:
             needed = max(pool.highest_index, pool.capacity + 1)
-            yield _pool_path(pool), (
-                f"{pool.cidr} is too small: needs {needed} x {pool.unit}, {pool.capacity} fit; "
-                f"{len(outside)} allocation(s) fall outside it ({join(outside, 3)})"
+            yield (
+                _pool_path(pool),
+                (
+                    f"{pool.cidr} is too small: needs {needed} x {pool.unit}, {pool.capacity} fit; "
+                    f"{len(outside)} allocation(s) fall outside it ({join(outside, 3)})"
+                ),
             )
 
 
@@ -204,10 +205,13 @@ def pools_have_headroom(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, s
     for pool in fabric.pools:
         need = projected_need(intent, pool, grown)
         if pool.highest_index <= pool.capacity < need:
-            yield _pool_path(pool), (
-                f"{pool.cidr}: {pool.capacity - pool.highest_index} x {pool.unit} left, but "
-                f"{GROWTH_TARGET_SERVERS} GPU servers ({grown.racks_needed} racks at "
-                f"{grown.per_rack:g} per rack) need {need} of the {pool.capacity} that fit"
+            yield (
+                _pool_path(pool),
+                (
+                    f"{pool.cidr}: {pool.capacity - pool.highest_index} x {pool.unit} left, but "
+                    f"{GROWTH_TARGET_SERVERS} GPU servers ({grown.racks_needed} racks at "
+                    f"{grown.per_rack:g} per rack) need {need} of the {pool.capacity} that fit"
+                ),
             )
 
 
@@ -223,7 +227,10 @@ def pool_usage(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
         if grown is not None:
             need = projected_need(intent, pool, grown)
             target = f"; {GROWTH_TARGET_SERVERS} GPU servers need {need}"
-        yield _pool_path(pool), (
-            f"{pool.cidr}: {pool.used} of {pool.capacity} used, {left} left "
-            f"({pool.unit}, allocated by index up to {pool.highest_index}{target})"
+        yield (
+            _pool_path(pool),
+            (
+                f"{pool.cidr}: {pool.used} of {pool.capacity} used, {left} left "
+                f"({pool.unit}, allocated by index up to {pool.highest_index}{target})"
+            ),
         )

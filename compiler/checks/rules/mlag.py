@@ -84,14 +84,20 @@ def _points_at(subject: str, local: Device, far: Device) -> Iterator[tuple[str, 
     far_local = interfaces(far).get(theirs.local_interface)
     far_address = address_of(far_local.ip_address) if far_local and far_local.ip_address else None
     if mine.peer_address != far_address:
-        yield subject, (
-            f"{local.name} peer-address {mine.peer_address} is not {far.name}'s "
-            f"{theirs.local_interface} address ({far_address})"
+        yield (
+            subject,
+            (
+                f"{local.name} peer-address {mine.peer_address} is not {far.name}'s "
+                f"{theirs.local_interface} address ({far_address})"
+            ),
         )
     if mine.heartbeat_address != far.mgmt_address:
-        yield subject, (
-            f"{local.name} heartbeat {mine.heartbeat_address} is not {far.name}'s "
-            f"management address ({far.mgmt_address or 'none'})"
+        yield (
+            subject,
+            (
+                f"{local.name} heartbeat {mine.heartbeat_address} is not {far.name}'s "
+                f"management address ({far.mgmt_address or 'none'})"
+            ),
         )
     own = interfaces(local)
     if mine.peer_link not in own:

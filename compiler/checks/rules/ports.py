@@ -63,14 +63,10 @@ def port_counts(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
         if device.role == "spine":
             leaves = len(devices(fabric, "leaf", device.network))
             if leaves > have:
-                yield name, (
-                    f"{name} ({device.model}) has {have} ports but {leaves} leaves need one each"
-                )
+                yield name, (f"{name} ({device.model}) has {have} ports but {leaves} leaves need one each")
                 continue
         if len(device.used_ports) > have:
-            yield name, (
-                f"{name} ({device.model}) has {have} ports but {len(device.used_ports)} are needed"
-            )
+            yield name, (f"{name} ({device.model}) has {have} ports but {len(device.used_ports)} are needed")
 
 
 def _server_downlinks(fabric: Fabric) -> dict[str, list[Link]]:
@@ -91,9 +87,12 @@ def downlink_budget(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]
             continue
         count = len(down[leaf.name])
         if not budget.min <= count <= budget.max:
-            yield leaf.name, (
-                f"{count} server downlinks, outside fabrics.{leaf.network}.leaves.downlink_budget "
-                f"{budget.min}-{budget.max}"
+            yield (
+                leaf.name,
+                (
+                    f"{count} server downlinks, outside fabrics.{leaf.network}.leaves.downlink_budget "
+                    f"{budget.min}-{budget.max}"
+                ),
             )
 
 

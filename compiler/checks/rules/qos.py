@@ -122,12 +122,13 @@ def watchdog_timing(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]
         if qos is None:
             continue
         wd = qos.watchdog
-        polling, timeout, recovery = (
-            float(v) for v in (wd.polling_interval, wd.timeout, wd.recovery_time)
-        )
+        polling, timeout, recovery = (float(v) for v in (wd.polling_interval, wd.timeout, wd.recovery_time))
         limit = min(timeout, recovery) / 2
         if polling > limit:
-            yield name, (
-                f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
-                f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
+            yield (
+                name,
+                (
+                    f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
+                    f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
+                ),
             )

@@ -87,9 +87,7 @@ def _routing_refs(device: Device) -> Iterator[str]:
         groups = {g.name for g in bgp.peer_groups}
         for neighbor in bgp.neighbors:
             if neighbor.peer_group not in groups:
-                yield (
-                    f"neighbor {neighbor.address}: peer group {neighbor.peer_group} is not defined"
-                )
+                yield (f"neighbor {neighbor.address}: peer group {neighbor.peer_group} is not defined")
         wanted = [g.route_map_in for g in bgp.peer_groups if g.route_map_in]
         wanted.append(bgp.redistribute_connected_route_map)
         for name in sorted(set(wanted) - route_maps):

@@ -47,9 +47,12 @@ def ecmp_paths(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
             yield device.name, "no underlay routing (neither router bgp nor router ospf)"
         for name, paths in protocols:
             if paths < spines:
-                yield device.name, (
-                    f"router {name} maximum-paths {paths} < {spines} spines: "
-                    f"ECMP would leave {spines - paths} spine(s) unused"
+                yield (
+                    device.name,
+                    (
+                        f"router {name} maximum-paths {paths} < {spines} spines: "
+                        f"ECMP would leave {spines - paths} spine(s) unused"
+                    ),
                 )
 
 
@@ -168,9 +171,9 @@ def _check_neighbor(
         return
     remote_as = peering(device.name).remote_as(address)
     if remote_as != peer_bgp.asn:
-        yield device.name, (
-            f"neighbor {address} ({peer_name}) has remote-as {remote_as}, "
-            f"but {peer_name} is AS {peer_bgp.asn}"
+        yield (
+            device.name,
+            (f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}"),
         )
     back = str(local.ip)
     if back not in peering(peer_name).neighbors:
@@ -187,9 +190,7 @@ def _links_without_sessions(fabric: Fabric, peering: Callable[[str], _Peering]) 
             bgp = near.config.router_bgp
             address = _iface_address(peering(far.name).interfaces, far_end)
             if bgp is not None and address is not None and str(address.ip) not in peering(near.name).neighbors:
-                yield near.name, (
-                    f"no BGP session over {near_end.port} to {far.name} ({address.ip})"
-                )
+                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({address.ip})")
 
 
 def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> IPv4Interface | None:
@@ -209,9 +210,7 @@ def ospf_uplinks(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
         ends = [(fabric.devices.get(e.device), e) for e in (link.a, link.b)]
         running = [d.config.router_ospf is not None for d, _ in ends if d is not None]
         if any(running) and not all(running):
-            yield f"{link.a.device}:{link.a.port}", (
-                f"link to {link.b.device} runs OSPF on one end only"
-            )
+            yield f"{link.a.device}:{link.a.port}", (f"link to {link.b.device} runs OSPF on one end only")
             continue
         for device, end in ends:
             if device is not None and device.config.router_ospf is not None:

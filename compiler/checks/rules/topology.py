@@ -48,9 +48,12 @@ def leaf_reaches_every_spine(intent: Intent, fabric: Fabric) -> Iterator[tuple[s
         for leaf in devices(fabric, "leaf", net):
             missing = [s for s in spines if s not in linked[leaf.name]]
             if missing:
-                yield leaf.name, (
-                    f"no link to {join(missing)}: reaches {len(spines) - len(missing)} of the "
-                    f"{len(spines)} spines of the {net} fabric"
+                yield (
+                    leaf.name,
+                    (
+                        f"no link to {join(missing)}: reaches {len(spines) - len(missing)} of the "
+                        f"{len(spines)} spines of the {net} fabric"
+                    ),
                 )
 
 
@@ -64,25 +67,32 @@ def uplinks_match_spines(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, 
         ports = len(spec.leaves.uplink_ports)
         subject = f"fabrics.{net}"
         if declared is not None and declared < spines:
-            yield subject, (
-                f"{declared} uplinks per leaf cannot reach {spines} spines: every leaf must "
-                f"connect to every spine (set uplinks_per_leaf: {spines}, or use {declared} spines)"
+            yield (
+                subject,
+                (
+                    f"{declared} uplinks per leaf cannot reach {spines} spines: every leaf must "
+                    f"connect to every spine (set uplinks_per_leaf: {spines}, or use {declared} spines)"
+                ),
             )
         elif declared is not None and declared > spines:
-            yield subject, (
-                f"{declared} uplinks per leaf but {spines} spines: each leaf gets exactly one "
-                f"link to each spine (set uplinks_per_leaf: {spines}, or use {declared} spines)"
+            yield (
+                subject,
+                (
+                    f"{declared} uplinks per leaf but {spines} spines: each leaf gets exactly one "
+                    f"link to each spine (set uplinks_per_leaf: {spines}, or use {declared} spines)"
+                ),
             )
         if ports < spines:
-            yield subject, (
-                f"leaves.uplink_ports lists {ports} ports, which cannot reach {spines} spines: "
-                f"every leaf must connect to every spine (list {spines} uplink ports, "
-                f"or use {ports} spines)"
+            yield (
+                subject,
+                (
+                    f"leaves.uplink_ports lists {ports} ports, which cannot reach {spines} spines: "
+                    f"every leaf must connect to every spine (list {spines} uplink ports, "
+                    f"or use {ports} spines)"
+                ),
             )
         elif declared is not None and declared > ports:
-            yield subject, (
-                f"uplinks_per_leaf is {declared} but leaves.uplink_ports lists only {ports} ports"
-            )
+            yield subject, (f"uplinks_per_leaf is {declared} but leaves.uplink_ports lists only {ports} ports")
 
 
 def _adjacency(links: list[Link]) -> dict[str, set[str]]:
@@ -107,9 +117,7 @@ def _distances(graph: dict[str, set[str]], sources: frozenset[str]) -> dict[str,
     return seen
 
 
-def max_switch_hops(
-    switch_links: list[Link], server_links: list[Link]
-) -> tuple[int | None, str, str, int]:
+def max_switch_hops(switch_links: list[Link], server_links: list[Link]) -> tuple[int | None, str, str, int]:
     """The worst server pair: (switches between them or None if unreachable, a, b, pairs over).
 
     Servers attached to the same set of switches are grouped, so the cost grows with the
@@ -166,14 +174,20 @@ def hop_count(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
         server_links = links_of(fabric, ["server"], net)
         hops, first, second, over = max_switch_hops(switch_links, server_links)
         if hops is None:
-            yield f"{net} network", (
-                f"no path between {first} and {second} ({over} group(s) of servers are cut off "
-                f"or more than {MAX_SWITCH_HOPS} switches apart)"
+            yield (
+                f"{net} network",
+                (
+                    f"no path between {first} and {second} ({over} group(s) of servers are cut off "
+                    f"or more than {MAX_SWITCH_HOPS} switches apart)"
+                ),
             )
         elif hops > MAX_SWITCH_HOPS:
-            yield f"{net} network", (
-                f"{first} and {second} are {hops} switches apart (at most {MAX_SWITCH_HOPS}: "
-                f"leaf, spine, leaf); {over} group(s) of servers exceed it"
+            yield (
+                f"{net} network",
+                (
+                    f"{first} and {second} are {hops} switches apart (at most {MAX_SWITCH_HOPS}: "
+                    f"leaf, spine, leaf); {over} group(s) of servers exceed it"
+                ),
             )
 
 
@@ -202,9 +216,12 @@ def link_speeds(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
             if ends:
                 yield subject, f"{join(ends)}: port not in its switch model, so it has no speed"
         elif link.a_speed != link.b_speed:
-            yield subject, (
-                f"{link.kind} link runs {link.a_speed} on {link.a.device} but {link.b_speed} on "
-                f"{link.b.device}: both ends must match (optics and cable type too)"
+            yield (
+                subject,
+                (
+                    f"{link.kind} link runs {link.a_speed} on {link.a.device} but {link.b_speed} on "
+                    f"{link.b.device}: both ends must match (optics and cable type too)"
+                ),
             )
 
 
@@ -214,17 +231,23 @@ def link_mtus(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     host_side: dict[str, list[str]] = defaultdict(list)
     for link in fabric.links:
         if link.kind in SWITCH_LINK_KINDS and link.a_mtu != link.b_mtu:
-            yield f"{_end(link.a)} - {_end(link.b)}", (
-                f"{link.kind} link has MTU {link.a_mtu} on {link.a.device} but {link.b_mtu} on "
-                f"{link.b.device}: switch-to-switch ends must be equal"
+            yield (
+                f"{_end(link.a)} - {_end(link.b)}",
+                (
+                    f"{link.kind} link has MTU {link.a_mtu} on {link.a.device} but {link.b_mtu} on "
+                    f"{link.b.device}: switch-to-switch ends must be equal"
+                ),
             )
         elif link.kind not in SWITCH_LINK_KINDS and link.b_mtu > link.a_mtu:
             host_side[link.a.device].append(f"{link.a.port} ({link.b.device} {link.b_mtu})")
     for device, ports in sorted(host_side.items()):
-        yield device, (
-            f"{len(ports)} port(s) face a larger MTU than the switch port's: {join(ports, 3)}; "
-            f"jumbo frames from the host would be dropped (mtu.host "
-            f"{intent.fabric.mtu.host} must not exceed mtu.switch {intent.fabric.mtu.switch})"
+        yield (
+            device,
+            (
+                f"{len(ports)} port(s) face a larger MTU than the switch port's: {join(ports, 3)}; "
+                f"jumbo frames from the host would be dropped (mtu.host "
+                f"{intent.fabric.mtu.host} must not exceed mtu.switch {intent.fabric.mtu.switch})"
+            ),
         )
     yield from _configured_mtus(fabric)
 
