@@ -121,6 +121,11 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "Written by `make bench` (`bench/run.py`); every figure below comes from that one run.",
         "",
+        *(
+            [f"Sections measured when the run was resumed (`--resume`): {', '.join(report['resumed'])}.", ""]
+            if report.get("resumed")
+            else []
+        ),
         "## Machine",
         "",
         "| | |",

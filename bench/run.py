@@ -95,6 +95,16 @@ def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[
     return entry
 
 
+def _sections(report: dict[str, Any]) -> set[str]:
+    """The measured sections of a report, by name (for telling which ones a resume added)."""
+    names = {f"{f}x compile" for f in report["sizes"]}
+    names |= {f"{f}x pyavd" for f, e in report["sizes"].items() if "pyavd" in e}
+    names |= {f"{f}x fleet" for f in report.get("fleet", {})}
+    names |= {k for k in ("incremental", "profile") if k in report}
+    names |= {"startup" for e in report["sizes"].values() if "startup" in e}
+    return names
+
+
 def _load(path: Path) -> dict[str, Any]:
     """A saved report, its size keys back to numbers."""
     report: dict[str, Any] = json.loads(path.read_text())
@@ -166,6 +176,7 @@ def main() -> None:
     parser.add_argument("--resume", type=Path, default=None, help="a --json of a cut-short run: do only what it lacks")
     args = parser.parse_args()
     report = _load(args.resume) if args.resume else None
+    before = _sections(report) if report else set()
     if report is None:
         report = {"machine": machine.describe(), "sizes": {}, "fleet": {}, "started": time.time()}
         report["pyavd"] = {"python": args.pyavd_python, "version": None}
@@ -176,6 +187,8 @@ def main() -> None:
     try:
         _run(args, report, scratch, raw)
     finally:
+        if args.resume:
+            report["resumed"] = sorted(set(report.get("resumed", [])) | (_sections(report) - before))
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)
     _save(report, args.out, raw)
