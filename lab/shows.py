@@ -535,6 +535,27 @@ def show_ecn_counters(dev: EmulatedDevice) -> Json:
     return {"intfQueueCounters": out}
 
 
+OPTIC_NOMINAL_C = 35.0  # a healthy optic's case temperature; add_counters(port, opticTemperature=N) adds N degrees
+
+
+def show_transceivers(dev: EmulatedDevice) -> Json:
+    """``show interfaces transceiver``: DOM readings of the optics in cabled, up ports."""
+    out: Json = {}
+    for port, _, _, _ in dev.fabric().lldp_neighbors(dev):
+        if not port.startswith("Ethernet"):
+            continue
+        extra = dev.counters.get(port, {}).get("opticTemperature", 0)
+        out[port] = {
+            "updateTime": dev.boot_time,
+            "temperature": OPTIC_NOMINAL_C + extra,
+            "voltage": 3.29,
+            "txBias": 6.5,
+            "txPower": -1.2,
+            "rxPower": -2.1,
+        }
+    return {"interfaces": {port: out[port] for port in sorted_ports(out)}}
+
+
 def show_counters_discards(dev: EmulatedDevice) -> Json:
     out = {}
     for name in all_interfaces(dev):
@@ -611,6 +632,7 @@ JSON_SHOWS: list[tuple[re.Pattern[str], Handler]] = [
         (r"show interfaces counters errors$", lambda d, m: show_counters_errors(d)),
         (r"show qos interfaces ecn counters queue$", lambda d, m: show_ecn_counters(d)),
         (r"show interfaces counters discards$", lambda d, m: show_counters_discards(d)),
+        (r"show interfaces transceiver$", lambda d, m: show_transceivers(d)),
         (r"show priority-flow-control counters$", lambda d, m: show_pfc_counters(d)),
         (r"show ip interface$", lambda d, m: show_ip_interface(d)),
         (r"show ipv6 interface$", lambda d, m: show_ipv6_interface(d)),

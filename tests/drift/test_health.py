@@ -49,6 +49,21 @@ def test_counters_over_their_thresholds_are_reported_and_exit_3(
     assert report["thresholds_from"] == "generated/monitoring/expected-counters.yaml"
 
 
+def test_a_hot_optic_is_a_finding(
+    fleet: Fleet, restore: Callable[[str], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Optic temperature comes from the DOM readings of the optics in cabled ports."""
+    root, lab = fleet
+    restore("rack09-leaf-a")
+    lab.device("rack09-leaf-a").add_counters("Ethernet49", opticTemperature=45)  # 35 + 45 = 80 C
+    code, out, err = fabricops(
+        capsys, "health", "--root", str(root), "--lab", "--devices", "rack09-leaf-a", "--format", "json"
+    )
+    assert code == 3, err
+    found = {(f["interface"], f["metric"]) for f in json.loads(out)["findings"]}
+    assert found == {("Ethernet49", "optic_temperature_c")}
+
+
 def test_a_port_expected_up_that_is_down_is_a_finding(
     fleet: Fleet, restore: Callable[[str], None], capsys: pytest.CaptureFixture[str]
 ) -> None:
