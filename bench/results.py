@@ -63,8 +63,9 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         text = ", ".join(f"{f}x: {_x(r)}" for f, r in floors)
         out.append((f"within 5x of the floor ({what})", text, all(r <= 5 for _, r in floors)))
     if 16 in sizes and 64 in sizes:
-        growth = sizes[64]["compile"]["seconds"]["total"] / sizes[16]["compile"]["seconds"]["total"]
-        out.append(("64x/16x compile time <= 4.5", f"{growth:.2f}", growth <= 4.5))
+        big, small = sizes[64]["compile"]["seconds"], sizes[16]["compile"]["seconds"]
+        growth, cpu = big["total"] / small["total"], big["cpu"] / small["cpu"]
+        out.append(("64x/16x compile time <= 4.5", f"{growth:.2f} (CPU time {cpu:.2f})", max(growth, cpu) <= 4.5))
     drift = report.get("fleet", {}).get(16, report.get("fleet", {}).get("16", {})).get("steps", {}).get("drift")
     drift_ok = drift is not None and drift["rc"] in (0, 3)
     out.append(
@@ -238,7 +239,8 @@ def _compile_table(report: dict[str, Any]) -> list[str]:
         "",
         "Each size in a fresh process (peak RSS is that size's own); seconds are medians of the runs;",
         "total = load + resolve + checks + render + write, as `compile_intent` + `write_generated` run them;",
-        "CPU s is the process's CPU time over the same total (wall well above CPU: the machine was busy).",
+        "CPU s is the process's CPU time over the same total: where wall is well above it, the process was",
+        "waiting (for the other work on a busy machine, or for the disk).",
         "",
         "| size | switches | servers | config lines | files | "
         + " | ".join(STAGES)
