@@ -1,8 +1,12 @@
 """Write ``generated/`` atomically, with a manifest, and tell what is stale.
 
-A compile builds every file in memory first; only then is the new tree written beside the
-old one and swapped in with two renames, so a failed compile leaves ``generated/``
-byte-identical and a reader never sees half a tree.
+A compile builds every file in memory first and writes nothing until every stage has passed,
+so a failed compile leaves ``generated/`` byte-identical. Then only the files that differ are
+written, as a small transaction: they are staged beside the tree (``.generated.staging/``), a
+commit marker listing every change is written atomically, and the staged files are moved into
+place with ``os.replace``. A write interrupted before the marker is discarded; one interrupted
+after it is rolled forward by the next compile. Creating files is what costs on a large tree, so
+a one-server change writes a few dozen files rather than every file of the fleet.
 """
 
 from __future__ import annotations
@@ -11,7 +15,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,9 +65,13 @@ def read_tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
-def compare(directory: Path, files: dict[str, bytes]) -> Staleness:
-    """What differs between ``directory`` and the compiled ``files``."""
-    current = read_tree(directory)
+def diff_trees(current: dict[str, bytes], files: dict[str, bytes]) -> Staleness:
+    """What differs between a tree as it is and as it should be.
+
+    Example:
+        >>> diff_trees({"a": b"1", "b": b"2"}, {"a": b"1", "b": b"3", "c": b"4"}).lines()
+        ['changed: generated/b', 'missing: generated/c']
+    """
     return Staleness(
         changed=tuple(sorted(p for p in files if p in current and current[p] != files[p])),
         missing=tuple(sorted(p for p in files if p not in current)),
@@ -72,22 +79,74 @@ def compare(directory: Path, files: dict[str, bytes]) -> Staleness:
     )
 
 
-def write_tree(directory: Path, files: dict[str, bytes]) -> None:
-    """Replace ``directory`` with exactly ``files``: build beside it, then swap."""
+def compare(directory: Path, files: dict[str, bytes]) -> Staleness:
+    """What differs between ``directory`` and the compiled ``files`` (an interrupted write is finished first)."""
+    recover(directory)
+    return diff_trees(read_tree(directory), files)
+
+
+COMMIT = "COMMIT.json"
+
+
+def staging_dir(directory: Path) -> Path:
+    """Where a write to ``directory`` is staged: beside it, on the same file system."""
+    return directory.parent / f".{directory.name}.staging"
+
+
+def write_tree(directory: Path, files: dict[str, bytes], current: dict[str, bytes] | None = None) -> Staleness:
+    """Make ``directory`` hold exactly ``files``, writing only what differs; return what changed.
+
+    ``current`` is the tree as already read (saves reading it twice).
+    """
     directory = directory.resolve()
-    parent = directory.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
+    recover(directory)
+    change = diff_trees(read_tree(directory) if current is None else current, files)
+    if not change.stale:
+        return change
+    staging = staging_dir(directory)
+    shutil.rmtree(staging, ignore_errors=True)
     try:
-        for relpath, data in files.items():
-            target = staging / relpath
+        for relpath in (*change.changed, *change.missing):
+            target = staging / "files" / relpath
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        old = parent / f".{directory.name}.old-{os.getpid()}"
-        if directory.exists():
-            directory.rename(old)
-        staging.rename(directory)
+            target.write_bytes(files[relpath])
+        marker = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
+        (staging / f"{COMMIT}.tmp").write_text(json.dumps(marker))
+        os.replace(staging / f"{COMMIT}.tmp", staging / COMMIT)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    _apply(directory, staging)
+    return change
+
+
+def recover(directory: Path) -> None:
+    """Finish an interrupted write (marker present) or discard it (marker absent)."""
+    staging = staging_dir(directory.resolve())
+    if not staging.exists():
+        return
+    if (staging / COMMIT).is_file():
+        _apply(directory.resolve(), staging)
+    else:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _apply(directory: Path, staging: Path) -> None:
+    """Move the staged files into place and remove the dropped ones; idempotent."""
+    marker = json.loads((staging / COMMIT).read_text())
+    for relpath in marker["write"]:
+        source = staging / "files" / relpath
+        if source.exists():  # else moved already by an earlier, interrupted apply
+            target = directory / relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+    for relpath in marker["remove"]:
+        (directory / relpath).unlink(missing_ok=True)
+        _prune_empty(directory, (directory / relpath).parent)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _prune_empty(root: Path, folder: Path) -> None:
+    while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent

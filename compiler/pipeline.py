@@ -70,7 +70,7 @@ def compile_intent(intent_dir: Path) -> CompileResult:
     return CompileResult(intent, fabric, findings, encoded, timings)
 
 
-def write_generated(result: CompileResult, generated_dir: Path) -> None:
+def write_generated(result: CompileResult, generated_dir: Path, current: dict[str, bytes] | None = None) -> Staleness:
     """Write a compile to ``generated_dir``, refusing when a check found an error."""
     if result.errors:
         raise CompileError(
@@ -78,7 +78,7 @@ def write_generated(result: CompileResult, generated_dir: Path) -> None:
             [f.line() for f in result.errors],
         )
     with _timed(result.timings, "write"):
-        write_tree(generated_dir, result.files)
+        return write_tree(generated_dir, result.files, current)
 
 
 def staleness(result: CompileResult, generated_dir: Path) -> Staleness:

@@ -6,37 +6,56 @@ Exit codes, the same for every verb: 0 ok / in sync; 1 error; 2 usage; 3 differe
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
 import click
 
 from core.errors import FabricopsError
-from fabricops.commands.compile import check_cmd, compile_cmd
-from fabricops.commands.deploy import backups_group, deploy_cmd, plan_cmd, rollback_cmd
-from fabricops.commands.drift import drift_cmd, health_cmd
-from fabricops.commands.lab import lab_group
-from fabricops.commands.review import diff_cmd
-from fabricops.commands.validate import validate
+
+# Verb -> "module:attribute". A verb's module is imported only when that verb runs (or for
+# --help), so `fabricops compile` never pays for the lab, deploy or drift imports.
+VERBS = {
+    "compile": "fabricops.commands.compile:compile_cmd",
+    "check": "fabricops.commands.compile:check_cmd",
+    "diff": "fabricops.commands.review:diff_cmd",
+    "plan": "fabricops.commands.deploy:plan_cmd",
+    "deploy": "fabricops.commands.deploy:deploy_cmd",
+    "rollback": "fabricops.commands.deploy:rollback_cmd",
+    "backups": "fabricops.commands.deploy:backups_group",
+    "drift": "fabricops.commands.drift:drift_cmd",
+    "health": "fabricops.commands.drift:health_cmd",
+    "lab": "fabricops.commands.lab:lab_group",
+    "validate": "fabricops.commands.validate:validate",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A click group whose commands are imported on first use.
+
+    Example:
+        >>> sorted(cli.list_commands(click.Context(cli)))[:3]
+        ['backups', 'check', 'compile']
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(VERBS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = VERBS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fabricops")
 def cli() -> None:
     """Compile intent/ into generated/, deploy it safely, and audit drift."""
-
-
-cli.add_command(compile_cmd)
-cli.add_command(check_cmd)
-cli.add_command(diff_cmd)
-cli.add_command(validate)
-cli.add_command(drift_cmd)
-cli.add_command(health_cmd)
-cli.add_command(plan_cmd)
-cli.add_command(deploy_cmd)
-cli.add_command(rollback_cmd)
-cli.add_command(backups_group)
-cli.add_command(lab_group)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

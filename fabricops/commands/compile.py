@@ -54,8 +54,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
             )
         click.echo(f"generated/ is up to date ({len(result.files)} files)")
         return
-    before = staleness(result, generated_dir)
-    write_generated(result, generated_dir)
+    written = write_generated(result, generated_dir)
     fabric = result.fabric
     roles: dict[str, int] = {}
     for device in fabric.devices.values():
@@ -68,7 +67,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
         f"         {len(fabric.servers)} servers, {gpus} GPUs, {len(fabric.links)} cables, "
         f"{result.config_lines} config lines"
     )
-    changed = len(before.changed) + len(before.missing) + len(before.extra)
+    changed = len(written.changed) + len(written.missing) + len(written.extra)
     click.echo(f"wrote generated/: {len(result.files)} files, {changed} changed")
     warnings = sum(1 for f in result.findings if f.severity == "warning")
     click.echo(f"checks: 0 errors, {warnings} warnings")

@@ -201,3 +201,36 @@ def test_compute_port_collision_is_an_error(project: Path) -> None:
     servers.write_text(text.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,2\n"))
     result = compile_intent(project / "intent")
     assert any("Ethernet2 is already used" in f.message for f in result.errors)
+
+
+def test_only_changed_files_are_written(project: Path) -> None:
+    """A one-row change rewrites a few dozen files, not the fleet's: the others keep their inodes."""
+    generated = project / "generated"
+    write_generated(compile_intent(project / "intent"), generated)
+    inode = (generated / "configs" / "spine01.cfg").stat().st_ino
+    servers = project / "intent" / "servers.csv"
+    servers.write_text(servers.read_text() + "rack03-gpu010,gpu-8x-h100,GPU-0310\n")
+    written = write_generated(compile_intent(project / "intent"), generated)
+    assert (generated / "configs" / "spine01.cfg").stat().st_ino == inode
+    assert "configs/rack03-leaf-a.cfg" in written.changed and len(written.changed) + len(written.missing) < 60
+
+
+def test_an_interrupted_write_is_finished_or_discarded(project: Path) -> None:
+    """After the commit marker, the next compile rolls the write forward; before it, it is dropped."""
+    from compiler.output import COMMIT, recover, staging_dir
+
+    generated = project / "generated"
+    result = compile_intent(project / "intent")
+    write_generated(result, generated)
+    staging = staging_dir(generated.resolve())
+    (staging / "files" / "configs").mkdir(parents=True)
+    (staging / "files" / "configs" / "spine01.cfg").write_text("hostname half-way\n")
+    recover(generated)  # no marker: the write never committed
+    assert not staging.exists()
+    assert read_tree(generated) == result.files
+    (staging / "files" / "configs").mkdir(parents=True)
+    (staging / "files" / "configs" / "spine01.cfg").write_text("hostname rolled-forward\n")
+    (staging / COMMIT).write_text('{"write": ["configs/spine01.cfg"], "remove": ["configs/spine02.cfg"]}')
+    recover(generated)
+    assert (generated / "configs" / "spine01.cfg").read_text() == "hostname rolled-forward\n"
+    assert not (generated / "configs" / "spine02.cfg").exists() and not staging.exists()
