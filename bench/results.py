@@ -5,6 +5,7 @@ Every number printed comes from the report of ``bench/run.py``; nothing is typed
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from bench.incremental import foreign
@@ -416,7 +417,8 @@ def _profile(report: dict[str, Any]) -> list[str]:
     out = [
         "## Where the time goes",
         "",
-        f"cProfile of one compile + write of the largest size (stages under the profiler: {timings} s;",
+        f"cProfile of one compile + write at {Path(prof['intent']).parent.name.removeprefix('x')}x"
+        f" (stages under the profiler: {timings} s;",
         "the profiler inflates call-heavy code). Functions by own time:",
         "",
         "| function | calls | own s | cumulative s |",
