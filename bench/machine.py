@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,6 +31,14 @@ def _memory_gib() -> float:
     return 0.0
 
 
+def _commit() -> str:
+    """The checkout's commit: what was measured (the compiler changes between commits)."""
+    root = Path(__file__).resolve().parent.parent
+    cmd = ["git", "rev-parse", "--short", "HEAD"]
+    probe = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
+    return probe.stdout.strip() or "unknown"
+
+
 def describe() -> dict[str, Any]:
     """The facts RESULTS.md prints about the machine."""
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
@@ -41,4 +50,5 @@ def describe() -> dict[str, Any]:
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "load_at_start": [round(x, 2) for x in load],
+        "commit": _commit(),
     }
