@@ -273,6 +273,14 @@ def _compile_table(report: dict[str, Any]) -> list[str]:
         ]
     if growth:
         out += ["", "Total time growth between sizes (each step is 4x the racks): " + ", ".join(growth) + "."]
+    first = [
+        f"{f}x: total {e['compile']['first']['total']:.2f} s, write {e['compile']['first']['write']:.2f} s"
+        for f, e in _sizes(report)
+        if "first" in e["compile"]
+    ]
+    if first:
+        out += ["", "The first run of each size, into an empty `generated/` (the medians include later runs that find"]
+        out += ["the same tree in place): " + "; ".join(first) + "."]
     shares = []
     for factor, entry in _sizes(report):
         c = entry["compile"]
