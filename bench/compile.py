@@ -76,7 +76,7 @@ def process_seconds(root: Path, runs: int, python: str = sys.executable) -> floa
 STARTUP = {
     "interpreter (python -c pass)": "pass",
     "import compiler.pipeline": "import compiler.pipeline",
-    "import fabricops.cli (every verb's module)": "import fabricops.cli",
+    "import fabricops.cli (verbs load lazily)": "import fabricops.cli",
 }
 """What a whole-process compile pays before its first stage: the interpreter, then the imports."""
 

@@ -182,8 +182,8 @@ def _misses(report: dict[str, Any]) -> list[str]:
         startup = one.get("startup")
         if startup:
             parts = "; ".join(f"{name} {seconds:.2f} s" for name, seconds in startup.items())
-            text += f"; before it, as whole processes: {parts}. The CLI imports every verb's module"
-            text += " (lab emulator, deploy, drift) before it runs `compile`"
+            text += f"; before it, as whole processes: {parts}. Most of the import time is building the"
+            text += " pydantic intent models (`compiler.intent`)"
         notes.append(text + ".")
     for factor in (16, 64):
         entry = sizes.get(factor)

@@ -105,10 +105,11 @@ def write_tree(directory: Path, files: dict[str, bytes], current: dict[str, byte
         return change
     staging = staging_dir(directory)
     shutil.rmtree(staging, ignore_errors=True)
+    made: set[Path] = set()
     try:
         for relpath in (*change.changed, *change.missing):
             target = staging / "files" / relpath
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _ensure_dir(target.parent, made)
             target.write_bytes(files[relpath])
         marker = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
         (staging / f"{COMMIT}.tmp").write_text(json.dumps(marker))
@@ -134,16 +135,24 @@ def recover(directory: Path) -> None:
 def _apply(directory: Path, staging: Path) -> None:
     """Move the staged files into place and remove the dropped ones; idempotent."""
     marker = json.loads((staging / COMMIT).read_text())
+    made: set[Path] = set()
     for relpath in marker["write"]:
         source = staging / "files" / relpath
         if source.exists():  # else moved already by an earlier, interrupted apply
             target = directory / relpath
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _ensure_dir(target.parent, made)
             os.replace(source, target)
     for relpath in marker["remove"]:
         (directory / relpath).unlink(missing_ok=True)
         _prune_empty(directory, (directory / relpath).parent)
     shutil.rmtree(staging, ignore_errors=True)
+
+
+def _ensure_dir(folder: Path, made: set[Path]) -> None:
+    """mkdir -p once per folder: on a fleet-sized tree the repeated calls cost seconds."""
+    if folder not in made:
+        folder.mkdir(parents=True, exist_ok=True)
+        made.add(folder)
 
 
 def _prune_empty(root: Path, folder: Path) -> None:
