@@ -54,12 +54,10 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
 
 
-@pytest.fixture
-def gitops_repo(tmp_path: Path, compiled_example: Path) -> Path:
-    """A git repository on branch main: the example intent and generated/, one commit."""
-    root = tmp_path / "repo"
+def make_repo(root: Path, compiled_example: Path, ignore: str = ".lab/\n") -> Path:
+    """A git repository at ``root`` on branch main: the example intent and generated/, one commit."""
     shutil.copytree(compiled_example, root)
-    (root / ".gitignore").write_text(".lab/\n")
+    (root / ".gitignore").write_text(ignore)
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.email", "test@fabricops.invalid")
     git(root, "config", "user.name", "fabricops tests")
@@ -68,29 +66,47 @@ def gitops_repo(tmp_path: Path, compiled_example: Path) -> Path:
     return root
 
 
+def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
+    """``.lab/lab.json`` as ``fabricops lab up`` writes it (``extra``: devices git does not know)."""
+    import json
+    import os
+
+    endpoints = {**lab.endpoints(), **(extra or {})}
+    info = {
+        "pid": os.getpid(),
+        "username": lab.username,
+        "password": lab.password,
+        "devices": {name: {"host": host, "port": port} for name, (host, port) in endpoints.items()},
+    }
+    (root / ".lab").mkdir(exist_ok=True)
+    (root / ".lab" / "lab.json").write_text(json.dumps(info))
+
+
+def start_factory_lab(root: Path) -> Lab:
+    """The switches of ``root``'s generated/ at HEAD, started at factory default and listed in .lab/lab.json."""
+    from core.generated import open_snapshot
+    from lab import Lab, specs_from_snapshot
+
+    specs, links = specs_from_snapshot(open_snapshot(root, "HEAD"), empty=True)
+    lab = Lab(specs, links, username="admin", password="lab-password")
+    lab.start()
+    write_lab_json(root, lab)
+    return lab
+
+
+@pytest.fixture
+def gitops_repo(tmp_path: Path, compiled_example: Path) -> Path:
+    """A git repository on branch main: the example intent and generated/, one commit."""
+    return make_repo(tmp_path / "repo", compiled_example)
+
+
 @pytest.fixture
 def lab_running(gitops_repo: Path) -> Iterator[Lab]:
     """The example's switches emulated in-process at factory default, reachable via .lab/lab.json.
 
     Deploy and drift find it exactly as they find a lab started by ``fabricops lab up``.
     """
-    import json
-    import os
-
-    from core.generated import open_snapshot
-    from lab import Lab, specs_from_snapshot
-
-    specs, links = specs_from_snapshot(open_snapshot(gitops_repo, "HEAD"), empty=True)
-    lab = Lab(specs, links, username="admin", password="lab-password")
-    lab.start()
-    info = {
-        "pid": os.getpid(),
-        "username": lab.username,
-        "password": lab.password,
-        "devices": {name: {"host": host, "port": port} for name, (host, port) in lab.endpoints().items()},
-    }
-    (gitops_repo / ".lab").mkdir(exist_ok=True)
-    (gitops_repo / ".lab" / "lab.json").write_text(json.dumps(info))
+    lab = start_factory_lab(gitops_repo)
     try:
         yield lab
     finally:

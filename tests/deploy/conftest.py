@@ -8,8 +8,6 @@ them back, so the whole module stays well under the time of one full deploy per 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +16,7 @@ from typing import Any
 import pytest
 
 from lab import Lab
-from tests.conftest import git
+from tests.conftest import git, make_repo, start_factory_lab
 
 
 @dataclass
@@ -39,34 +37,13 @@ Fabricops = Callable[..., Ran]
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
     """A git repository on ``main``: the example intent and generated/, one commit."""
-    root = tmp_path_factory.mktemp("deploy") / "repo"
-    shutil.copytree(compiled_example, root)
-    (root / ".gitignore").write_text(".lab/\n/plan.json\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "test@fabricops.invalid")
-    git(root, "config", "user.name", "fabricops tests")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "example cluster")
-    return root
+    return make_repo(tmp_path_factory.mktemp("deploy") / "repo", compiled_example, ".lab/\n/plan.json\n")
 
 
 @pytest.fixture(scope="module")
 def lab(repo: Path) -> Iterator[Lab]:
     """The example's switches at factory default, found through ``.lab/lab.json`` like a real lab."""
-    from core.generated import open_snapshot
-    from lab import specs_from_snapshot
-
-    specs, links = specs_from_snapshot(open_snapshot(repo, "HEAD"), empty=True)
-    emulated = Lab(specs, links, username="admin", password="lab-password")
-    emulated.start()
-    info = {
-        "pid": os.getpid(),
-        "username": emulated.username,
-        "password": emulated.password,
-        "devices": {name: {"host": host, "port": port} for name, (host, port) in emulated.endpoints().items()},
-    }
-    (repo / ".lab").mkdir(exist_ok=True)
-    (repo / ".lab" / "lab.json").write_text(json.dumps(info))
+    emulated = start_factory_lab(repo)
     try:
         yield emulated
     finally:

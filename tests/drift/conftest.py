@@ -14,16 +14,13 @@ minute.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import git
+from tests.conftest import git, make_repo, start_factory_lab, write_lab_json
 
 if TYPE_CHECKING:
     from lab import Lab
@@ -55,38 +52,12 @@ def push_generated(root: Path, lab: Lab, devices: list[str] | None = None) -> No
     assert not result.failed_hosts, {h: str(r.exception) for h, r in result.failed_hosts.items()}
 
 
-def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
-    """``.lab/lab.json`` as ``fabricops lab up`` writes it (``extra``: devices git does not know)."""
-    endpoints = {**lab.endpoints(), **(extra or {})}
-    info = {
-        "pid": os.getpid(),
-        "username": lab.username,
-        "password": lab.password,
-        "devices": {name: {"host": host, "port": port} for name, (host, port) in endpoints.items()},
-    }
-    (root / ".lab").mkdir(exist_ok=True)
-    (root / ".lab" / "lab.json").write_text(json.dumps(info))
-
-
 @pytest.fixture(scope="session")
 def fleet(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Iterator[tuple[Path, Lab]]:
     """(repository, lab): the example lab running generated/ at HEAD, HEAD tagged as the last deploy."""
-    from core.generated import open_snapshot
-    from lab import Lab, specs_from_snapshot
-
-    root = tmp_path_factory.mktemp("drift") / "repo"
-    shutil.copytree(compiled_example, root)
-    (root / ".gitignore").write_text(".lab/\ndrift/reports/\n")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "test@fabricops.invalid")
-    git(root, "config", "user.name", "fabricops tests")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "example cluster")
-    specs, links = specs_from_snapshot(open_snapshot(root, "HEAD"), empty=True)
-    lab = Lab(specs, links, username="admin", password="lab-password")
-    lab.start()
+    root = make_repo(tmp_path_factory.mktemp("drift") / "repo", compiled_example, ".lab/\ndrift/reports/\n")
+    lab = start_factory_lab(root)
     try:
-        write_lab_json(root, lab)
         push_generated(root, lab)
         git(root, "tag", "-a", DEPLOY_TAG, "-m", "deploy of the example cluster")
         yield root, lab
