@@ -2,12 +2,13 @@
 
 Servers carry the asset tag of ``servers.csv``; a switch's tag is derived from its name
 (``SW-`` + the name in capitals), stable for as long as the name is. Position: a server's
-position from its name; a switch's top rack unit (rule in :mod:`compiler.artifacts.physical`).
+position from its name; every row's top rack unit and height (rules in
+:mod:`compiler.artifacts.physical`).
 """
 
 from __future__ import annotations
 
-from compiler.artifacts.physical import switch_units
+from compiler.artifacts.physical import server_units, switch_units
 from compiler.artifacts.tables import csv_text
 from compiler.intent import Intent
 from compiler.structured import Fabric
@@ -82,9 +83,11 @@ def asset_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
             )
         )
     kinds = {s.name: s.kind for s in intent.servers}
+    server_rack_units = server_units(intent, fabric)
     for name, server in fabric.servers.items():
         ports = " ".join(f"{n.switch}:{n.switch_port}({n.name})" for n in server.nics)
         kind = kinds[name]
+        top, height = server_rack_units[name]
         rows.append(
             (
                 server.asset_tag,
@@ -94,8 +97,8 @@ def asset_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
                 server.rack,
                 intent.racks[server.rack].row,
                 server.position,
-                "",
-                "",
+                top,
+                height,
                 kind,
                 _ip(server.mgmt_address),
                 _ip(server.compute_address),

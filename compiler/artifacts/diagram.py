@@ -1,36 +1,91 @@
-"""``generated/docs/compute-fabric.svg``: the compute fabric as a person would draw it.
+"""``generated/docs/<network>-*.svg``: each network as a person would draw it.
 
-Spines on top, a spine bus below them, leaf pairs as blocks (both leaves, the racks they
-serve, their server count) in rows of at most :data:`PAIRS_PER_ROW`. Each spine and each
-pair has one line to the bus, labelled with the links it stands for, so the picture stays
-readable at 12 pairs and at 16 times that (no line per cable: the cable list is
-``inventory/cabling.csv``). Hand-written SVG, no dependencies.
+* ``compute-fabric.svg``, ``storage-fabric.svg``: spines on top, a spine bus below them, leaf
+  pairs as blocks in rows of at most :data:`PER_ROW`. Each leaf has its own uplink to the bus
+  (labelled with its links and speed), the two leaves of a pair are joined by their peer-link
+  (labelled the same way), and each pair names the racks and servers it serves.
+* ``management-network.svg``: the management core on top, its bus, and every rack switch with
+  its uplink and what it serves (servers, switch management ports).
+
+One line per uplink, not per cable, so a picture stays readable at 12 pairs and at 16 times
+that (the cable list is ``inventory/cabling.csv``). Every box is sized from the width of the
+labels it holds, measured in the font the SVG declares (:mod:`core.textmetrics`), so no label
+overflows at any scale. Each box is a ``<g class="box">`` holding its ``<rect>`` and texts.
+Hand-written SVG, no dependencies.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape, quoteattr
 
 from compiler.intent import Intent
-from compiler.structured import Fabric
+from compiler.structured import Fabric, Link
+from core.textmetrics import FONT_STACK, text_width
 
-PAIRS_PER_ROW = 12
-PAIR_W, PAIR_H, GAP = 170, 74, 20
-SPINE_W, SPINE_H = 120, 40
+PER_ROW = 12
+"""Blocks per row of the picture."""
+PAD = 8
+"""Room between a label and the edge of its box, each side (covers kerning, too)."""
+GAP = 24
+"""Between two blocks of a row."""
 MARGIN = 30
+NAME_SIZE, NOTE_SIZE, TITLE_SIZE = 12, 10, 16
+LEAF_H, SPINE_H = 26, 40
+ROW_GAP, ROW_BUS = 50, 36
+"""Between two rows of blocks, and how far above a row its bus runs."""
+DARK, LIGHT, LINE = "#1f4e79", "#e8f1fa", "#555"
 
 
 @dataclass(frozen=True, slots=True)
 class PairBox:
-    """A leaf pair as drawn: its leaves, racks, servers and uplinks per leaf."""
+    """A leaf pair as drawn: its leaves, racks, servers, uplinks per leaf and peer-link."""
 
     leaves: tuple[str, ...]
     racks: tuple[int, ...]
     servers: int
     uplinks_per_leaf: int
     uplink_speed: str
+    peer_links: int = 0
+    peer_speed: str = ""
+
+    @property
+    def served(self) -> str:
+        """What the pair serves, racks as ranges.
+
+        Example:
+            >>> PairBox(("a", "b"), (1, 2, 3, 4), 36, 2, "100g").served
+            'rack01-04: 36 servers'
+        """
+        return f"{rack_ranges(self.racks)}: {self.servers} servers" if self.racks else "no servers"
+
+
+def rack_ranges(racks: Sequence[int]) -> str:
+    """Rack numbers as compact ranges.
+
+    Example:
+        >>> rack_ranges([1, 2, 3, 4, 9, 12, 13])
+        'rack01-04, rack09, rack12-13'
+    """
+    spans: list[list[int]] = []
+    for rack in sorted(racks):
+        if spans and spans[-1][1] == rack - 1:
+            spans[-1][1] = rack
+        else:
+            spans.append([rack, rack])
+    return ", ".join(f"rack{a:02d}" if a == b else f"rack{a:02d}-{b:02d}" for a, b in spans)
+
+
+def links_label(count: int, speed: str) -> str:
+    """``2x400g``; without a speed, ``2 links``.
+
+    Example:
+        >>> links_label(4, "400g"), links_label(1, ""), links_label(2, "")
+        ('4x400g', '1 link', '2 links')
+    """
+    return f"{count}x{speed}" if speed else f"{count} link{'s' if count != 1 else ''}"
 
 
 def pair_boxes(fabric: Fabric, network: str) -> list[PairBox]:
@@ -40,14 +95,20 @@ def pair_boxes(fabric: Fabric, network: str) -> list[PairBox]:
     for name, device in leaves.items():
         by_group[device.redundancy_group].append(name)
     uplinks: dict[str, list[str]] = defaultdict(list)
+    peers: dict[str, list[str]] = defaultdict(list)
     servers: dict[str, set[str]] = defaultdict(set)
     racks: dict[str, set[int]] = defaultdict(set)
     for link in fabric.links:
-        if link.a.device in leaves and link.kind == "fabric":
+        if link.a.device not in leaves:
+            continue
+        group = leaves[link.a.device].redundancy_group
+        if link.kind == "fabric":
             uplinks[link.a.device].append(link.a_speed or "")
-        if link.a.device in leaves and link.kind == "server":
-            servers[leaves[link.a.device].redundancy_group].add(link.b.device)
-            racks[leaves[link.a.device].redundancy_group].add(fabric.servers[link.b.device].rack)
+        elif link.kind == "peer-link":
+            peers[group].append(link.a_speed or "")
+        elif link.kind == "server":
+            servers[group].add(link.b.device)
+            racks[group].add(fabric.servers[link.b.device].rack)
     boxes = []
     for group, names in by_group.items():
         first = sorted(names)[0]
@@ -58,74 +119,241 @@ def pair_boxes(fabric: Fabric, network: str) -> list[PairBox]:
                 len(servers[group]),
                 len(uplinks[first]),
                 uplinks[first][0] if uplinks[first] else "",
+                len(peers[group]),
+                peers[group][0] if peers[group] else "",
             )
         )
     return sorted(boxes, key=lambda b: (b.racks or (0,), b.leaves))
 
 
-def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "middle", weight: str = "normal") -> str:
-    return (
-        f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}">'
-        f"{escape(text)}</text>"
+# ----------------------------------------------------------------------------- SVG pieces
+
+
+def _text(x: float, y: float, text: str, size: int, anchor: str = "middle", bold: bool = False, fill: str = "") -> str:
+    weight = ' font-weight="bold"' if bold else ""
+    colour = f' fill="{fill}"' if fill else ""
+    return f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}"{weight}{colour}>{escape(text)}</text>'
+
+
+def _line(x1: float, y1: float, x2: float, y2: float, width: float = 2, colour: str = LINE) -> str:
+    return f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{colour}" stroke-width="{width:g}"/>'
+
+
+def _box(x: float, y: float, w: float, h: float, fill: str, texts: Iterable[str], title: str = "") -> str:
+    """A box and the labels inside it, grouped so a reader (or a test) knows what holds what."""
+    stroke = "" if fill == DARK else f' stroke="{DARK}"'
+    name = f" data-name={quoteattr(title)}" if title else ""
+    inner = "".join(texts)
+    rect = f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="5" fill="{fill}"{stroke}/>'
+    return f'<g class="box"{name}>{rect}{inner}</g>'
+
+
+def _fit(labels: Iterable[tuple[str, int, bool]], least: float = 0) -> float:
+    """The width of a box that holds each ``(label, size, bold)`` with :data:`PAD` each side."""
+    return max([least, *(text_width(label, size, bold) + 2 * PAD for label, size, bold in labels)])
+
+
+def _svg(width: float, height: float, body: list[str]) -> str:
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}" '
+        f'viewBox="0 0 {width:g} {height:g}" font-family={quoteattr(FONT_STACK)}>'
     )
+    return "\n".join([head, f'<rect width="{width:g}" height="{height:g}" fill="white"/>', *body, "</svg>"]) + "\n"
 
 
-def compute_svg(intent: Intent, fabric: Fabric, network: str = "compute") -> str:
-    """The SVG text of one fabric."""
-    spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
-    boxes = pair_boxes(fabric, network)
-    cols = max(1, min(PAIRS_PER_ROW, len(boxes)))
-    rows = (len(boxes) + cols - 1) // cols
-    width = max(cols * (PAIR_W + GAP), len(spines) * (SPINE_W + GAP)) + 2 * MARGIN
-    spine_y, bus_y, pairs_y = MARGIN + 30, MARGIN + 30 + SPINE_H + 50, MARGIN + 30 + SPINE_H + 110
-    height = pairs_y + rows * (PAIR_H + 60) + MARGIN
-    leaves = sum(len(b.leaves) for b in boxes)
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        'font-family="Helvetica, Arial, sans-serif">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-        _text(
-            MARGIN,
-            MARGIN,
-            f"{intent.fabric.site.name}: {network} fabric, {len(spines)} spines, "
-            f"{leaves} leaves in {len(boxes)} MLAG pairs",
-            16,
-            "start",
-            "bold",
-        ),
-        f'<line x1="{MARGIN}" y1="{bus_y}" x2="{width - MARGIN}" y2="{bus_y}" stroke="#555" stroke-width="6"/>',
-        _text(width - MARGIN, bus_y - 8, "every leaf has one link to every spine", 11, "end"),
+def _row_buses(rows: int, first_y: float, step: float, bus_y: float, width: float) -> list[str]:
+    """Below the first row, each row hangs from a bus of its own, fed by a trunk on the left."""
+    if rows < 2:
+        return []
+    trunk = MARGIN / 2
+    last = first_y + (rows - 1) * step - ROW_BUS
+    out = [_line(trunk, bus_y, MARGIN, bus_y, 6), _line(trunk, bus_y, trunk, last, 4)]
+    out += [
+        _line(trunk, first_y + r * step - ROW_BUS, width - MARGIN, first_y + r * step - ROW_BUS, 4)
+        for r in range(1, rows)
     ]
-    spine_span = len(spines) * (SPINE_W + GAP) - GAP
-    x0 = (width - spine_span) / 2
+    return out
+
+
+def _title(text: str) -> tuple[str, float]:
+    return _text(MARGIN, MARGIN, text, TITLE_SIZE, "start", bold=True), text_width(text, TITLE_SIZE, True) + 2 * MARGIN
+
+
+# --------------------------------------------------------------------------- the fabrics
+
+
+def fabric_svg(intent: Intent, fabric: Fabric, network: str) -> str:
+    """The SVG text of one spine-leaf fabric."""
+    spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
+    downlinks = Counter(link.b.device for link in fabric.links if link.kind == "fabric" and link.b.device in spines)
+    down_speed = {link.b.device: link.b_speed or "" for link in fabric.links if link.kind == "fabric"}
+    boxes = pair_boxes(fabric, network)
+    leaves = sum(len(b.leaves) for b in boxes)
+
+    spine_w = _fit((s, 13, True) for s in spines)
+    spine_notes = {s: links_label(downlinks[s], down_speed.get(s, "")) for s in spines}
+    spine_step = max([spine_w, *(text_width(n, NOTE_SIZE) + 2 * PAD for n in spine_notes.values())]) + GAP
+    leaf_w = _fit(
+        [(leaf, NAME_SIZE, False) for b in boxes for leaf in b.leaves]
+        + [(links_label(b.uplinks_per_leaf, b.uplink_speed), NOTE_SIZE, False) for b in boxes]
+    )
+    peer_labels = [f"peer-link {links_label(b.peer_links, b.peer_speed)}" for b in boxes if b.peer_links]
+    pair_w = _fit(
+        [(b.served, NOTE_SIZE, False) for b in boxes] + [(label, NOTE_SIZE, False) for label in peer_labels],
+        least=2 * leaf_w + GAP + 2 * PAD,
+    )
+    pair_h = PAD + LEAF_H + 16 + 14 + PAD
+    cols = max(1, min(PER_ROW, len(boxes)))
+    rows = (len(boxes) + cols - 1) // cols
+    title, title_w = _title(
+        f"{intent.fabric.site.name}: {network} fabric, {len(spines)} spines, {leaves} leaves in {len(boxes)} MLAG pairs"
+    )
+    bus_note = "every leaf has one link to every spine"
+    width = max(cols * (pair_w + GAP) - GAP + 2 * MARGIN, len(spines) * spine_step - GAP + 2 * MARGIN, title_w)
+    width = max(width, text_width(bus_note, NOTE_SIZE + 1) + 2 * MARGIN)
+    spine_y = MARGIN + 30
+    bus_y = spine_y + SPINE_H + 40
+    pairs_y = bus_y + 50
+    height = pairs_y + rows * (pair_h + ROW_GAP) - ROW_GAP + MARGIN
+
+    out = [title, _line(MARGIN, bus_y, width - MARGIN, bus_y, 6)]
+    out += _row_buses(rows, pairs_y, pair_h + ROW_GAP, bus_y, width)
+    out.append(_text(width - MARGIN, bus_y + 18, bus_note, NOTE_SIZE + 1, "end"))
+    x0 = (width - (len(spines) * spine_step - GAP)) / 2
     for i, spine in enumerate(spines):
-        x = x0 + i * (SPINE_W + GAP)
-        cx = x + SPINE_W / 2
+        x = x0 + i * spine_step + (spine_step - GAP - spine_w) / 2
+        cx = x + spine_w / 2
+        out.append(_line(cx, spine_y + SPINE_H, cx, bus_y, 3))
         out.append(
-            f'<line x1="{cx:g}" y1="{spine_y + SPINE_H}" x2="{cx:g}" y2="{bus_y}" stroke="#555" stroke-width="3"/>'
+            _box(
+                x, spine_y, spine_w, SPINE_H, DARK, [_text(cx, spine_y + 25, spine, 13, bold=True, fill="white")], spine
+            )
         )
-        out.append(f'<rect x="{x:g}" y="{spine_y}" width="{SPINE_W}" height="{SPINE_H}" rx="6" fill="#1f4e79"/>')
-        out.append(_text(cx, spine_y + 25, spine, 13).replace("<text ", '<text fill="white" ', 1))
-        out.append(_text(cx + 4, spine_y + SPINE_H + 20, f"x{leaves} downlinks", 10, "start"))
+        out.append(_text(cx + 4, spine_y + SPINE_H + 16, spine_notes[spine], NOTE_SIZE, "start"))
     for i, box in enumerate(boxes):
         row, col = divmod(i, cols)
-        x = MARGIN + col * (PAIR_W + GAP)
-        y = pairs_y + row * (PAIR_H + 60)
-        cx = x + PAIR_W / 2
-        out.append(f'<line x1="{cx:g}" y1="{bus_y}" x2="{cx:g}" y2="{y}" stroke="#999" stroke-width="2"/>')
-        out.append(_text(cx + 4, y - 8, f"x{box.uplinks_per_leaf} uplinks/leaf {box.uplink_speed}", 10, "start"))
-        out.append(f'<rect x="{x}" y="{y}" width="{PAIR_W}" height="{PAIR_H}" rx="6" fill="#e8f1fa" stroke="#1f4e79"/>')
-        for j, leaf in enumerate(box.leaves):
-            out.append(_text(cx, y + 18 + 16 * j, leaf, 12))
-        racks = ", ".join(f"rack{r:02d}" for r in box.racks) or "no servers"
-        out.append(_text(cx, y + PAIR_H - 10, f"{racks}: {box.servers} servers", 10))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+        x = MARGIN + col * (pair_w + GAP)
+        y = pairs_y + row * (pair_h + ROW_GAP)
+        out.extend(_pair(box, x, y, pair_w, pair_h, leaf_w, bus_y if row == 0 else y - ROW_BUS))
+    return _svg(width, height, out)
+
+
+def _pair(box: PairBox, x: float, y: float, w: float, h: float, leaf_w: float, top: float) -> list[str]:
+    """A leaf pair: both leaves with their uplinks, the peer-link between them, what it serves."""
+    out: list[str] = []
+    cx = x + w / 2
+    inner = [_text(cx, y + h - PAD - 2, box.served, NOTE_SIZE)]
+    leaf_y = y + PAD
+    lefts = [cx - GAP / 2 - leaf_w, cx + GAP / 2][: len(box.leaves)]
+    if len(box.leaves) == 1:
+        lefts = [cx - leaf_w / 2]
+    for leaf, left in zip(box.leaves, lefts, strict=True):
+        lx = left + leaf_w / 2
+        out.append(_line(lx, top, lx, leaf_y, 2, "#999"))
+        out.append(_text(lx + 4, y - 6, links_label(box.uplinks_per_leaf, box.uplink_speed), NOTE_SIZE, "start"))
+        inner.append(_box(left, leaf_y, leaf_w, LEAF_H, "white", [_text(lx, leaf_y + 17, leaf, NAME_SIZE)], leaf))
+    if box.peer_links and len(box.leaves) == 2:
+        inner.insert(0, _line(lefts[0] + leaf_w, leaf_y + LEAF_H / 2, lefts[1], leaf_y + LEAF_H / 2, 4, DARK))
+        inner.insert(
+            1, _text(cx, leaf_y + LEAF_H + 15, f"peer-link {links_label(box.peer_links, box.peer_speed)}", NOTE_SIZE)
+        )
+    out.append(_box(x, y, w, h, LIGHT, inner, "/".join(box.leaves)))
+    return out
+
+
+# ----------------------------------------------------------------------- the management
+
+
+@dataclass(frozen=True, slots=True)
+class RackSwitchBox:
+    """A management rack switch as drawn: its uplinks and what it serves."""
+
+    name: str
+    uplinks: int
+    uplink_speed: str
+    servers: int
+    switches: int
+
+    @property
+    def served(self) -> str:
+        """Example:
+        >>> RackSwitchBox("rack01-mgmt", 1, "10g", 9, 4).served
+        '9 servers, 4 switches'
+        """
+        return f"{self.servers} servers, {self.switches} switches"
+
+
+def rack_switch_boxes(fabric: Fabric) -> list[RackSwitchBox]:
+    """Every management rack switch, by name."""
+    names = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "mgmt")
+    kinds: dict[str, Counter[str]] = {n: Counter() for n in names}
+    speed: dict[str, str] = {}
+    for link in fabric.links:
+        if link.a.device in kinds:
+            kinds[link.a.device][link.kind] += 1
+            if link.kind == "mgmt-uplink":
+                speed[link.a.device] = link.a_speed or ""
+    return [
+        RackSwitchBox(n, kinds[n]["mgmt-uplink"], speed.get(n, ""), kinds[n]["server"], kinds[n]["mgmt"]) for n in names
+    ]
+
+
+def management_svg(intent: Intent, fabric: Fabric) -> str:
+    """The SVG text of the out-of-band management network."""
+    cores = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "core")
+    boxes = rack_switch_boxes(fabric)
+    core_links = Counter(link.b.device for link in fabric.links if link.kind == "mgmt-uplink")
+    core_notes = {c: f"{links_label(core_links[c], _speed_of(fabric.links, c))} to rack switches" for c in cores}
+    core_w = _fit((c, 13, True) for c in cores)
+    core_step = max([core_w, *(text_width(n, NOTE_SIZE) + 2 * PAD for n in core_notes.values())]) + GAP
+    box_w = _fit(
+        [(b.name, NAME_SIZE, False) for b in boxes]
+        + [(b.served, NOTE_SIZE, False) for b in boxes]
+        + [(links_label(b.uplinks, b.uplink_speed), NOTE_SIZE, False) for b in boxes]
+    )
+    box_h = 46
+    cols = max(1, min(PER_ROW, len(boxes)))
+    rows = (len(boxes) + cols - 1) // cols
+    title, title_w = _title(
+        f"{intent.fabric.site.name}: management network, {len(cores)} core, {len(boxes)} rack switches"
+    )
+    width = max(cols * (box_w + GAP) - GAP + 2 * MARGIN, len(cores) * core_step - GAP + 2 * MARGIN, title_w)
+    core_y = MARGIN + 30
+    bus_y = core_y + SPINE_H + 40
+    boxes_y = bus_y + 50
+    height = boxes_y + rows * (box_h + ROW_GAP) - ROW_GAP + MARGIN
+    out = [title, _line(MARGIN, bus_y, width - MARGIN, bus_y, 6)]
+    out += _row_buses(rows, boxes_y, box_h + ROW_GAP, bus_y, width)
+    x0 = (width - (len(cores) * core_step - GAP)) / 2
+    for i, core in enumerate(cores):
+        x = x0 + i * core_step + (core_step - GAP - core_w) / 2
+        cx = x + core_w / 2
+        out.append(_line(cx, core_y + SPINE_H, cx, bus_y, 3))
+        out.append(
+            _box(x, core_y, core_w, SPINE_H, DARK, [_text(cx, core_y + 25, core, 13, bold=True, fill="white")], core)
+        )
+        out.append(_text(cx + 4, core_y + SPINE_H + 16, core_notes[core], NOTE_SIZE, "start"))
+    for i, box in enumerate(boxes):
+        row, col = divmod(i, cols)
+        x = MARGIN + col * (box_w + GAP)
+        y = boxes_y + row * (box_h + ROW_GAP)
+        cx = x + box_w / 2
+        top = bus_y if row == 0 else y - ROW_BUS
+        out.append(_line(cx, top, cx, y, 2, "#999"))
+        out.append(_text(cx + 4, y - 6, links_label(box.uplinks, box.uplink_speed), NOTE_SIZE, "start"))
+        texts = [_text(cx, y + 18, box.name, NAME_SIZE), _text(cx, y + box_h - PAD - 2, box.served, NOTE_SIZE)]
+        out.append(_box(x, y, box_w, box_h, LIGHT, texts, box.name))
+    return _svg(width, height, out)
+
+
+def _speed_of(links: Iterable[Link], device: str) -> str:
+    return next((link.b_speed or "" for link in links if link.b.device == device), "")
 
 
 def diagram_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
-    """The compute fabric diagram (and the storage one, drawn the same way)."""
-    files = {}
-    for network in sorted(intent.fabric.fabrics):
-        files[f"docs/{network}-fabric.svg"] = compute_svg(intent, fabric, network)
+    """One picture per network: the fabrics and the management network."""
+    files = {
+        f"docs/{network}-fabric.svg": fabric_svg(intent, fabric, network) for network in sorted(intent.fabric.fabrics)
+    }
+    files["docs/management-network.svg"] = management_svg(intent, fabric)
     return files

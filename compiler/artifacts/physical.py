@@ -15,6 +15,9 @@ Rules (documented in ``docs/artifacts.md``):
 * **Switch rack units**: switches fill a rack from the top, management switch first, then
   the others in the order of their management port, then switches without one (the core);
   each takes its model's ``rack_units``.
+* **Server rack units**: servers fill a rack from the bottom (U1) in the order of their
+  position, each taking its model's ``rack_units``; a server's unit is its top one, as a
+  switch's is.
 """
 
 from __future__ import annotations
@@ -264,6 +267,22 @@ def switch_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
             height = intent.fabric.switch_models[fabric.devices[name].model].rack_units
             out[name] = (top, height)
             top -= height
+    return out
+
+
+def server_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
+    """Each server's (top U, height in U) under the bottom-up rule of this module."""
+    models = {s.name: s.model for s in intent.servers}
+    by_rack: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for name, server in fabric.servers.items():
+        by_rack[server.rack].append((server.position, name))
+    out: dict[str, tuple[int, int]] = {}
+    for members in by_rack.values():
+        bottom = 1
+        for _, name in sorted(members):
+            height = intent.fabric.server_models[models[name]].rack_units
+            out[name] = (bottom + height - 1, height)
+            bottom += height
     return out
 
 
