@@ -1,0 +1,374 @@
+"""What the view shows, read from ``generated/`` (a :class:`core.generated.Snapshot`), never the intent.
+
+Tables are read by column name and structured configs by key, so a new column or key (VLANs
+per port, port speeds, breakouts) changes nothing here, and a missing one shows as blank.
+
+* ``inventory/assets.csv``: every server and switch, its asset tag, rack, row and rack units;
+* ``inventory/hosts.yaml``: each switch's role, network, model, redundancy group and peer;
+* ``inventory/cabling.csv``: both ends of every cable, its labels, optic and length;
+* ``inventory/ip-plan.csv``: every address and who owns it;
+* ``structured/<switch>.yaml``: every interface the switch has (each one appears there), VLANs;
+* ``configs/<switch>.cfg``: the config text; ``docs/*.svg``: the topology pictures.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from core.generated import Snapshot
+from view.ports import sort_interfaces
+
+
+@dataclass(frozen=True, slots=True)
+class End:
+    """A cable seen from one of its ends."""
+
+    device: str
+    port: str
+    peer: str
+    peer_port: str
+    network: str
+    kind: str
+    speed: str
+    optic: str
+    media: str
+    length_m: str
+    label: str
+    peer_label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """An address (with its prefix length) and what it is for."""
+
+    network: str
+    address: str
+    purpose: str
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    """One interface of a switch as its structured config lists it, with its cable if any."""
+
+    name: str
+    description: str
+    shutdown: bool
+    speed: str
+    vlans: str
+    cable: End | None
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Something in a rack: its top rack unit and height (0 when generated/ gives none)."""
+
+    name: str
+    kind: str  # server or switch
+    asset_tag: str
+    model: str
+    role: str
+    rack: str
+    row: str
+    position: str
+    top_u: int
+    height_u: int
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """A switch: where it is, what it is, its ports and addresses."""
+
+    placed: Placed
+    network: str
+    role: str
+    mgmt_address: str
+    redundancy_group: str
+    mlag_peer: str
+    ports: tuple[Port, ...]
+    addresses: tuple[Address, ...]
+
+    @property
+    def name(self) -> str:
+        return self.placed.name
+
+
+@dataclass(frozen=True, slots=True)
+class Nic:
+    """A server NIC: the cable from it, the switch port at the other end, addresses and VLANs."""
+
+    name: str
+    cable: End
+    addresses: tuple[Address, ...]
+    vlans: str
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """A server: where it is, its NICs in name order, and every address it owns."""
+
+    placed: Placed
+    nics: tuple[Nic, ...]
+    addresses: tuple[Address, ...]
+    files: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.placed.name
+
+
+@dataclass(frozen=True, slots=True)
+class Rack:
+    """A rack and what is in it, top to bottom."""
+
+    name: str
+    row: str
+    members: tuple[Placed, ...]
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Everything the view shows, for one ``generated/``."""
+
+    site: str
+    ref: str
+    switches: dict[str, Switch]
+    servers: dict[str, Server]
+    racks: dict[str, Rack]
+    pictures: dict[str, str]  # network -> SVG text
+    configs: dict[str, str]
+    vlan_names: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> dict[str, list[Rack]]:
+        """Racks per row, rows and racks in order."""
+        out: dict[str, list[Rack]] = defaultdict(list)
+        for rack in sorted(self.racks.values(), key=lambda r: (len(r.row), r.row, _number(r.name))):
+            out[rack.row].append(rack)
+        return dict(out)
+
+    @property
+    def networks(self) -> list[str]:
+        return sorted({s.network for s in self.switches.values()})
+
+
+def _table(snapshot: Snapshot, relpath: str) -> list[dict[str, str]]:
+    if not snapshot.exists(relpath):
+        return []
+    return [{k: (v or "").strip() for k, v in row.items() if k} for row in csv.DictReader(io.StringIO(snapshot.read_text(relpath)))]
+
+
+def _yaml(snapshot: Snapshot, relpath: str) -> dict[str, Any]:
+    """A YAML mapping, parsed by libyaml where PyYAML has it (ten times the pure-Python speed)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(snapshot.read_text(relpath), Loader=loader)  # noqa: S506 - a safe loader
+    return data if isinstance(data, dict) else {}
+
+
+def _number(text: str) -> int:
+    digits = "".join(c for c in text if c.isdigit())
+    return int(digits) if digits else 0
+
+
+def _int(text: str | None) -> int:
+    try:
+        return int(text or 0)
+    except ValueError:
+        return 0
+
+
+def _ends(rows: Iterable[Mapping[str, str]]) -> dict[tuple[str, str], End]:
+    """Both ends of every cable, keyed by (device, port)."""
+    ends: dict[tuple[str, str], End] = {}
+    for row in rows:
+        for this, that in (("a", "b"), ("b", "a")):
+            device, port = row.get(f"{this}_device", ""), row.get(f"{this}_port", "")
+            ends[device, port] = End(
+                device,
+                port,
+                row.get(f"{that}_device", ""),
+                row.get(f"{that}_port", ""),
+                row.get("network", ""),
+                row.get("kind", ""),
+                row.get(f"{this}_speed") or row.get("speed", ""),
+                row.get("optic", ""),
+                row.get("media", ""),
+                row.get("length_m", ""),
+                row.get(f"{this}_label", ""),
+                row.get(f"{that}_label", ""),
+            )
+    return ends
+
+
+def _vlans(interface: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The VLANs of an interface as a person reads them: ``100 (GPU-Compute)``, ``trunk 100,200``.
+
+    Example:
+        >>> _vlans({"switchport_access_vlan": 100}, {"100": "GPU-Compute"})
+        '100 (GPU-Compute)'
+        >>> _vlans({"switchport_mode": "trunk", "switchport_trunk_allowed_vlan": "100,200"}, {})
+        'trunk 100,200'
+        >>> _vlans({"switchport_mode": "trunk"}, {})
+        'trunk (all)'
+        >>> _vlans({"routed": True}, {})
+        ''
+    """
+    parts = []
+    access = interface.get("switchport_access_vlan")
+    if access is not None:
+        name = names.get(str(access))
+        parts.append(f"{access} ({name})" if name else str(access))
+    allowed = interface.get("switchport_trunk_allowed_vlan")
+    if interface.get("switchport_mode") == "trunk" or allowed is not None:
+        parts.append(f"trunk {allowed}" if allowed is not None else "trunk (all)")
+    native = interface.get("switchport_trunk_native_vlan")
+    if native is not None:
+        parts.append(f"native {native}")
+    return ", ".join(parts)
+
+
+def _ports(structured: Mapping[str, Any], name: str, ends: Mapping[tuple[str, str], End]) -> tuple[Port, ...]:
+    """Every interface of a switch, in the order the switch prints them."""
+    config = structured.get("config") or {}
+    vlan_names = {str(v.get("id")): str(v.get("name", "")) for v in config.get("vlans") or []}
+    interfaces = {str(i["name"]): i for i in config.get("interfaces") or [] if "name" in i}
+    ports = []
+    for port in sort_interfaces(interfaces):
+        interface = interfaces[port]
+        group = interface.get("channel_group")
+        # a port-channel member carries the VLANs of its port-channel
+        carrier = interfaces.get(f"Port-Channel{str(group).split()[0]}", interface) if group else interface
+        ports.append(
+            Port(
+                port,
+                str(interface.get("description") or ""),
+                bool(interface.get("shutdown")),
+                str(interface.get("speed") or (ends[name, port].speed if (name, port) in ends else "")),
+                _vlans(carrier, vlan_names),
+                ends.get((name, port)),
+            )
+        )
+    return tuple(ports)
+
+
+def read_floor(snapshot: Snapshot) -> Floor:
+    """The view's model of one ``generated/``."""
+    assets = _table(snapshot, "inventory/assets.csv")
+    ends = _ends(_table(snapshot, "inventory/cabling.csv"))
+    owned: dict[str, list[Address]] = defaultdict(list)
+    for row in _table(snapshot, "inventory/ip-plan.csv"):
+        if row.get("kind") == "address" and row.get("owner"):
+            owned[row["owner"]].append(Address(row.get("network", ""), row.get("prefix", ""), row.get("purpose", "")))
+    hosts = snapshot.hosts()
+    placed = {row["name"]: _placed(row) for row in assets if row.get("name")}
+    for name, host in hosts.items():  # a switch the asset table does not list still shows
+        data = host.get("data") or {}
+        placed.setdefault(name, Placed(name, "switch", "", str(data.get("model", "")), "", str(data.get("rack", "")), "", "", 0, 0))
+
+    switches: dict[str, Switch] = {}
+    vlan_names: dict[str, dict[str, str]] = {}
+    for path in snapshot.list("structured/"):
+        if not path.endswith(".yaml"):
+            continue
+        name = PurePosixPath(path).stem
+        structured = _yaml(snapshot, path)
+        data = (hosts.get(name) or {}).get("data") or {}
+        config = structured.get("config") or {}
+        vlan_names[name] = {str(v.get("id")): str(v.get("name", "")) for v in config.get("vlans") or []}
+        switches[name] = Switch(
+            placed.get(name) or Placed(name, "switch", "", "", "", "", "", "", 0, 0),
+            str(structured.get("network") or data.get("network", "")),
+            str(structured.get("role") or data.get("role", "")),
+            str(structured.get("mgmt_address") or (hosts.get(name) or {}).get("hostname", "")),
+            str(structured.get("redundancy_group") or data.get("redundancy_group", "")),
+            str(structured.get("mlag_peer") or data.get("mlag_peer") or ""),
+            _ports(structured, name, ends),
+            tuple(owned.get(name, ())),
+        )
+
+    server_files: dict[str, list[str]] = defaultdict(list)
+    for path in snapshot.list("servers/"):
+        parts = path.split("/", 2)
+        if len(parts) == 3:
+            server_files[parts[1]].append(parts[2])
+    by_device: dict[str, dict[str, End]] = defaultdict(dict)
+    for (device, port), end in ends.items():
+        by_device[device][port] = end
+    servers: dict[str, Server] = {}
+    for name, where in placed.items():
+        if where.kind != "server":
+            continue
+        nics = []
+        for port, end in sorted(by_device.get(name, {}).items()):
+            switch = switches.get(end.peer)
+            far = next((p for p in switch.ports if p.name == end.peer_port), None) if switch else None  # few ports
+            addresses = tuple(a for a in owned.get(name, ()) if a.network == end.network)
+            nics.append(Nic(port, end, addresses, far.vlans if far else ""))
+        servers[name] = Server(where, tuple(nics), tuple(owned.get(name, ())), tuple(server_files.get(name, ())))
+
+    racks: dict[str, list[Placed]] = defaultdict(list)
+    for where in placed.values():
+        if where.rack:
+            racks[where.rack].append(where)
+    return Floor(
+        site=_site_name(snapshot),
+        ref=snapshot.ref,
+        switches=dict(sorted(switches.items())),
+        servers=dict(sorted(servers.items())),
+        racks={
+            rack: Rack(_rack_name(rack), members[0].row, tuple(sorted(members, key=lambda p: (-p.top_u, p.name))))
+            for rack, members in sorted(racks.items(), key=lambda item: _number(item[0]))
+        },
+        pictures=_pictures(snapshot),
+        configs=snapshot.configs(),
+        vlan_names=vlan_names,
+    )
+
+
+def _placed(row: Mapping[str, str]) -> Placed:
+    return Placed(
+        row["name"],
+        row.get("kind", ""),
+        row.get("asset_tag", ""),
+        row.get("model", ""),
+        row.get("role", ""),
+        row.get("rack", ""),
+        row.get("row", ""),
+        row.get("position", ""),
+        _int(row.get("rack_unit")),
+        _int(row.get("height_u")) or (1 if row.get("rack_unit") else 0),
+    )
+
+
+def _rack_name(rack: str) -> str:
+    """Example:
+    >>> _rack_name("3"), _rack_name("192")
+    ('rack03', 'rack192')
+    """
+    return f"rack{_number(rack):02d}" if rack.isdigit() else rack
+
+
+def _site_name(snapshot: Snapshot) -> str:
+    """The site's name, from the title of ``docs/fabric.md`` (``# NAME: ...``)."""
+    if snapshot.exists("docs/fabric.md"):
+        first = snapshot.read_text("docs/fabric.md").split("\n", 1)[0]
+        if first.startswith("# "):
+            return first[2:].split(":", 1)[0].strip()
+    return "fabric"
+
+
+def _pictures(snapshot: Snapshot) -> dict[str, str]:
+    """``docs/<network>-fabric.svg`` and ``docs/<network>-network.svg``, by network."""
+    out = {}
+    for path in snapshot.list("docs/"):
+        stem = PurePosixPath(path).stem
+        if path.endswith(".svg") and "-" in stem:
+            out[stem.rsplit("-", 1)[0]] = snapshot.read_text(path)
+    return out
