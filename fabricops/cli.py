@@ -28,6 +28,7 @@ VERBS = {
     "health": "fabricops.commands.drift:health_cmd",
     "lab": "fabricops.commands.lab:lab_group",
     "validate": "fabricops.commands.validate:validate",
+    "view": "fabricops.commands.view:view_cmd",
 }
 
 

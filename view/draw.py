@@ -34,7 +34,8 @@ def neighbourhood_svg(area: Neighbourhood, href: Callable[[Node], str | None] = 
     if not area.nodes:
         return ""
     width_of = max(
-        max(text_width(n.label, NAME_SIZE, n.highlighted), text_width(n.detail, NOTE_SIZE)) + 2 * PAD for n in area.nodes
+        max(text_width(n.label, NAME_SIZE, n.highlighted), text_width(n.detail, NOTE_SIZE)) + 2 * PAD
+        for n in area.nodes
     )
     rows: list[list[Node]] = []
     by_tier: dict[int, list[Node]] = defaultdict(list)

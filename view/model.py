@@ -17,7 +17,7 @@ import csv
 import io
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -144,7 +144,6 @@ class Floor:
     racks: dict[str, Rack]
     pictures: dict[str, str]  # network -> SVG text
     configs: dict[str, str]
-    vlan_names: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def rows(self) -> dict[str, list[Rack]]:
@@ -162,13 +161,16 @@ class Floor:
 def _table(snapshot: Snapshot, relpath: str) -> list[dict[str, str]]:
     if not snapshot.exists(relpath):
         return []
-    return [{k: (v or "").strip() for k, v in row.items() if k} for row in csv.DictReader(io.StringIO(snapshot.read_text(relpath)))]
+    return [
+        {k: (v or "").strip() for k, v in row.items() if k}
+        for row in csv.DictReader(io.StringIO(snapshot.read_text(relpath)))
+    ]
 
 
 def _yaml(snapshot: Snapshot, relpath: str) -> dict[str, Any]:
     """A YAML mapping, parsed by libyaml where PyYAML has it (ten times the pure-Python speed)."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    data = yaml.load(snapshot.read_text(relpath), Loader=loader)  # noqa: S506 - a safe loader
+    data = yaml.load(snapshot.read_text(relpath), Loader=loader)
     return data if isinstance(data, dict) else {}
 
 
@@ -270,49 +272,12 @@ def read_floor(snapshot: Snapshot) -> Floor:
     placed = {row["name"]: _placed(row) for row in assets if row.get("name")}
     for name, host in hosts.items():  # a switch the asset table does not list still shows
         data = host.get("data") or {}
-        placed.setdefault(name, Placed(name, "switch", "", str(data.get("model", "")), "", str(data.get("rack", "")), "", "", 0, 0))
-
-    switches: dict[str, Switch] = {}
-    vlan_names: dict[str, dict[str, str]] = {}
-    for path in snapshot.list("structured/"):
-        if not path.endswith(".yaml"):
-            continue
-        name = PurePosixPath(path).stem
-        structured = _yaml(snapshot, path)
-        data = (hosts.get(name) or {}).get("data") or {}
-        config = structured.get("config") or {}
-        vlan_names[name] = {str(v.get("id")): str(v.get("name", "")) for v in config.get("vlans") or []}
-        switches[name] = Switch(
-            placed.get(name) or Placed(name, "switch", "", "", "", "", "", "", 0, 0),
-            str(structured.get("network") or data.get("network", "")),
-            str(structured.get("role") or data.get("role", "")),
-            str(structured.get("mgmt_address") or (hosts.get(name) or {}).get("hostname", "")),
-            str(structured.get("redundancy_group") or data.get("redundancy_group", "")),
-            str(structured.get("mlag_peer") or data.get("mlag_peer") or ""),
-            _ports(structured, name, ends),
-            tuple(owned.get(name, ())),
+        placed.setdefault(
+            name, Placed(name, "switch", "", str(data.get("model", "")), "", str(data.get("rack", "")), "", "", 0, 0)
         )
 
-    server_files: dict[str, list[str]] = defaultdict(list)
-    for path in snapshot.list("servers/"):
-        parts = path.split("/", 2)
-        if len(parts) == 3:
-            server_files[parts[1]].append(parts[2])
-    by_device: dict[str, dict[str, End]] = defaultdict(dict)
-    for (device, port), end in ends.items():
-        by_device[device][port] = end
-    servers: dict[str, Server] = {}
-    for name, where in placed.items():
-        if where.kind != "server":
-            continue
-        nics = []
-        for port, end in sorted(by_device.get(name, {}).items()):
-            switch = switches.get(end.peer)
-            far = next((p for p in switch.ports if p.name == end.peer_port), None) if switch else None  # few ports
-            addresses = tuple(a for a in owned.get(name, ()) if a.network == end.network)
-            nics.append(Nic(port, end, addresses, far.vlans if far else ""))
-        servers[name] = Server(where, tuple(nics), tuple(owned.get(name, ())), tuple(server_files.get(name, ())))
-
+    switches = _switches(snapshot, hosts, placed, ends, owned)
+    servers = _servers(snapshot, placed, ends, owned, switches)
     racks: dict[str, list[Placed]] = defaultdict(list)
     for where in placed.values():
         if where.rack:
@@ -328,8 +293,66 @@ def read_floor(snapshot: Snapshot) -> Floor:
         },
         pictures=_pictures(snapshot),
         configs=snapshot.configs(),
-        vlan_names=vlan_names,
     )
+
+
+def _switches(
+    snapshot: Snapshot,
+    hosts: Mapping[str, Any],
+    placed: Mapping[str, Placed],
+    ends: Mapping[tuple[str, str], End],
+    owned: Mapping[str, list[Address]],
+) -> dict[str, Switch]:
+    """Every switch with a structured config, its ports and addresses."""
+    switches: dict[str, Switch] = {}
+    for path in snapshot.list("structured/"):
+        if not path.endswith(".yaml"):
+            continue
+        name = PurePosixPath(path).stem
+        structured = _yaml(snapshot, path)
+        data = (hosts.get(name) or {}).get("data") or {}
+        switches[name] = Switch(
+            placed.get(name) or Placed(name, "switch", "", "", "", "", "", "", 0, 0),
+            str(structured.get("network") or data.get("network", "")),
+            str(structured.get("role") or data.get("role", "")),
+            str(structured.get("mgmt_address") or (hosts.get(name) or {}).get("hostname", "")),
+            str(structured.get("redundancy_group") or data.get("redundancy_group", "")),
+            str(structured.get("mlag_peer") or data.get("mlag_peer") or ""),
+            _ports(structured, name, ends),
+            tuple(owned.get(name, ())),
+        )
+    return switches
+
+
+def _servers(
+    snapshot: Snapshot,
+    placed: Mapping[str, Placed],
+    ends: Mapping[tuple[str, str], End],
+    owned: Mapping[str, list[Address]],
+    switches: Mapping[str, Switch],
+) -> dict[str, Server]:
+    """Every server of the asset table: its NICs with the switch port at the other end."""
+    server_files: dict[str, list[str]] = defaultdict(list)
+    for path in snapshot.list("servers/"):
+        parts = path.split("/", 2)
+        if len(parts) == 3:
+            server_files[parts[1]].append(parts[2])
+    by_device: dict[str, dict[str, End]] = defaultdict(dict)
+    for (device, port), end in ends.items():
+        by_device[device][port] = end
+    servers: dict[str, Server] = {}
+    for name, where in placed.items():
+        if where.kind != "server":
+            continue
+        nics = []
+        # by network, then switch: compute leaf A before leaf B, whatever the NICs are called
+        for port, end in sorted(by_device.get(name, {}).items(), key=lambda i: (i[1].network, i[1].peer, i[0])):
+            switch = switches.get(end.peer)
+            far = next((p for p in switch.ports if p.name == end.peer_port), None) if switch else None  # few ports
+            addresses = tuple(a for a in owned.get(name, ()) if a.network == end.network)
+            nics.append(Nic(port, end, addresses, far.vlans if far else ""))
+        servers[name] = Server(where, tuple(nics), tuple(owned.get(name, ())), tuple(server_files.get(name, ())))
+    return servers
 
 
 def _placed(row: Mapping[str, str]) -> Placed:

@@ -7,8 +7,10 @@ rest names the cage, and the first number of a three-part name the line card. No
 assumes how many ports a model has: the cages are the ones the config lists.
 
 Examples:
-    >>> cage_of("Ethernet49/1"), cage_of("Ethernet3/12/1"), cage_of("Ethernet7")
-    (Cage(card='', number='49', lanes=True), Cage(card='3', number='3/12', lanes=True), Cage(card='', number='7', lanes=False))
+    >>> cage_of("Ethernet49/1"), cage_of("Ethernet7")
+    (Cage(card='', number='49', lanes=True), Cage(card='', number='7', lanes=False))
+    >>> cage_of("Ethernet3/12/1")
+    Cage(card='3', number='3/12', lanes=True)
     >>> cage_of("Management1") is None
     True
     >>> [p.number for p in panel(["Ethernet2", "Ethernet1", "Ethernet49/1", "Ethernet49/3"])[1].cages]

@@ -63,7 +63,10 @@ class Topology:
                     links.append(Link(end.device, end.peer, end.kind, end.speed))
         return cls(
             {n: (s.role, s.network) for n, s in floor.switches.items()},
-            {n: f"rack{int(s.placed.rack):02d}" if s.placed.rack.isdigit() else s.placed.rack for n, s in floor.servers.items()},
+            {
+                n: f"rack{int(s.placed.rack):02d}" if s.placed.rack.isdigit() else s.placed.rack
+                for n, s in floor.servers.items()
+            },
             links,
         )
 
@@ -114,27 +117,7 @@ def neighbourhood(topology: Topology, devices: Iterable[str]) -> Neighbourhood:
         role, network = topology.switches.get(name, ("", ""))
         nodes[name] = Node(name, name, f"{network} {role_name(role)}".strip(), TIERS.get(role, 1), True)
     touching = [link for link in topology.links if link.a in centre or link.b in centre]
-    neighbours: dict[int, set[str]] = defaultdict(set)
-    for link in touching:
-        for other in (link.a, link.b):
-            if other not in centre and other in topology.switches:
-                neighbours[TIERS.get(topology.switches[other][0], 1)].add(other)
-    group_of: dict[str, str] = {}
-    for names in neighbours.values():
-        members: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for name in sorted(names):
-            members[topology.switches[name]].append(name)
-        for (role, network), group in members.items():
-            tier = TIERS.get(role, 1)
-            if len(names) > MAX_PER_TIER and len(group) > 1:
-                node_id = f"{network}-{role_name(role, 2).replace(' ', '-')}"
-                group_of.update(dict.fromkeys(group, node_id))
-                label = f"{len(group)} {network} {role_name(role, 2)}"
-                nodes[node_id] = Node(node_id, label, f"{group[0]} ... {group[-1]}", tier, False)
-                continue
-            for name in group:
-                group_of[name] = name
-                nodes[name] = Node(name, name, f"{network} {role_name(role)}", tier, False)
+    group_of = _switch_neighbours(topology, centre, touching, nodes)
     racks: dict[str, set[str]] = defaultdict(set)
     for link in touching:
         for this, other in ((link.a, link.b), (link.b, link.a)):
@@ -147,11 +130,41 @@ def neighbourhood(topology: Topology, devices: Iterable[str]) -> Neighbourhood:
     edges: Counter[tuple[str, str, str, str]] = Counter()
     for link in touching:
         a, b = group_of.get(link.a, link.a), group_of.get(link.b, link.b)
-        if nodes[a].tier > nodes[b].tier or (nodes[a].tier == nodes[b].tier and a > b):
+        if (nodes[a].tier, a) > (nodes[b].tier, b):
             a, b = b, a
         edges[a, b, link.kind, link.speed] += 1
-    ordered = sorted(nodes.values(), key=lambda n: (n.tier, n.id))
     return Neighbourhood(
-        ordered,
-        [Edge(a, b, kind, f"{count}x{speed}" if speed else f"{count} links") for (a, b, kind, speed), count in sorted(edges.items())],
+        sorted(nodes.values(), key=lambda n: (n.tier, n.id)),
+        [
+            Edge(a, b, kind, f"{count}x{speed}" if speed else f"{count} links")
+            for (a, b, kind, speed), count in sorted(edges.items())
+        ],
     )
+
+
+def _switch_neighbours(
+    topology: Topology, centre: set[str], touching: list[Link], nodes: dict[str, Node]
+) -> dict[str, str]:
+    """Add the switches one cable away to ``nodes`` (grouped in a crowded tier); map each to its box."""
+    tiers: dict[int, set[str]] = defaultdict(set)
+    for link in touching:
+        for other in (link.a, link.b):
+            if other not in centre and other in topology.switches:
+                tiers[TIERS.get(topology.switches[other][0], 1)].add(other)
+    group_of: dict[str, str] = {}
+    for names in tiers.values():
+        kinds: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for name in sorted(names):
+            kinds[topology.switches[name]].append(name)
+        for (role, network), group in kinds.items():
+            tier = TIERS.get(role, 1)
+            if len(names) > MAX_PER_TIER and len(group) > 1:
+                node_id = f"{network}-{role_name(role, 2).replace(' ', '-')}"
+                group_of.update(dict.fromkeys(group, node_id))
+                label = f"{len(group)} {network} {role_name(role, 2)}"
+                nodes[node_id] = Node(node_id, label, f"{group[0]} ... {group[-1]}", tier, False)
+                continue
+            for name in group:
+                group_of[name] = name
+                nodes[name] = Node(name, name, f"{network} {role_name(role)}", tier, False)
+    return group_of
