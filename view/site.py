@@ -226,10 +226,14 @@ def _rack(rack: str) -> str:
     return f"rack{int(rack):02d}" if rack.isdigit() else rack
 
 
-def write_site(files: dict[str, bytes], out: Path) -> None:
-    """Write the site to ``out``, replacing a previous one in one rename (never anything else)."""
+def _refuse_foreign(out: Path) -> None:
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MARKER).exists())):
         raise FabricopsError(f"{out} exists and is not a site 'fabricops view' wrote: choose another --out")
+
+
+def write_site(files: dict[str, bytes], out: Path) -> None:
+    """Write the site to ``out``, replacing a previous one in one rename (never anything else)."""
+    _refuse_foreign(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -252,6 +256,7 @@ def build_site(root: Path, ref: str | None, out: Path) -> Built:
     """Build the view of ``generated/`` (in the work tree, or at ``ref``) into ``out``."""
     from view.model import read_floor
 
+    _refuse_foreign(out)
     snapshot = open_snapshot(root, ref)
     floor = read_floor(snapshot)
     if not floor.switches and not floor.servers:
