@@ -56,6 +56,7 @@
 
   function show(results, query) {
     list.replaceChildren();
+    list.dataset.query = query; // what the list shows results for
     active = -1;
     if (!query) { list.hidden = true; return; }
     if (!results.length) {
