@@ -13,7 +13,7 @@ Examples:
     Cage(card='3', number='3/12', lanes=True)
     >>> cage_of("Management1") is None
     True
-    >>> [p.number for p in panel(["Ethernet2", "Ethernet1", "Ethernet49/1", "Ethernet49/3"])[1].cages]
+    >>> [p.number for p in panel(["Ethernet1", "Ethernet2", "Ethernet49/1", "Ethernet49/3"])[1].cages]
     ['49']
 """
 
@@ -23,9 +23,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from netutils.interface import sort_interface_list
-
 _FRONT = re.compile(r"^Ethernet(?P<numbers>\d+(?:/\d+)*)$")
+_DIGITS = re.compile(r"(\d+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,19 +70,29 @@ def cage_of(interface: str) -> Cage | None:
 
 
 def sort_interfaces(names: Iterable[str]) -> list[str]:
-    """Interface names in the order a switch prints them (netutils' natural order).
+    """Interface names in the order a switch prints them: by type, then number by number.
+
+    The same order as netutils' ``sort_interface_list`` for EOS names, at a tenth of its cost
+    (85,000 interfaces at 16x: the view sorts every switch's).
 
     Example:
-        >>> sort_interfaces(["Ethernet10", "Ethernet9", "Ethernet1/3", "Ethernet1/1"])
-        ['Ethernet1/1', 'Ethernet1/3', 'Ethernet9', 'Ethernet10']
+        >>> sort_interfaces(["Ethernet10", "Vlan100", "Ethernet9", "Ethernet1/3", "Ethernet1/1", "Ethernet1"])
+        ['Ethernet1', 'Ethernet1/1', 'Ethernet1/3', 'Ethernet9', 'Ethernet10', 'Vlan100']
     """
-    return list(sort_interface_list(list(names)))
+    return sorted(names, key=_natural)
+
+
+def _natural(name: str) -> tuple[str | int, ...]:
+    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(name))
 
 
 def panel(interfaces: Iterable[str]) -> list[PanelGroup]:
-    """The front panel: one group per line card, or flat ports then laned cages on a fixed switch."""
+    """The front panel: one group per line card, or flat ports then laned cages on a fixed switch.
+
+    ``interfaces`` come in the order the switch prints them (:func:`sort_interfaces`).
+    """
     groups: dict[tuple[str, bool], PanelGroup] = {}
-    for name in sort_interfaces(interfaces):
+    for name in interfaces:
         cage = cage_of(name)
         if cage is None:
             continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from view.model import Floor
 
@@ -51,6 +52,15 @@ class Topology:
     switches: Mapping[str, tuple[str, str]]
     servers: Mapping[str, str]
     links: list[Link]
+
+    @cached_property
+    def by_device(self) -> dict[str, list[Link]]:
+        """Each device's cables, found without a scan of the whole fabric."""
+        out: dict[str, list[Link]] = defaultdict(list)
+        for link in self.links:
+            out[link.a].append(link)
+            out[link.b].append(link)
+        return out
 
     @classmethod
     def of(cls, floor: Floor) -> Topology:
@@ -116,7 +126,7 @@ def neighbourhood(topology: Topology, devices: Iterable[str]) -> Neighbourhood:
     for name in sorted(centre):
         role, network = topology.switches.get(name, ("", ""))
         nodes[name] = Node(name, name, f"{network} {role_name(role)}".strip(), TIERS.get(role, 1), True)
-    touching = [link for link in topology.links if link.a in centre or link.b in centre]
+    touching = list(dict.fromkeys(link for name in sorted(centre) for link in topology.by_device.get(name, ())))
     group_of = _switch_neighbours(topology, centre, touching, nodes)
     racks: dict[str, set[str]] = defaultdict(set)
     for link in touching:

@@ -91,14 +91,16 @@ def _search(driver: WebDriver, query: str) -> list[tuple[str, str]]:
     box.clear()
     box.send_keys(query)
     results = driver.find_element(By.ID, "search-results")
-    WebDriverWait(driver, LOAD_BOUND_S).until(lambda d: results.get_attribute("data-query") == query and results.is_displayed())
+    WebDriverWait(driver, LOAD_BOUND_S).until(
+        lambda d: results.get_attribute("data-query") == query and results.is_displayed()
+    )
     items = driver.find_elements(By.CSS_SELECTOR, "#search-results li a")
-    return [
-        (a.find_element(By.CLASS_NAME, "title").text, a.find_element(By.CLASS_NAME, "detail").text) for a in items
-    ]
+    return [(a.find_element(By.CLASS_NAME, "title").text, a.find_element(By.CLASS_NAME, "detail").text) for a in items]
 
 
-def test_searching_a_server_shows_its_two_leaves_and_ports(browser: WebDriver, site: Path, compiled_example: Path) -> None:
+def test_searching_a_server_shows_its_two_leaves_and_ports(
+    browser: WebDriver, site: Path, compiled_example: Path
+) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
@@ -135,7 +137,10 @@ def test_search_finds_address_asset_tag_port_and_cable_label(browser: WebDriver,
     assert _search(browser, "GPU-0304")[0][0] == "rack03-gpu004"
     assert _search(browser, "rack03-leaf-a Ethernet4")[0][0] == "rack03-leaf-a Ethernet4"
     label = "rack03-leaf-a Et4 > rack03-gpu004 enp65s0f0"
-    assert _search(browser, label)[0] == ("rack03-leaf-a Ethernet4", "port to rack03-gpu004 enp65s0f0 · 100g · VLAN 100 (GPU-Compute)")
+    assert _search(browser, label)[0] == (
+        "rack03-leaf-a Ethernet4",
+        "port to rack03-gpu004 enp65s0f0 · 100g · VLAN 100 (GPU-Compute)",
+    )
     assert _search(browser, "no-such-thing") == []
     assert browser.find_element(By.CSS_SELECTOR, "#search-results li.none").text == "nothing matches no-such-thing"
 
@@ -146,7 +151,11 @@ def test_the_elevation_of_a_rack_lists_every_server_of_that_rack(
     """Every server of rack 3 is drawn, each at its own units: no two boxes overlap on screen."""
     from selenium.webdriver.common.by import By
 
-    servers = {r["name"]: r["asset_tag"] for r in _rows(compiled_example, "assets.csv") if r["rack"] == "3" and r["kind"] == "server"}
+    servers = {
+        r["name"]: r["asset_tag"]
+        for r in _rows(compiled_example, "assets.csv")
+        if r["rack"] == "3" and r["kind"] == "server"
+    }
     browser.get((site / "rows" / "A.html").as_uri())
     rack = browser.find_element(By.ID, "rack03")
     boxes = rack.find_elements(By.CSS_SELECTOR, ".unit.server")

@@ -24,7 +24,7 @@ import yaml
 from core.errors import FabricopsError
 from core.generated import open_snapshot
 from view.model import read_floor
-from view.ports import panel
+from view.ports import panel, sort_interfaces
 from view.site import MARKER, build_site, render_site
 
 
@@ -128,7 +128,9 @@ def test_front_panel_shows_every_interface_of_the_config(site: Path, compiled_ex
 def test_real_eos_names_breakouts_and_line_cards() -> None:
     """Cages come from the names as EOS prints them: a breakout is one cage with its lanes."""
     fixed = panel(
-        ["Ethernet2", "Ethernet1", "Ethernet49/1", "Ethernet49/3", "Ethernet49/5", "Ethernet49/7", "Ethernet50/1"]
+        sort_interfaces(
+            ["Ethernet2", "Ethernet1", "Ethernet49/1", "Ethernet49/3", "Ethernet49/5", "Ethernet49/7", "Ethernet50/1"]
+        )
     )
     assert [(g.title, [c.number for c in g.cages]) for g in fixed] == [
         ("ports", ["1", "2"]),
@@ -136,7 +138,9 @@ def test_real_eos_names_breakouts_and_line_cards() -> None:
     ]
     assert [c.breakout for c in fixed[1].cages] == [True, False]
     assert fixed[1].cages[0].interfaces == ["Ethernet49/1", "Ethernet49/3", "Ethernet49/5", "Ethernet49/7"]
-    chassis = panel(["Ethernet4/1/1", "Ethernet3/2/1", "Ethernet3/1/1", "Management1", "Port-Channel10"])
+    chassis = panel(
+        sort_interfaces(["Ethernet4/1/1", "Ethernet3/2/1", "Ethernet3/1/1", "Management1", "Port-Channel10"])
+    )
     assert [(g.title, [c.number for c in g.cages]) for g in chassis] == [
         ("line card 3", ["3/1", "3/2"]),
         ("line card 4", ["4/1"]),
