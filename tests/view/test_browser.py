@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import shutil
@@ -162,7 +163,7 @@ def test_the_elevation_of_a_rack_lists_every_server_of_that_rack(
     drawn = {b.find_element(By.CLASS_NAME, "name").text: b.find_element(By.CLASS_NAME, "tag").text for b in boxes}
     assert drawn == servers
     spans = sorted((b.rect["y"], b.rect["y"] + b.rect["height"]) for b in rack.find_elements(By.CSS_SELECTOR, ".unit"))
-    assert all(top >= bottom for (_, bottom), (top, _) in zip(spans, spans[1:], strict=False))
+    assert all(top >= bottom for (_, bottom), (top, _) in itertools.pairwise(spans))
     browser.save_screenshot(str(SHOTS / "elevation.png"))
 
 
