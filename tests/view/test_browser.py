@@ -23,8 +23,9 @@ from tests.conftest import REPO
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# Debian's packages by default; a runner with its own Chrome names it (review.yml does)
+CHROMIUM = Path(os.environ.get("FABRICOPS_CHROMIUM", "/usr/bin/chromium"))
+CHROMEDRIVER = Path(os.environ.get("FABRICOPS_CHROMEDRIVER", "/usr/bin/chromedriver"))
 SHOTS = REPO / "build" / "view-screenshots"
 # Headless as root in a sandbox-less container, and nothing that phones home: without the
 # background-networking flags Chromium's own connections are refused on a closed network.

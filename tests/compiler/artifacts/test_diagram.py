@@ -128,7 +128,9 @@ def test_uplinks_and_peer_links_are_drawn(pictures_1x: dict[str, str]) -> None:
 
 def test_the_check_catches_an_overflowing_label(pictures_1x: dict[str, str]) -> None:
     """A label longer than its box fails the check (the test can fail)."""
-    svg = pictures_1x["docs/storage-fabric.svg"].replace(">rack01-stor-leaf-a<", ">rack01-stor-leaf-a-with-a-long-name<")
+    svg = pictures_1x["docs/storage-fabric.svg"].replace(
+        ">rack01-stor-leaf-a<", ">rack01-stor-leaf-a-with-a-long-name<"
+    )
     with pytest.raises(AssertionError, match="overflows its box"):
         _check("storage", svg)
 
