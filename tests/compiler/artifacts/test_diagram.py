@@ -72,8 +72,8 @@ def _check(name: str, svg: str) -> int:
             assert label.top >= y and label.bottom <= y + h, f"{name}: {label.text!r} leaves its box vertically"
     labels = [_label(t) for t in root.iter(f"{SVG}text")]
     for label in labels:
-        assert 0 <= label.left and label.right <= width, f"{name}: {label.text!r} leaves the picture"
-        assert 0 <= label.top and label.bottom <= height, f"{name}: {label.text!r} leaves the picture"
+        assert label.left >= 0 and label.right <= width, f"{name}: {label.text!r} leaves the picture"
+        assert label.top >= 0 and label.bottom <= height, f"{name}: {label.text!r} leaves the picture"
     rows: dict[int, list[Label]] = {}
     for label in labels:
         rows.setdefault(round(label.top), []).append(label)
