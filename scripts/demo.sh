@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GitOps loop on the built-in lab, in a scratch clone of this repository:
 # compile, lab up, plan, deploy, drift (clean), an out-of-band edit, drift (the report),
-# the rollback command from the report, drift (clean), lab down.
+# the rollback command from the report, drift (clean), lab down, and the fabric view.
 set -euo pipefail
 
 repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
@@ -51,8 +51,13 @@ step "10. lab down"
 show "$fabricops" lab down
 trap - EXIT
 
+step "11. the fabric view: racks, servers, switches and their diffs against the last deploy, as a static site"
+show "$fabricops" view --out "$work/view"
+
 step "where things went"
 echo "scratch repository:   $work"
 echo "drift reports:        $work/drift-reports/{clean,found,after}/report.md"
 echo "backups and records:  branch fabricops-state ($fabricops backups list --root $work)"
 echo "deploy tags:          $(git tag --list 'deploy/*' | tr '\n' ' ')"
+echo "the fabric view:      open file://$work/view/index.html in a browser (no server needed),"
+echo "                      or: $fabricops view --root $work --serve   (http://127.0.0.1:<port>/)"

@@ -39,7 +39,7 @@ FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--window-size=1400,1000",
+    "--window-size=1280,1150",
 )
 LOAD_BOUND_S = 60.0
 """A sanity bound, not a target: a page that takes longer has frozen the browser."""
