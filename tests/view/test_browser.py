@@ -196,6 +196,24 @@ def site_16x(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return root / "site", {"build_s": round(built, 2)}
 
 
+def _timed_search(driver: WebDriver, query: str) -> float:
+    """Seconds from a query entered at once (not typed key by key) to its results on screen."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    results = driver.find_element(By.ID, "search-results")
+    started = time.perf_counter()
+    driver.execute_script(
+        "const box = document.getElementById('search'); box.value = arguments[0];"
+        "box.dispatchEvent(new Event('input'));",
+        query,
+    )
+    WebDriverWait(driver, LOAD_BOUND_S, poll_frequency=0.01).until(
+        lambda d: results.get_attribute("data-query") == query
+    )
+    return round(time.perf_counter() - started, 3)
+
+
 def _load(driver: WebDriver, page: Path) -> float:
     """Seconds from navigation to the load event, as the browser measured it."""
     driver.get(page.as_uri())
@@ -219,13 +237,11 @@ def test_the_view_at_16x_loads_without_freezing(browser: WebDriver, site_16x: tu
         figures[f"{name}_load_s"] = _load(browser, page)
         figures[f"{name}_bytes"] = page.stat().st_size
     browser.get(pages["index"].as_uri())
-    started = time.perf_counter()
-    results = _search(browser, "rack150-gpu007")
-    figures["first_search_s"] = round(time.perf_counter() - started, 3)
+    results = _search(browser, "rack150-gpu007")  # as a person types it
     figures["search_index_bytes"] = (site / "assets" / "search-index.js").stat().st_size
-    started = time.perf_counter()
-    _search(browser, "10.32.150")
-    figures["next_search_s"] = round(time.perf_counter() - started, 3)
+    browser.get(pages["index"].as_uri())
+    figures["first_search_s"] = _timed_search(browser, "rack150-gpu007")  # loads the index
+    figures["next_search_s"] = _timed_search(browser, "10.32.150")
     assert results[0][0] == "rack150-gpu007"
     assert browser.execute_script("return 1 + 1") == 2  # the page still answers
     (SHOTS / "load-16x.json").write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
