@@ -228,3 +228,10 @@ def test_a_new_model_is_one_file(tmp_path: Path) -> None:
     (root / "switches" / "DCS-7050CX3-32C.yaml").write_text(text.replace("DCS-7050CX3-32S", "DCS-7050CX3-32C"))
     added = load_catalog(root).model("DCS-7050CX3-32C-R")
     assert added.interface_names()[0] == "Ethernet1/1" and added.show_version_model() == "DCS-7050CX3-32C-F"
+
+
+def test_the_hardware_doc_lists_every_model_and_linecard() -> None:
+    """docs/hardware.md is the catalog's table: a model added to the data must appear there."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "hardware.md").read_text()
+    for name in [*models(), *catalog().linecards]:
+        assert f"`{name}`" in doc, f"{name} missing from docs/hardware.md"
