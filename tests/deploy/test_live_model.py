@@ -7,8 +7,6 @@ airflow suffix. Real CLI, Nornir and the stock NAPALM driver against the lab on 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +18,7 @@ import yaml
 from core.generated import open_snapshot
 from lab import Lab, specs_from_snapshot
 from tests.conftest import git, make_repo, write_lab_json
-from tests.deploy.conftest import FAST, Ran
+from tests.deploy.conftest import FAST, run_fabricops
 
 WRONG, RIGHT, CORE = "rack01-mgmt", "rack02-mgmt", "mgmt-core01"
 EXPECTED = "DCS-7010TX-48"
@@ -55,22 +53,9 @@ def lab(repo: Path) -> Iterator[Lab]:
         emulated.stop()
 
 
-def fabricops(repo: Path, *args: str) -> Ran:
-    from fabricops.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([*args, "--root", str(repo)])
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return Ran(code, out.getvalue(), err.getvalue())
-
-
 def test_deploy_refuses_the_wrong_model_and_changes_the_right_one(repo: Path, lab: Lab) -> None:
     before = lab.device(WRONG).running_config()
-    result = fabricops(repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--format", "json")
+    result = run_fabricops(repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--format", "json")
     report = json.loads(result.out)
     assert result.code == 4, result.out + result.err
     wrong, right = report["devices"][WRONG], report["devices"][RIGHT]
@@ -82,7 +67,7 @@ def test_deploy_refuses_the_wrong_model_and_changes_the_right_one(repo: Path, la
 
 
 def test_plan_names_device_live_and_expected_model_on_one_line(repo: Path, lab: Lab) -> None:
-    result = fabricops(repo, "plan", "--lab", "--devices", WRONG)
+    result = run_fabricops(repo, "plan", "--lab", "--devices", WRONG)
     assert result.code == 1, result.out + result.err
     lines = [line for line in result.out.splitlines() if WRONG in line]
     assert len(lines) == 1
