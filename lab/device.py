@@ -106,7 +106,8 @@ class EmulatedDevice:
         self.lock = lock or threading.RLock()
         self._on_change = on_change
         self._fabric: Fabric | None = None
-        self._ports: tuple[tuple[object, ...], list[str]] | None = None
+        self._ports: tuple[tuple[bool, int], list[str]] | None = None
+        self._model_ports: tuple[Config, int, list[str]] | None = None
 
     # ------------------------------------------------------------------ wiring
     def attach(self, fabric: Fabric) -> None:
@@ -121,13 +122,16 @@ class EmulatedDevice:
         """Front-panel ports, then the management ports: a catalog model's under the breakouts
         ``config`` (default: running-config) sets, else ``Ethernet1..N`` and ``Management1``."""
         config = self.running if config is None else config
-        shape: tuple[object, ...] = (self.slash_ports, self.ethernet_ports)
         if self.hardware is not None:
-            shape = (id(config), config.version)
+            # Keyed by the config object itself (held, so its id cannot be reused) and its version.
+            cached = self._model_ports
+            if cached is None or cached[0] is not config or cached[1] != config.version:
+                cached = (config, config.version, active_ports(self.hardware, config))
+                self._model_ports = cached
+            return list(cached[2])
+        shape = (self.slash_ports, self.ethernet_ports)
         if self._ports is None or self._ports[0] != shape:
-            if self.hardware is not None:
-                ports = active_ports(self.hardware, config)
-            elif self.slash_ports:
+            if self.slash_ports:
                 ports = [*(f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)), "Management1"]
             else:
                 ports = [*(f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)), "Management1"]
