@@ -175,6 +175,27 @@ def _row_buses(rows: int, first_y: float, step: float, bus_y: float, width: floa
     return out
 
 
+def _top_sizes(names: Sequence[str], notes: dict[str, str]) -> tuple[float, float]:
+    """The width of a top-tier box (spine, core) and the step from one to the next."""
+    width = _fit((name, 13, True) for name in names)
+    return width, max([width, *(text_width(n, NOTE_SIZE) + 2 * PAD for n in notes.values())]) + GAP
+
+
+def _top_row(
+    names: Sequence[str], notes: dict[str, str], box_w: float, step: float, width: float, top: float, bus_y: float
+) -> list[str]:
+    """The top tier, centred: dark boxes, each with its line down to the bus and its note."""
+    out = []
+    x0 = (width - (len(names) * step - GAP)) / 2
+    for i, name in enumerate(names):
+        x = x0 + i * step + (step - GAP - box_w) / 2
+        cx = x + box_w / 2
+        out.append(_line(cx, top + SPINE_H, cx, bus_y, 3))
+        out.append(_box(x, top, box_w, SPINE_H, DARK, [_text(cx, top + 25, name, 13, bold=True, fill="white")], name))
+        out.append(_text(cx + 4, top + SPINE_H + 16, notes[name], NOTE_SIZE, "start"))
+    return out
+
+
 def _title(text: str) -> tuple[str, float]:
     return _text(MARGIN, MARGIN, text, TITLE_SIZE, "start", bold=True), text_width(text, TITLE_SIZE, True) + 2 * MARGIN
 
@@ -190,9 +211,8 @@ def fabric_svg(intent: Intent, fabric: Fabric, network: str) -> str:
     boxes = pair_boxes(fabric, network)
     leaves = sum(len(b.leaves) for b in boxes)
 
-    spine_w = _fit((s, 13, True) for s in spines)
     spine_notes = {s: links_label(downlinks[s], down_speed.get(s, "")) for s in spines}
-    spine_step = max([spine_w, *(text_width(n, NOTE_SIZE) + 2 * PAD for n in spine_notes.values())]) + GAP
+    spine_w, spine_step = _top_sizes(spines, spine_notes)
     leaf_w = _fit(
         [(leaf, NAME_SIZE, False) for b in boxes for leaf in b.leaves]
         + [(links_label(b.uplinks_per_leaf, b.uplink_speed), NOTE_SIZE, False) for b in boxes]
@@ -219,17 +239,7 @@ def fabric_svg(intent: Intent, fabric: Fabric, network: str) -> str:
     out = [title, _line(MARGIN, bus_y, width - MARGIN, bus_y, 6)]
     out += _row_buses(rows, pairs_y, pair_h + ROW_GAP, bus_y, width)
     out.append(_text(width - MARGIN, bus_y + 18, bus_note, NOTE_SIZE + 1, "end"))
-    x0 = (width - (len(spines) * spine_step - GAP)) / 2
-    for i, spine in enumerate(spines):
-        x = x0 + i * spine_step + (spine_step - GAP - spine_w) / 2
-        cx = x + spine_w / 2
-        out.append(_line(cx, spine_y + SPINE_H, cx, bus_y, 3))
-        out.append(
-            _box(
-                x, spine_y, spine_w, SPINE_H, DARK, [_text(cx, spine_y + 25, spine, 13, bold=True, fill="white")], spine
-            )
-        )
-        out.append(_text(cx + 4, spine_y + SPINE_H + 16, spine_notes[spine], NOTE_SIZE, "start"))
+    out += _top_row(spines, spine_notes, spine_w, spine_step, width, spine_y, bus_y)
     for i, box in enumerate(boxes):
         row, col = divmod(i, cols)
         x = MARGIN + col * (pair_w + GAP)
@@ -304,8 +314,7 @@ def management_svg(intent: Intent, fabric: Fabric) -> str:
     boxes = rack_switch_boxes(fabric)
     core_links = Counter(link.b.device for link in fabric.links if link.kind == "mgmt-uplink")
     core_notes = {c: f"{links_label(core_links[c], _speed_of(fabric.links, c))} to rack switches" for c in cores}
-    core_w = _fit((c, 13, True) for c in cores)
-    core_step = max([core_w, *(text_width(n, NOTE_SIZE) + 2 * PAD for n in core_notes.values())]) + GAP
+    core_w, core_step = _top_sizes(cores, core_notes)
     box_w = _fit(
         [(b.name, NAME_SIZE, False) for b in boxes]
         + [(b.served, NOTE_SIZE, False) for b in boxes]
@@ -324,15 +333,7 @@ def management_svg(intent: Intent, fabric: Fabric) -> str:
     height = boxes_y + rows * (box_h + ROW_GAP) - ROW_GAP + MARGIN
     out = [title, _line(MARGIN, bus_y, width - MARGIN, bus_y, 6)]
     out += _row_buses(rows, boxes_y, box_h + ROW_GAP, bus_y, width)
-    x0 = (width - (len(cores) * core_step - GAP)) / 2
-    for i, core in enumerate(cores):
-        x = x0 + i * core_step + (core_step - GAP - core_w) / 2
-        cx = x + core_w / 2
-        out.append(_line(cx, core_y + SPINE_H, cx, bus_y, 3))
-        out.append(
-            _box(x, core_y, core_w, SPINE_H, DARK, [_text(cx, core_y + 25, core, 13, bold=True, fill="white")], core)
-        )
-        out.append(_text(cx + 4, core_y + SPINE_H + 16, core_notes[core], NOTE_SIZE, "start"))
+    out += _top_row(cores, core_notes, core_w, core_step, width, core_y, bus_y)
     for i, box in enumerate(boxes):
         row, col = divmod(i, cols)
         x = MARGIN + col * (box_w + GAP)
