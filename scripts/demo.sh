@@ -52,12 +52,12 @@ show "$fabricops" lab down
 trap - EXIT
 
 step "11. the fabric view: racks, servers, switches and their diffs against the last deploy, as a static site"
-show "$fabricops" view --out "$work/view"
+show "$fabricops" view
 
 step "where things went"
 echo "scratch repository:   $work"
 echo "drift reports:        $work/drift-reports/{clean,found,after}/report.md"
 echo "backups and records:  branch fabricops-state ($fabricops backups list --root $work)"
 echo "deploy tags:          $(git tag --list 'deploy/*' | tr '\n' ' ')"
-echo "the fabric view:      open file://$work/view/index.html in a browser (no server needed),"
+echo "the fabric view:      open file://$work/build/view/index.html in a browser (no server needed),"
 echo "                      or: $fabricops view --root $work --serve   (http://127.0.0.1:<port>/)"
