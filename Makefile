@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test test-e2e lint bench clean
 
 setup: $(STAMP)
 
@@ -18,8 +18,13 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	bash scripts/demo.sh
 
+# Two tiers (tests/conftest.py): `make test` before every commit, `make test-e2e` for the GitOps
+# loop and the long lab runs; CI (.ci/run) runs both. PYTEST_ARGS passes options, e.g. --durations=30.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not e2e" $(PYTEST_ARGS)
+
+test-e2e: $(STAMP)
+	$(BIN)/python -m pytest -q -m e2e $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from lab.configtree import load_text
+from lab.configtree import Config, load_text
 from lab.device import EmulatedDevice
 from lab.hashing import sha512_crypt
 from lab.printer import DEFAULT_MODEL
@@ -33,6 +33,15 @@ class DeviceSpec:
     config: str | None
     model: str = DEFAULT_MODEL
     ethernet_ports: int = 64
+
+
+@dataclass(frozen=True)
+class SavedDevice:
+    """One device's configs and files as :meth:`Lab.save` found them."""
+
+    running: Config
+    startup: Config
+    files: dict[str, Config]
 
 
 class LabError(Exception):
@@ -118,6 +127,10 @@ class Lab:
         self.fabric = Fabric(self.devices, self.links)
         for dev in self.devices.values():
             dev.attach(self.fabric)
+        self.initial = self.save()
+        self._loaded = dict(self.initial)  # what each device was last reset to
+        for dev in self.devices.values():
+            dev.mark_clean()
         self.server: EapiServer | None = None
         self.control_token = ""
 
@@ -180,6 +193,44 @@ class Lab:
             state = device_state(dev.running, dev.startup, dev.files)
             # Compact: rewritten on every change, read only by a restarted lab.
             write_json_atomic(self.state_dir / f"{dev.name}.json", state, indent=None)
+
+    # ------------------------------------------------------------------ reset
+    def save(self) -> dict[str, SavedDevice]:
+        """Every device's running and startup config and files as they are now (copies)."""
+        with self.lock:
+            return {
+                name: SavedDevice(dev.running.copy(), dev.startup.copy(), {k: c.copy() for k, c in dev.files.items()})
+                for name, dev in self.devices.items()
+            }
+
+    def reset(self, names: Iterable[str] | None = None, *, to: Mapping[str, SavedDevice] | None = None) -> None:
+        """Devices (default: all) booted afresh with the configs they started with, or those saved
+        in ``to``: no sessions, commit timers, faults or counters; every cable as first laid.
+
+        A test that shares one lab resets it in milliseconds instead of starting another.
+
+        Examples:
+            >>> with Lab([DeviceSpec("leaf1", None)]) as lab:
+            ...     _ = lab.tamper("leaf1", ["hostname edited"])
+            ...     lab.set_unreachable("leaf1")
+            ...     lab.reset()
+            ...     lab.device("leaf1").status()["hostname"], lab.device("leaf1").faults.active()
+            ('leaf1', [])
+        """
+        saved = self.initial if to is None else to
+        with self.lock:
+            self.fabric.set_links(self.links)
+            self.fabric.bump()
+        for name in self.devices if names is None else names:
+            dev = self.device(name)
+            state = saved[name]
+            if self._loaded[name] is state and dev.is_clean():
+                continue  # untouched since it was given this state: nothing to do
+            was_unreachable = dev.faults.unreachable
+            dev.reload(state.running, state.startup, state.files)
+            self._loaded[name] = state
+            if was_unreachable and self.server is not None:
+                self.server.set_listening(name, self.should_listen(dev))
 
     # ------------------------------------------------------------------ faults
     def set_unreachable(self, name: str, unreachable: bool = True) -> None:
