@@ -119,10 +119,15 @@ def clone_repo(source: Path, root: Path) -> Path:
     return root
 
 
+#: What a repository of the example ignores: the lab's files, deploy's plan, drift's reports.
+EXAMPLE_IGNORE = ".lab/\n/plan.json\ndrift/reports/\n"
+
+
 @pytest.fixture(scope="session")
 def example_repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
-    """The repository ``gitops_repo`` is cloned from (read-only)."""
-    return make_repo(tmp_path_factory.mktemp("example-repo") / "repo", compiled_example)
+    """The repository of the example that tests clone (``clone_repo``); read-only, like
+    ``compiled_example``, except for its git-ignored ``.lab/lab.json``."""
+    return make_repo(tmp_path_factory.mktemp("example-repo") / "repo", compiled_example, EXAMPLE_IGNORE)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from lab import Lab
-from tests.conftest import SessionLab, git, make_repo
+from tests.conftest import SessionLab, clone_repo, git
 
 
 @dataclass
@@ -36,9 +36,9 @@ Fabricops = Callable[..., Ran]
 
 
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
+def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
     """A git repository on ``main``: the example intent and generated/, one commit."""
-    return make_repo(tmp_path_factory.mktemp("deploy") / "repo", compiled_example, ".lab/\n/plan.json\n")
+    return clone_repo(example_repo, tmp_path_factory.mktemp("deploy") / "repo")
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.conftest import SessionLab, git, make_repo, push_generated, write_lab_json
+from tests.conftest import SessionLab, clone_repo, git, push_generated, write_lab_json
 
 if TYPE_CHECKING:
     from lab import Lab
@@ -26,9 +26,9 @@ DEPLOY_TAG = "deploy/20260101T000000Z"
 
 
 @pytest.fixture(scope="session")
-def drift_repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
+def drift_repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
     """A git repository of the example whose HEAD is tagged as the last deploy."""
-    root = make_repo(tmp_path_factory.mktemp("drift") / "repo", compiled_example, ".lab/\ndrift/reports/\n")
+    root = clone_repo(example_repo, tmp_path_factory.mktemp("drift") / "repo")
     git(root, "tag", "-a", DEPLOY_TAG, "-m", "deploy of the example cluster")
     return root
 
