@@ -19,12 +19,16 @@ demo: $(STAMP)
 	bash scripts/demo.sh
 
 # Two tiers (tests/conftest.py): `make test` before every commit, `make test-e2e` for the GitOps
-# loop and the long lab runs; CI (.ci/run) runs both. PYTEST_ARGS passes options, e.g. --durations=30.
+# loop and the long lab runs; CI (.ci/run) runs both. Test files run in parallel, one pytest-xdist
+# worker per core (PYTEST_WORKERS=0: in this process); PYTEST_ARGS passes options, e.g. --durations=30.
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not e2e" $(PYTEST_ARGS)
+	$(PYTEST) -m "not e2e" $(PYTEST_ARGS)
 
 test-e2e: $(STAMP)
-	$(BIN)/python -m pytest -q -m e2e $(PYTEST_ARGS)
+	$(PYTEST) -m e2e $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -10,9 +10,15 @@ default, a wait for a real commit timer). ``.ci/run`` runs both. Markers are dec
 Mark a test, a class or a module (``pytestmark = pytest.mark.e2e``) when it takes seconds
 of lab time that a smaller test cannot replace.
 
+Both targets run test files in parallel (pytest-xdist, ``--dist loadfile``: one worker per
+core, each file on one worker, so module fixtures hold; ``PYTEST_WORKERS=0`` runs in one
+process). Each worker is a test session of its own, with its own session fixtures. A plain
+``pytest tests/...`` runs in one process.
+
 One lab per session
 -------------------
-``session_lab`` is the example's 53 switches, started once, in process, on 127.0.0.1. Every
+``session_lab`` is the example's 53 switches, started once per session (per worker), in
+process, on 127.0.0.1. Every
 test takes it in a known state; switching state resets only the devices that changed
 (:meth:`lab.Lab.reset`, milliseconds), so no test starts a 53-switch lab of its own:
 
