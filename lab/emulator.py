@@ -99,8 +99,10 @@ class Lab:
         self.devices: dict[str, EmulatedDevice] = {}
         self.links = list(links)
         self.load_errors: dict[str, list[str]] = {}
+        self._loaded: dict[str, object] = {}  # what each device was last booted with (reset skips it)
         self._persist = False
-        password_hash = sha512_crypt(password, salt="fabricopslab")
+        self._specs = {spec.name: spec for spec in devices}
+        self._password_hash = sha512_crypt(password, salt="fabricopslab")
         slash_devices = {
             end
             for link in self.links
@@ -122,22 +124,16 @@ class Lab:
             if saved is not None:
                 dev.running, dev.startup, dev.files = saved
             else:
-                text = spec.config
-                if text is None:
-                    text = "\n".join(factory_default(spec.name, username, password_hash))
-                text, errors = drop_missing_ports(dev.hardware, text)
-                errors += load_text(dev.running, text)
+                dev.running, errors = self._boot_config(dev, spec)
                 if errors:
                     self.load_errors[spec.name] = errors
                 dev.startup = dev.running.copy()
+                self._loaded[spec.name] = spec
+            dev.mark_clean()
             self.devices[spec.name] = dev
         self.fabric = Fabric(self.devices, self.links)
         for dev in self.devices.values():
             dev.attach(self.fabric)
-        self.initial = self.save()
-        self._loaded = dict(self.initial)  # what each device was last reset to
-        for dev in self.devices.values():
-            dev.mark_clean()
         self.server: EapiServer | None = None
         self.control_token = ""
 
@@ -201,6 +197,17 @@ class Lab:
             # Compact: rewritten on every change, read only by a restarted lab.
             write_json_atomic(self.state_dir / f"{dev.name}.json", state, indent=None)
 
+    def _boot_config(self, dev: EmulatedDevice, spec: DeviceSpec) -> tuple[Config, list[str]]:
+        """The running config ``spec`` starts with (factory default without a config), and the
+        lines the device refused."""
+        text = spec.config
+        if text is None:
+            text = "\n".join(factory_default(spec.name, self.username, self._password_hash))
+        text, errors = drop_missing_ports(dev.hardware, text)
+        config = Config()
+        errors += load_text(config, text)
+        return config, errors
+
     # ------------------------------------------------------------------ reset
     def save(self) -> dict[str, SavedDevice]:
         """Every device's running and startup config and files as they are now (copies)."""
@@ -211,8 +218,9 @@ class Lab:
             }
 
     def reset(self, names: Iterable[str] | None = None, *, to: Mapping[str, SavedDevice] | None = None) -> None:
-        """Devices (default: all) booted afresh with the configs they started with, or those saved
-        in ``to``: no sessions, commit timers, faults or counters; every cable as first laid.
+        """Devices (default: all) booted afresh with the configs of their specs (factory default
+        or preloaded, as a fresh lab starts them), or with those saved in ``to``: no sessions,
+        commit timers, faults or counters; every cable as first laid.
 
         A test that shares one lab resets it in milliseconds instead of starting another.
 
@@ -224,18 +232,21 @@ class Lab:
             ...     lab.device("leaf1").status()["hostname"], lab.device("leaf1").faults.active()
             ('leaf1', [])
         """
-        saved = self.initial if to is None else to
         with self.lock:
             self.fabric.set_links(self.links)
             self.fabric.bump()
         for name in self.devices if names is None else names:
             dev = self.device(name)
-            state = saved[name]
-            if self._loaded[name] is state and dev.is_clean():
-                continue  # untouched since it was given this state: nothing to do
+            source: object = self._specs[name] if to is None else to[name]
+            if self._loaded.get(name) is source and dev.is_clean():
+                continue  # untouched since it was booted with these configs: nothing to do
             was_unreachable = dev.faults.unreachable
-            dev.reload(state.running, state.startup, state.files)
-            self._loaded[name] = state
+            if isinstance(source, SavedDevice):
+                dev.reload(source.running, source.startup, source.files)
+            else:
+                running, _ = self._boot_config(dev, self._specs[name])
+                dev.reload(running, running, {})
+            self._loaded[name] = source
             if was_unreachable and self.server is not None:
                 self.server.set_listening(name, self.should_listen(dev))
 
