@@ -38,9 +38,11 @@ fixture puts it back. For example::
 
 Read-only example data
 ----------------------
-``compiled_example`` (the example intent and its generated/, compiled once per session) must
-not be written to: copy it (``project`` copies the intent, ``gitops_repo`` gives a git
-repository of both, cloned from one built per session).
+``example_compile`` (the compile of the example, in memory) and ``compiled_example`` (the
+example intent and its generated/ on disk) are made once per session and must not be written
+to: copy them (``project`` copies the intent, ``gitops_repo`` gives a git repository of
+both, cloned from one built per session). A test that needs the example's files as compiled
+reads ``example_compile.files`` rather than compiling again.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from compiler.pipeline import CompileResult
     from lab import Lab
     from lab.emulator import SavedDevice
 
@@ -82,13 +85,21 @@ def edit(project: Path) -> Callable[[str, str, str], None]:
 
 
 @pytest.fixture(scope="session")
-def compiled_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def example_compile() -> CompileResult:
+    """The compile of the example intent, once per test session, in memory (read-only)."""
+    from compiler.pipeline import compile_intent
+
+    return compile_intent(EXAMPLE_INTENT)
+
+
+@pytest.fixture(scope="session")
+def compiled_example(tmp_path_factory: pytest.TempPathFactory, example_compile: CompileResult) -> Path:
     """The example intent and its compiled generated/, built once per test session (read-only)."""
-    from compiler.pipeline import compile_intent, write_generated
+    from compiler.pipeline import write_generated
 
     root = tmp_path_factory.mktemp("compiled-example")
     shutil.copytree(EXAMPLE_INTENT, root / "intent")
-    write_generated(compile_intent(root / "intent"), root / "generated")
+    write_generated(example_compile, root / "generated")
     return root
 
 
