@@ -18,16 +18,19 @@ process). Each worker is a test session of its own, with its own session fixture
 One lab per session
 -------------------
 ``session_lab`` is the example's 53 switches, started once per session (per worker), in
-process, on 127.0.0.1. Every
-test takes it in a known state; switching state resets only the devices that changed
-(:meth:`lab.Lab.reset`, milliseconds), so no test starts a 53-switch lab of its own:
+process, on 127.0.0.1. Every test takes it in a known state; switching state resets only the
+devices that changed (:meth:`lab.Lab.reset`, milliseconds), so no test starts a 53-switch
+lab of its own:
 
 * ``lab_running`` (with ``gitops_repo``): every switch at factory default.
+* ``fleet`` (tests/drift) and ``deployed`` (tests/deploy): every switch running HEAD.
 * ``session_lab.factory(root)`` / ``session_lab.synced(root)`` for a fixture of your own:
   the lab at factory default, or running ``root``'s generated/ at HEAD as the stock NAPALM
-  driver pushes it (pushed once per session, then restored from memory). Both write
-  ``root/.lab/lab.json``, so the CLI, deploy and drift find the lab as they find one
-  started by ``fabricops lab up``.
+  driver pushes it (pushed once per session and generated/configs tree, then restored from
+  memory). Both write ``root/.lab/lab.json``, so the CLI, deploy and drift find the lab as
+  they find one started by ``fabricops lab up``. ``root`` is a repository of the example
+  (``clone_repo(example_repo, path)``, then commit what the test needs): the lab has the
+  example's devices and cables.
 
 A test may change the lab in any way (configs, faults, counters, cables): the next test's
 fixture puts it back. For example::
@@ -35,6 +38,9 @@ fixture puts it back. For example::
     @pytest.fixture
     def fleet(my_repo: Path, session_lab: SessionLab) -> tuple[Path, Lab]:
         return my_repo, session_lab.synced(my_repo)
+
+A lab of other devices (a three-switch fabric, a model mismatch) is cheap to start per test
+or module: ``lab.testing.running_lab``.
 
 Read-only example data
 ----------------------
