@@ -8,7 +8,8 @@ GitOps loop end to end and the long lab runs (a deploy of all 53 switches from f
 default, a wait for a real commit timer). ``.ci/run`` runs both. Markers are declared in
 ``pyproject.toml`` and ``--strict-markers`` refuses any other, so a typo cannot hide a test.
 Mark a test, a class or a module (``pytestmark = pytest.mark.e2e``) when it takes seconds
-of lab time that a smaller test cannot replace.
+of lab time that a smaller test cannot replace; everything under ``tests/e2e/`` is in that
+tier already (``tests/e2e/conftest.py``).
 
 Both targets run test files in parallel (pytest-xdist, ``--dist loadfile``: one worker per
 core, each file on one worker, so module fixtures hold; ``PYTEST_WORKERS=0`` runs in one
