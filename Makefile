@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup browser demo test lint bench clean
+.PHONY: setup browser demo test test-e2e lint bench clean
 
 setup: $(STAMP)
 
@@ -25,8 +25,17 @@ browser:
 demo: $(STAMP)
 	bash scripts/demo.sh
 
+# Two tiers (tests/conftest.py): `make test` before every commit, `make test-e2e` for the GitOps
+# loop and the long lab runs; CI (.ci/run) runs both. Test files run in parallel, one pytest-xdist
+# worker per core (PYTEST_WORKERS=0: in this process); PYTEST_ARGS passes options, e.g. --durations=30.
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST) -m "not e2e" $(PYTEST_ARGS)
+
+test-e2e: $(STAMP)
+	$(PYTEST) -m e2e $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

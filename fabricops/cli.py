@@ -62,7 +62,10 @@ def cli() -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: print one line per problem for our errors, keep tracebacks for bugs."""
     try:
-        cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        # Outside standalone mode click returns the code of a ``ctx.exit(N)`` instead of exiting
+        code = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except FabricopsError as exc:
         for index, line in enumerate(exc.lines()):
             click.echo(f"Error: {line}" if index == 0 else f"  {line}", err=True)

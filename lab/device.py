@@ -108,6 +108,7 @@ class EmulatedDevice:
         self._fabric: Fabric | None = None
         self._ports: tuple[tuple[bool, int], list[str]] | None = None
         self._model_ports: tuple[Config, int, list[str]] | None = None
+        self._clean_mark: tuple[object, ...] = ()
 
     # ------------------------------------------------------------------ wiring
     def attach(self, fabric: Fabric) -> None:
@@ -515,6 +516,36 @@ class EmulatedDevice:
             self.boot_time = time.time()
             self.last_change.clear()
             self.changed()
+
+    def reload(self, running: Config, startup: Config, files: dict[str, Config]) -> None:
+        """Boot afresh with these configs (copied): no sessions, timers, faults or counters."""
+        with self.lock:
+            self.cancel_timers()
+            self.sessions.clear()
+            self.running, self.startup = running.copy(), startup.copy()
+            self.files = {name: config.copy() for name, config in files.items()}
+            self.faults = Faults()
+            self.counters.clear()
+            self.boot_time = time.time()
+            self.last_change.clear()
+            self.changed()
+            self.mark_clean()
+
+    def _mark(self) -> tuple[object, ...]:
+        files = tuple((k, id(c), c.version) for k, c in self.files.items())
+        configs = (id(self.running), self.running.version, id(self.startup), self.startup.version)
+        return (*configs, files)
+
+    def mark_clean(self) -> None:
+        """Remember the device as it is now, for :meth:`is_clean`."""
+        self._clean_mark = self._mark()
+
+    def is_clean(self) -> bool:
+        """Nothing happened since :meth:`mark_clean`: same configs and files, no sessions,
+        faults, counters or link events."""
+        with self.lock:
+            quiet = not (self.sessions or self.faults.active() or self.counters or self.last_change)
+            return quiet and self._mark() == self._clean_mark
 
     def flap(self, port: str) -> None:
         """Bounce a port: its link goes down and up again (one more status change)."""

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from lab.configtree import load_text
+from lab.configtree import Config, load_text
 from lab.device import EmulatedDevice
 from lab.hardware import drop_missing_ports
 from lab.hashing import sha512_crypt
@@ -39,6 +39,15 @@ class DeviceSpec:
     config: str | None
     model: str = DEFAULT_MODEL
     ethernet_ports: int = 64
+
+
+@dataclass(frozen=True)
+class SavedDevice:
+    """One device's configs and files as :meth:`Lab.save` found them."""
+
+    running: Config
+    startup: Config
+    files: dict[str, Config]
 
 
 class LabError(Exception):
@@ -90,8 +99,10 @@ class Lab:
         self.devices: dict[str, EmulatedDevice] = {}
         self.links = list(links)
         self.load_errors: dict[str, list[str]] = {}
+        self._loaded: dict[str, object] = {}  # what each device was last booted with (reset skips it)
         self._persist = False
-        password_hash = sha512_crypt(password, salt="fabricopslab")
+        self._specs = {spec.name: spec for spec in devices}
+        self._password_hash = sha512_crypt(password, salt="fabricopslab")
         slash_devices = {
             end
             for link in self.links
@@ -113,14 +124,12 @@ class Lab:
             if saved is not None:
                 dev.running, dev.startup, dev.files = saved
             else:
-                text = spec.config
-                if text is None:
-                    text = "\n".join(factory_default(spec.name, username, password_hash))
-                text, errors = drop_missing_ports(dev.hardware, text)
-                errors += load_text(dev.running, text)
+                dev.running, errors = self._boot_config(dev, spec)
                 if errors:
                     self.load_errors[spec.name] = errors
                 dev.startup = dev.running.copy()
+                self._loaded[spec.name] = spec
+            dev.mark_clean()
             self.devices[spec.name] = dev
         self.fabric = Fabric(self.devices, self.links)
         for dev in self.devices.values():
@@ -187,6 +196,59 @@ class Lab:
             state = device_state(dev.running, dev.startup, dev.files)
             # Compact: rewritten on every change, read only by a restarted lab.
             write_json_atomic(self.state_dir / f"{dev.name}.json", state, indent=None)
+
+    def _boot_config(self, dev: EmulatedDevice, spec: DeviceSpec) -> tuple[Config, list[str]]:
+        """The running config ``spec`` starts with (factory default without a config), and the
+        lines the device refused."""
+        text = spec.config
+        if text is None:
+            text = "\n".join(factory_default(spec.name, self.username, self._password_hash))
+        text, errors = drop_missing_ports(dev.hardware, text)
+        config = Config()
+        errors += load_text(config, text)
+        return config, errors
+
+    # ------------------------------------------------------------------ reset
+    def save(self) -> dict[str, SavedDevice]:
+        """Every device's running and startup config and files as they are now (copies)."""
+        with self.lock:
+            return {
+                name: SavedDevice(dev.running.copy(), dev.startup.copy(), {k: c.copy() for k, c in dev.files.items()})
+                for name, dev in self.devices.items()
+            }
+
+    def reset(self, names: Iterable[str] | None = None, *, to: Mapping[str, SavedDevice] | None = None) -> None:
+        """Devices (default: all) booted afresh with the configs of their specs (factory default
+        or preloaded, as a fresh lab starts them), or with those saved in ``to``: no sessions,
+        commit timers, faults or counters; every cable as first laid.
+
+        A test that shares one lab resets it in milliseconds instead of starting another.
+
+        Examples:
+            >>> with Lab([DeviceSpec("leaf1", None)]) as lab:
+            ...     _ = lab.tamper("leaf1", ["hostname edited"])
+            ...     lab.set_unreachable("leaf1")
+            ...     lab.reset()
+            ...     lab.device("leaf1").status()["hostname"], lab.device("leaf1").faults.active()
+            ('leaf1', [])
+        """
+        with self.lock:
+            self.fabric.set_links(self.links)
+            self.fabric.bump()
+        for name in self.devices if names is None else names:
+            dev = self.device(name)
+            source: object = self._specs[name] if to is None else to[name]
+            if self._loaded.get(name) is source and dev.is_clean():
+                continue  # untouched since it was booted with these configs: nothing to do
+            was_unreachable = dev.faults.unreachable
+            if isinstance(source, SavedDevice):
+                dev.reload(source.running, source.startup, source.files)
+            else:
+                running, _ = self._boot_config(dev, self._specs[name])
+                dev.reload(running, running, {})
+            self._loaded[name] = source
+            if was_unreachable and self.server is not None:
+                self.server.set_listening(name, self.should_listen(dev))
 
     # ------------------------------------------------------------------ faults
     def set_unreachable(self, name: str, unreachable: bool = True) -> None:

@@ -114,12 +114,18 @@ def keyed(config: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _structured(snapshot: Snapshot) -> dict[str, dict[str, Any]]:
+def _structured(snapshot: Snapshot, devices: set[str]) -> dict[str, dict[str, Any]]:
+    """The structured configs of ``devices`` that the snapshot has (only those: parsing is slow)."""
     out = {}
     for path in snapshot.list("structured/"):
-        if path.endswith(".yaml"):
-            out[path.removeprefix("structured/").removesuffix(".yaml")] = yaml.safe_load(snapshot.read_text(path))
+        name = path.removeprefix("structured/").removesuffix(".yaml")
+        if path.endswith(".yaml") and name in devices:
+            out[name] = yaml.safe_load(snapshot.read_text(path))
     return out
+
+
+def _has_structured(snapshot: Snapshot) -> bool:
+    return any(path.endswith(".yaml") for path in snapshot.list("structured/"))
 
 
 def section_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SectionChange]:
@@ -190,13 +196,12 @@ def table_changes(base: Snapshot, head: Snapshot, path: str) -> ArtifactChange |
 
 def review(base: Snapshot, head: Snapshot) -> Review:
     """Compare ``generated/`` at two refs."""
-    old_data, new_data = _structured(base), _structured(head)
     old_cfg, new_cfg = base.configs(), head.configs()
+    changed = {name for name in set(old_cfg) | set(new_cfg) if old_cfg.get(name, "") != new_cfg.get(name, "")}
+    old_data, new_data = _structured(base, changed), _structured(head, changed)
     devices = []
-    for name in sorted(set(old_cfg) | set(new_cfg)):
+    for name in sorted(changed):
         before, after = old_cfg.get(name, ""), new_cfg.get(name, "")
-        if before == after:
-            continue
         meta = new_data.get(name) or old_data.get(name) or {}
         status: Status = "added" if not before else "removed" if not after else "changed"
         text = unified(before, after, name)
@@ -216,7 +221,7 @@ def review(base: Snapshot, head: Snapshot) -> Review:
         devices.append(change)
     tables = sorted(p for p in set(base.list("inventory/")) | set(head.list("inventory/")) if p.endswith(".csv"))
     artifacts = [c for c in (table_changes(base, head, p) for p in tables) if c is not None]
-    blast = _blast(devices, new_data or old_data)
+    blast = _blast(devices, new_data if _has_structured(head) else old_data)
     return Review(base.ref, head.ref, summarise(devices, blast), devices, blast, artifacts)
 
 

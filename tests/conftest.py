@@ -1,8 +1,61 @@
-"""Fixtures shared by every test package."""
+"""Fixtures shared by every test package.
+
+Two tiers
+---------
+``make test`` runs the fast tier (``pytest -m "not e2e"``), before every commit, in about a
+minute. ``make test-e2e`` runs the tests marked ``@pytest.mark.e2e`` (``pytest -m e2e``): the
+GitOps loop end to end and the long lab runs (a deploy of all 53 switches from factory
+default, a wait for a real commit timer). ``.ci/run`` runs both. Markers are declared in
+``pyproject.toml`` and ``--strict-markers`` refuses any other, so a typo cannot hide a test.
+Mark a test, a class or a module (``pytestmark = pytest.mark.e2e``) when it takes seconds
+of lab time that a smaller test cannot replace; everything under ``tests/e2e/`` is in that
+tier already (``tests/e2e/conftest.py``).
+
+Both targets run test files in parallel (pytest-xdist, ``--dist loadfile``: one worker per
+core, each file on one worker, so module fixtures hold; ``PYTEST_WORKERS=0`` runs in one
+process). Each worker is a test session of its own, with its own session fixtures. A plain
+``pytest tests/...`` runs in one process.
+
+One lab per session
+-------------------
+``session_lab`` is the example's 53 switches, started once per session (per worker), in
+process, on 127.0.0.1. Every test takes it in a known state; switching state resets only the
+devices that changed (:meth:`lab.Lab.reset`, milliseconds), so no test starts a 53-switch
+lab of its own:
+
+* ``lab_running`` (with ``gitops_repo``): every switch at factory default.
+* ``fleet`` (tests/drift) and ``deployed`` (tests/deploy): every switch running HEAD.
+* ``session_lab.factory(root)`` / ``session_lab.synced(root)`` for a fixture of your own:
+  the lab at factory default, or running ``root``'s generated/ at HEAD as the stock NAPALM
+  driver pushes it (pushed once per session and generated/configs tree, then restored from
+  memory). Both write ``root/.lab/lab.json``, so the CLI, deploy and drift find the lab as
+  they find one started by ``fabricops lab up``. ``root`` is a repository of the example
+  (``clone_repo(example_repo, path)``, then commit what the test needs): the lab has the
+  example's devices and cables.
+
+A test may change the lab in any way (configs, faults, counters, cables): the next test's
+fixture puts it back. For example::
+
+    @pytest.fixture
+    def fleet(my_repo: Path, session_lab: SessionLab) -> tuple[Path, Lab]:
+        return my_repo, session_lab.synced(my_repo)
+
+A lab of other devices (a three-switch fabric, a model mismatch) is cheap to start per test
+or module: ``lab.testing.running_lab``.
+
+Read-only example data
+----------------------
+``example_compile`` (the compile of the example, in memory) and ``compiled_example`` (the
+example intent and its generated/ on disk) are made once per session and must not be written
+to: copy them (``project`` copies the intent, ``gitops_repo`` gives a git repository of
+both, cloned from one built per session). A test that needs the example's files as compiled
+reads ``example_compile.files`` rather than compiling again.
+"""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +63,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from compiler.pipeline import CompileResult
     from lab import Lab
+    from lab.emulator import SavedDevice
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_INTENT = REPO / "intent"
@@ -37,21 +92,32 @@ def edit(project: Path) -> Callable[[str, str, str], None]:
 
 
 @pytest.fixture(scope="session")
-def compiled_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example intent and its compiled generated/, built once per test session."""
-    from compiler.pipeline import compile_intent, write_generated
+def example_compile() -> CompileResult:
+    """The compile of the example intent, once per test session, in memory (read-only)."""
+    from compiler.pipeline import compile_intent
+
+    return compile_intent(EXAMPLE_INTENT)
+
+
+@pytest.fixture(scope="session")
+def compiled_example(tmp_path_factory: pytest.TempPathFactory, example_compile: CompileResult) -> Path:
+    """The example intent and its compiled generated/, built once per test session (read-only)."""
+    from compiler.pipeline import write_generated
 
     root = tmp_path_factory.mktemp("compiled-example")
     shutil.copytree(EXAMPLE_INTENT, root / "intent")
-    write_generated(compile_intent(root / "intent"), root / "generated")
+    write_generated(example_compile, root / "generated")
     return root
 
 
 def git(root: Path, *args: str) -> str:
     """Run git in ``root`` and return its output (tests only)."""
-    import subprocess
-
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+def _identify(root: Path) -> None:
+    git(root, "config", "user.email", "test@fabricops.invalid")
+    git(root, "config", "user.name", "fabricops tests")
 
 
 def make_repo(root: Path, compiled_example: Path, ignore: str = ".lab/\n") -> Path:
@@ -59,11 +125,39 @@ def make_repo(root: Path, compiled_example: Path, ignore: str = ".lab/\n") -> Pa
     shutil.copytree(compiled_example, root)
     (root / ".gitignore").write_text(ignore)
     git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "test@fabricops.invalid")
-    git(root, "config", "user.name", "fabricops tests")
+    _identify(root)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "example cluster")
     return root
+
+
+def clone_repo(source: Path, root: Path) -> Path:
+    """A repository of its own at ``root`` with ``source``'s commits, tags and work tree.
+
+    ``git clone --local`` hard-links the objects (they never change), so this costs a checkout
+    rather than a copy and a commit; the clone keeps no remote, like a repository made afresh.
+    """
+    subprocess.run(["git", "clone", "-q", "--local", str(source), str(root)], check=True, capture_output=True)
+    git(root, "remote", "remove", "origin")
+    _identify(root)
+    return root
+
+
+#: What a repository of the example ignores: the lab's files, deploy's plan, drift's reports.
+EXAMPLE_IGNORE = ".lab/\n/plan.json\ndrift/reports/\n"
+
+
+@pytest.fixture(scope="session")
+def example_repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
+    """The repository of the example that tests clone (``clone_repo``); read-only, like
+    ``compiled_example``, except for its git-ignored ``.lab/lab.json``."""
+    return make_repo(tmp_path_factory.mktemp("example-repo") / "repo", compiled_example, EXAMPLE_IGNORE)
+
+
+@pytest.fixture
+def gitops_repo(tmp_path: Path, example_repo: Path) -> Path:
+    """A git repository on branch main: the example intent and generated/, one commit."""
+    return clone_repo(example_repo, tmp_path / "repo")
 
 
 def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
@@ -94,20 +188,74 @@ def start_factory_lab(root: Path) -> Lab:
     return lab
 
 
-@pytest.fixture
-def gitops_repo(tmp_path: Path, compiled_example: Path) -> Path:
-    """A git repository on branch main: the example intent and generated/, one commit."""
-    return make_repo(tmp_path / "repo", compiled_example)
+def push_generated(root: Path, lab: Lab, devices: list[str] | None = None) -> None:
+    """Replace the running config of ``devices`` (default: all) with generated/ at HEAD.
+
+    The push is the stock driver's load_replace + commit (nornir_napalm's ``napalm_configure``
+    with ``replace=True``), with secrets resolved the way deploy resolves them for the lab.
+    """
+    from nornir.core.task import Result, Task
+    from nornir_napalm.plugins.tasks import napalm_configure
+
+    from core.fleet import LabTarget, open_fleet
+    from core.generated import open_snapshot
+    from core.secrets import load_values, placeholders, resolve
+
+    snapshot = open_snapshot(root, "HEAD")
+    configs = snapshot.configs()
+    values = load_values(sorted({p for t in configs.values() for p in placeholders(t)}), lab_password=lab.password)
+
+    def push(task: Task) -> Result:
+        text = resolve(configs[task.host.name], values)
+        task.run(task=napalm_configure, configuration=text, replace=True)
+        return Result(host=task.host)
+
+    nornir = open_fleet(snapshot, lab=LabTarget.load(root), devices=devices or [], workers=20)
+    result = nornir.run(task=push)
+    nornir.close_connections()
+    assert not result.failed_hosts, {h: str(r.exception) for h, r in result.failed_hosts.items()}
+
+
+class SessionLab:
+    """The lab of the session and the states it can be put back into (see the module docstring)."""
+
+    def __init__(self, lab: Lab) -> None:
+        self.lab = lab
+        self._synced: dict[str, dict[str, SavedDevice]] = {}  # by tree id of generated/configs
+
+    def factory(self, root: Path) -> Lab:
+        """Every switch at factory default; the lab listed in ``root/.lab/lab.json``."""
+        self.lab.reset()
+        write_lab_json(root, self.lab)
+        return self.lab
+
+    def synced(self, root: Path) -> Lab:
+        """Every switch running ``root``'s generated/ at HEAD; the lab listed in ``root/.lab/lab.json``."""
+        key = git(root, "rev-parse", "HEAD:generated/configs").strip()
+        saved = self._synced.get(key)
+        if saved is None:
+            self.factory(root)
+            push_generated(root, self.lab)
+            saved = self._synced[key] = self.lab.save()
+        self.lab.reset(to=saved)
+        write_lab_json(root, self.lab)
+        return self.lab
+
+
+@pytest.fixture(scope="session")
+def session_lab(example_repo: Path) -> Iterator[SessionLab]:
+    """The example's 53 switches, started once per session (take it through ``factory``/``synced``)."""
+    lab = start_factory_lab(example_repo)
+    try:
+        yield SessionLab(lab)
+    finally:
+        lab.stop()
 
 
 @pytest.fixture
-def lab_running(gitops_repo: Path) -> Iterator[Lab]:
-    """The example's switches emulated in-process at factory default, reachable via .lab/lab.json.
+def lab_running(session_lab: SessionLab, gitops_repo: Path) -> Lab:
+    """The example's switches at factory default, reachable via ``gitops_repo``'s .lab/lab.json.
 
     Deploy and drift find it exactly as they find a lab started by ``fabricops lab up``.
     """
-    lab = start_factory_lab(gitops_repo)
-    try:
-        yield lab
-    finally:
-        lab.stop()
+    return session_lab.factory(gitops_repo)

@@ -10,18 +10,27 @@
   stage 2 is the two lowest-position servers of the first rack (one leaf pair, no spines); the larger
   stages take servers position-major (position 1 of every rack, then position 2, ...), so
   every stage crosses the spines early and a new highest-position server only joins ``all``.
-* ``nccl/run.sh`` -- the exact ``all_reduce_perf`` command per stage, one rank per node.
+* ``nccl/run.sh`` -- the exact ``all_reduce_perf`` command per stage, one rank per node, each
+  stage judged by ``fabricops validate nccl``; every step is named and the first that fails
+  stops the rollout and is named with its exit code.
 * ``runbook.md`` -- the order of work and what to do when a bound is missed.
+
+The judge of an NCCL run lives here too, beside the rollout it judges: :func:`parse_nccl`
+reads what ``all_reduce_perf`` printed and :func:`judge_nccl` holds it to the bar (70% of the
+theoretical bus bandwidth, no out-of-bounds values); ``fabricops validate nccl`` only calls them.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 from compiler.artifacts.tables import csv_text, markdown_table
 from compiler.intent import SPEEDS_GBPS, Intent
+from compiler.render import render_template
 from compiler.structured import Fabric, ResolvedServer
+from core.errors import FabricopsError
 
 STAGES = (2, 10, 50)
 """NCCL rollout stages before the whole cluster (V2)."""
@@ -153,25 +162,18 @@ def validation_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
     """Link tests, NCCL hostfiles and command script, and the runbook."""
     pairs = link_pairs(fabric)
     files = {"validation/link-tests.csv": csv_text(COLUMNS, [_row(intent, p) for p in pairs])}
-    stages: list[int | None] = [*STAGES, None]
-    commands: list[str] = []
+    stages = [_stage_name(size) for size in [*STAGES, None]]
     servers = compute_servers(fabric)
-    link_speed = _speed(servers[0]) if servers else "100g"
-    for size in stages:
-        name = _stage_name(size)
-        hosts = stage_hosts(fabric, size)
-        files[f"validation/nccl/hosts-{name}.txt"] = "".join(f"{h} slots=1\n" for h in hosts)
-        commands.append(
-            f'echo "== stage {name}"\n'
-            f"mpirun --hostfile hosts-{name}.txt -np $(wc -l < hosts-{name}.txt) --map-by ppr:1:node \\\n"
-            f"    -x NCCL_SOCKET_IFNAME=bond0 -x NCCL_IB_GID_INDEX=3 -x NCCL_IB_TC={_roce_tclass(intent)} \\\n"
-            f"    {NCCL_COMMAND} | tee result-{name}.txt\n"
-            f"fabricops validate nccl result-{name}.txt --link-speed {link_speed}\n"
-        )
-    files["validation/nccl/run.sh"] = (
-        "#!/bin/bash\n"
-        "# Staged NCCL rollout (V2): run from this directory on a login node; stop at the first failed stage.\n"
-        "set -euo pipefail\n\n" + "\n".join(commands)
+    for size, name in zip([*STAGES, None], stages, strict=True):
+        files[f"validation/nccl/hosts-{name}.txt"] = "".join(f"{h} slots=1\n" for h in stage_hosts(fabric, size))
+    files["validation/nccl/run.sh"] = render_template(
+        "linux/nccl-run.sh.j2",
+        {
+            "stages": stages,
+            "tclass": _roce_tclass(intent),
+            "command": NCCL_COMMAND,
+            "link_speed": _speed(servers[0]) if servers else "100g",
+        },
     )
     files["validation/runbook.md"] = _runbook(intent)
     return files
@@ -208,3 +210,102 @@ def _runbook(intent: Intent) -> str:
         "* Intermittent NCCL timeouts: PFC or ECN storms, CRC errors, flapping optics "
         "(alerts `PfcPauseFramesHigh`, `CrcErrors`, `InterfaceFlapping`).\n"
     )
+
+
+# --------------------------------------------------------------------------- judging a run (V2)
+
+PASS_SHARE = 0.70
+"""V2: a bus bandwidth below 70% of theoretical means IRQ, PCIe or PFC/ECN trouble."""
+
+_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.]+)", re.MULTILINE)
+_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.MULTILINE)
+_ROW = re.compile(r"^\s+(\d+)\s+(\d+)\s+\S+\s+\S+\s+-?\d+\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)\s+(\S+)", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class NcclResult:
+    """What one nccl-tests run reported."""
+
+    avg_busbw: float
+    out_of_bounds: int
+    rows: int
+    peak_busbw: float
+    largest_bytes: int
+
+
+def parse_nccl(text: str) -> NcclResult:
+    """Parse the text ``all_reduce_perf`` (nccl-tests) prints: the table rows, the
+    ``# Out of bounds values`` line and the ``# Avg bus bandwidth`` line; raise
+    :class:`FabricopsError` when it is not one finished run.
+
+    Examples:
+        >>> row = "     8388608       2097152     float     sum      -1    95.6   87.73  153.53      0\\n"
+        >>> parse_nccl(row + "# Out of bounds values : 0 OK\\n# Avg bus bandwidth    : 153.53\\n")
+        NcclResult(avg_busbw=153.53, out_of_bounds=0, rows=1, peak_busbw=153.53, largest_bytes=8388608)
+        >>> parse_nccl(row)
+        Traceback (most recent call last):
+        ...
+        core.errors.FabricopsError: no '# Avg bus bandwidth' line: not nccl-tests output, or the run did not finish
+    """
+    avg = _AVG.search(text)
+    if avg is None:
+        raise FabricopsError("no '# Avg bus bandwidth' line: not nccl-tests output, or the run did not finish")
+    oob = _OOB.search(text)
+    rows = _ROW.findall(text)
+    peak = max((float(r[4]) for r in rows), default=0.0)
+    largest = max((int(r[0]) for r in rows), default=0)
+    return NcclResult(float(avg.group(1)), int(oob.group(1)) if oob else 0, len(rows), peak, largest)
+
+
+def theoretical_busbw(link_speed: str, nics: int) -> float:
+    """A node's line rate in GB/s, as nccl-tests counts bus bandwidth.
+
+    Examples:
+        >>> theoretical_busbw("100g", 1), theoretical_busbw("400g", 8)
+        (12.5, 400.0)
+    """
+    return SPEEDS_GBPS[link_speed] * nics / 8
+
+
+@dataclass(frozen=True, slots=True)
+class NcclVerdict:
+    """A run held to the bar: ``failures`` is empty when it passes."""
+
+    result: NcclResult
+    theory: float
+    threshold: float
+    failures: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    @property
+    def share(self) -> float:
+        """The average bus bandwidth as a share of the theoretical one."""
+        return self.result.avg_busbw / self.theory
+
+
+def judge_nccl(result: NcclResult, link_speed: str, nics: int) -> NcclVerdict:
+    """Pass at :data:`PASS_SHARE` of the theoretical bus bandwidth or more, with no out-of-bounds values.
+
+    Examples:
+        >>> run = NcclResult(avg_busbw=6.0, out_of_bounds=0, rows=7, peak_busbw=6.1, largest_bytes=2**33)
+        >>> [failure.split(":")[0] for failure in judge_nccl(run, "100g", 1).failures]
+        ['below 70% (8.75 GB/s)']
+        >>> judge_nccl(run, "50g", 1).passed
+        True
+    """
+    theory = theoretical_busbw(link_speed, nics)
+    threshold = theory * PASS_SHARE
+    failures = []
+    if result.out_of_bounds:
+        failures.append(
+            f"{result.out_of_bounds} out-of-bounds values: results are corrupted (check CRC errors, GPU memory)"
+        )
+    if result.avg_busbw < threshold:
+        failures.append(
+            f"below {PASS_SHARE:.0%} ({threshold:g} GB/s): check IRQ balance and NUMA pinning, "
+            "PCIe topology (nvidia-smi topo -m), PFC/ECN counters"
+        )
+    return NcclVerdict(result, theory, threshold, tuple(failures))

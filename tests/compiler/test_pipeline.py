@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from compiler.output import read_tree
-from compiler.pipeline import compile_intent, staleness, write_generated
+from compiler.pipeline import CompileResult, compile_intent, staleness, write_generated
 from core.errors import CompileError, IntentError
 
 Edit = Callable[[str, str, str], None]
 
 
-def test_compile_is_deterministic(project: Path) -> None:
-    """Same intent, byte-identical output (no timestamps, stable orders)."""
-    first = compile_intent(project / "intent").files
+def test_compile_is_deterministic(project: Path, example_compile: CompileResult) -> None:
+    """Same intent, byte-identical output (no timestamps, stable orders, nothing from its path)."""
+    first = example_compile.files
     second = compile_intent(project / "intent").files
     assert first == second
 
@@ -28,10 +28,10 @@ def test_committed_generated_is_current() -> None:
     assert not staleness(result, Path("generated")).stale
 
 
-def test_adding_a_server_row_touches_only_its_leaves(project: Path) -> None:
+def test_adding_a_server_row_touches_only_its_leaves(project: Path, example_compile: CompileResult) -> None:
     """O4 locality: one new row changes its leaves' and rack switch's files, its own server files
     and its rows in the inventory tables (with its rack's and row's totals), nothing else."""
-    before = compile_intent(project / "intent").files
+    before = example_compile.files
     servers = project / "intent" / "servers.csv"
     servers.write_text(
         servers.read_text().replace(
@@ -94,8 +94,8 @@ def test_ebgp_underlay(project: Path, edit: Edit) -> None:
     assert "   neighbor 10.31.4.25 remote-as 65102\n" in spine  # rack02-leaf-b (leaf 4) on spine01
 
 
-def test_ospf_underlay(project: Path) -> None:
-    files = compile_intent(project / "intent").files
+def test_ospf_underlay(example_compile: CompileResult) -> None:
+    files = example_compile.files
     leaf = files["configs/rack02-leaf-a.cfg"].decode()
     assert "router ospf 100\n" in leaf and "router bgp" not in leaf
     assert "   no passive-interface Ethernet49\n" in leaf
@@ -113,8 +113,8 @@ def test_lacp_bonding_renders_mlag_port_channels(project: Path, edit: Edit) -> N
         assert "interface Ethernet3\n" in text and "   channel-group 3 mode active\n" in text
 
 
-def test_active_backup_renders_access_ports(project: Path) -> None:
-    text = compile_intent(project / "intent").files["configs/rack04-leaf-a.cfg"].decode()
+def test_active_backup_renders_access_ports(example_compile: CompileResult) -> None:
+    text = example_compile.files["configs/rack04-leaf-a.cfg"].decode()
     assert "interface Port-Channel3\n" not in text
     assert (
         "interface Ethernet3\n   description SERVER_rack04-gpu003_enp65s0f0\n"
@@ -122,35 +122,35 @@ def test_active_backup_renders_access_ports(project: Path) -> None:
     )
 
 
-def test_no_secret_is_written(project: Path) -> None:
+def test_no_secret_is_written(example_compile: CompileResult) -> None:
     """Secrets appear only as <secret:NAME> references."""
-    for path, data in compile_intent(project / "intent").files.items():
+    for path, data in example_compile.files.items():
         text = data.decode()
         if "secret" in text and path.startswith("configs/"):
             assert "secret sha512 <secret:admin_sha512>" in text
 
 
-def test_manifest_lists_every_file(project: Path) -> None:
-    files = compile_intent(project / "intent").files
+def test_manifest_lists_every_file(example_compile: CompileResult) -> None:
+    files = example_compile.files
     manifest = json.loads(files["MANIFEST.json"])
     assert set(manifest["files"]) == set(files) - {"MANIFEST.json"}
     assert len(manifest["intent_digest"]) == 64
 
 
-def test_write_replaces_the_whole_tree(project: Path) -> None:
+def test_write_replaces_the_whole_tree(project: Path, example_compile: CompileResult) -> None:
     generated = project / "generated"
     (generated / "configs").mkdir(parents=True)
     (generated / "configs" / "old-switch.cfg").write_text("hostname old\n")
-    result = compile_intent(project / "intent")
+    result = example_compile
     write_generated(result, generated)
     assert read_tree(generated) == result.files
     assert not list(project.glob(".generated*"))
 
 
-def test_failed_compile_leaves_generated_untouched(project: Path, edit: Edit) -> None:
+def test_failed_compile_leaves_generated_untouched(project: Path, edit: Edit, example_compile: CompileResult) -> None:
     """Bad input loses nothing: generated/ stays byte-identical."""
     generated = project / "generated"
-    write_generated(compile_intent(project / "intent"), generated)
+    write_generated(example_compile, generated)
     before = read_tree(generated)
     edit("fabric.yaml", "  host: 9000\n", "  host: 9999\n")
     with pytest.raises(IntentError):
@@ -158,9 +158,9 @@ def test_failed_compile_leaves_generated_untouched(project: Path, edit: Edit) ->
     assert read_tree(generated) == before
 
 
-def test_check_errors_block_the_write(project: Path, edit: Edit) -> None:
+def test_check_errors_block_the_write(project: Path, edit: Edit, example_compile: CompileResult) -> None:
     generated = project / "generated"
-    write_generated(compile_intent(project / "intent"), generated)
+    write_generated(example_compile, generated)
     before = read_tree(generated)
     edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50]")
     result = compile_intent(project / "intent")
@@ -208,10 +208,10 @@ def test_compute_port_collision_is_an_error(project: Path) -> None:
     assert any("Ethernet2 is already used" in f.message for f in result.errors)
 
 
-def test_only_changed_files_are_written(project: Path) -> None:
+def test_only_changed_files_are_written(project: Path, example_compile: CompileResult) -> None:
     """A one-row change rewrites a few dozen files, not the fleet's: the others keep their inodes."""
     generated = project / "generated"
-    write_generated(compile_intent(project / "intent"), generated)
+    write_generated(example_compile, generated)
     inode = (generated / "configs" / "spine01.cfg").stat().st_ino
     servers = project / "intent" / "servers.csv"
     servers.write_text(servers.read_text() + "rack03-gpu010,gpu-8x-h100,GPU-0310\n")
@@ -220,12 +220,12 @@ def test_only_changed_files_are_written(project: Path) -> None:
     assert "configs/rack03-leaf-a.cfg" in written.changed and len(written.changed) + len(written.missing) < 60
 
 
-def test_an_interrupted_write_is_finished_or_discarded(project: Path) -> None:
+def test_an_interrupted_write_is_finished_or_discarded(project: Path, example_compile: CompileResult) -> None:
     """After the commit marker, the next compile rolls the write forward; before it, it is dropped."""
     from compiler.output import COMMIT, recover, staging_dir
 
     generated = project / "generated"
-    result = compile_intent(project / "intent")
+    result = example_compile
     write_generated(result, generated)
     staging = staging_dir(generated.resolve())
     (staging / "files" / "configs").mkdir(parents=True)

@@ -11,6 +11,19 @@ from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
 from core.generated import open_snapshot
 from lab import Lab
+from tests.conftest import SessionLab
+
+
+@pytest.fixture
+def gitops_repo(example_repo: Path) -> Path:
+    """These tests only read HEAD: the session's example repository, not a clone of it."""
+    return example_repo
+
+
+@pytest.fixture
+def lab_running(session_lab: SessionLab, example_repo: Path) -> Lab:
+    """The session lab at factory default, listed in the example repository's .lab/lab.json."""
+    return session_lab.factory(example_repo)
 
 
 def test_lab_fleet_reaches_every_switch_through_napalm(gitops_repo: Path, lab_running: Lab) -> None:

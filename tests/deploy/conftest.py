@@ -1,8 +1,9 @@
-"""Fixtures for the deploy tests: one git repo and one lab per module, driven through the real CLI.
+"""Fixtures for the deploy tests: one git repo per module and the session lab, driven through the real CLI.
 
-The example's 53 switches start at factory default and are deployed once (the first test of a
-module that uses :func:`deployed` pays for it); later tests change one or two devices and put
-them back, so the whole module stays well under the time of one full deploy per test.
+``deployed`` starts each test with the session lab running generated/ at HEAD (restored in
+milliseconds, see ``tests/conftest.py``); the test changes a device or two and may leave the
+lab as it likes. ``full_deploy`` deploys all 53 switches from factory default once per module:
+the tests that need it are in the e2e tier.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from lab import Lab
-from tests.conftest import git, make_repo, start_factory_lab
+from tests.conftest import SessionLab, clone_repo, git
 
 
 @dataclass
@@ -35,19 +36,15 @@ Fabricops = Callable[..., Ran]
 
 
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
+def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
     """A git repository on ``main``: the example intent and generated/, one commit."""
-    return make_repo(tmp_path_factory.mktemp("deploy") / "repo", compiled_example, ".lab/\n/plan.json\n")
+    return clone_repo(example_repo, tmp_path_factory.mktemp("deploy") / "repo")
 
 
-@pytest.fixture(scope="module")
-def lab(repo: Path) -> Iterator[Lab]:
-    """The example's switches at factory default, found through ``.lab/lab.json`` like a real lab."""
-    emulated = start_factory_lab(repo)
-    try:
-        yield emulated
-    finally:
-        emulated.stop()
+@pytest.fixture
+def lab(session_lab: SessionLab) -> Lab:
+    """The session lab, in the state ``full_deploy`` or ``deployed`` put it in."""
+    return session_lab.lab
 
 
 @pytest.fixture(scope="module")
@@ -83,29 +80,23 @@ FAST = ("--lab", "--revert-in", "15", "--settle", "0", "--batch", "20", "--worke
 
 
 @pytest.fixture(scope="module")
-def full_deploy(repo: Path, lab: Lab, cli: Fabricops) -> Ran:
-    """The whole example deployed once from factory default."""
+def full_deploy(repo: Path, session_lab: SessionLab, cli: Fabricops) -> Ran:
+    """The whole example deployed once from factory default (seconds: for e2e tests)."""
+    session_lab.factory(repo)
     result = cli("deploy", *FAST, "--format", "json")
     assert result.code == 0, result.err
     return result
 
 
 @pytest.fixture
-def deployed(full_deploy: Ran, repo: Path, lab: Lab, cli: Fabricops) -> Iterator[Lab]:
-    """The lab in sync with HEAD; afterwards faults are cleared, generated/ is put back as it
-    was (a new commit, as a revert would be) and the devices the test changed are re-deployed."""
+def deployed(repo: Path, session_lab: SessionLab) -> Iterator[Lab]:
+    """The lab in sync with HEAD; afterwards generated/ is put back as it was (a new commit, as
+    a revert would be), so that the next test starts from the same HEAD."""
     start = git(repo, "rev-parse", "HEAD").strip()
-    yield lab
-    for name in lab.devices:
-        lab.clear_faults(name)
-    touched = git(repo, "log", "--name-only", "--format=", f"{start}..HEAD", "--", "generated/configs")
-    devices = sorted({Path(line).stem for line in touched.split()})
+    yield session_lab.synced(repo)
     git(repo, "checkout", start, "--", "generated")
     if git(repo, "status", "--porcelain", "--", "generated").strip():
         git(repo, "commit", "-q", "-m", "back to the state before the test")
-    if devices:
-        settle = cli("deploy", *FAST, "--devices", ",".join(devices))
-        assert settle.code == 0, settle.out + settle.err
 
 
 def commit_change(repo: Path, device: str, old: str, new: str, message: str) -> str:

@@ -1,8 +1,9 @@
 """Deploy, plan, rollback and backups end to end: the real CLI, Nornir and the stock NAPALM driver
 against the emulated example fabric on loopback. Faults are injected through the lab's own API.
 
-The module shares one lab: the first test deploys all 53 switches from factory default; every
-later test changes a device or two, and the ``deployed`` fixture re-deploys HEAD afterwards.
+Every test shares the session lab: most start from it running HEAD (``deployed``) and change a
+device or two; the deploy of all 53 switches from factory default (``full_deploy``) and the
+wait for a real commit timer are in the e2e tier.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def statuses(result: Ran) -> dict[str, str]:
     return {name: d["status"] for name, d in result.json()["devices"].items()}
 
 
+@pytest.mark.e2e
 def test_full_deploy_from_factory_default_then_plan_is_clean(
     full_deploy: Ran, repo: Path, lab: Lab, cli: Fabricops
 ) -> None:
@@ -70,6 +72,7 @@ def _hosts(repo: Path) -> dict[str, dict[str, Any]]:
     return data
 
 
+@pytest.mark.e2e
 def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: Ran, repo: Path) -> None:
     """The tag points at the deployed commit; the record sits on fabricops-state, main untouched."""
     report = full_deploy.json()
@@ -85,6 +88,7 @@ def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: 
     assert "backups/" not in git(repo, "ls-files")
 
 
+@pytest.mark.e2e
 def test_backups_hold_no_secret_and_list_show_read_them_back(full_deploy: Ran, repo: Path, cli: Fabricops) -> None:
     """Factory-default backups: the unknown password hash is redacted, never stored."""
     listing = cli("backups", "list", "spine01", "--format", "json")
@@ -165,6 +169,7 @@ def test_rejected_line_aborts_the_session_and_is_shown(deployed: Lab, repo: Path
     assert "pending" not in deployed.device(LEAF).status()["sessions"].values(), "the session was aborted"
 
 
+@pytest.mark.e2e
 def test_connection_lost_after_commit_is_reverted_by_the_timer(deployed: Lab, repo: Path, cli: Fabricops) -> None:
     """The commit lands, its reply is lost: deploy must not abort it nor call it done."""
     reserve(repo, LEAF, "RESERVED_DROP")
@@ -244,6 +249,7 @@ def test_rollback_to_a_device_backup(deployed: Lab, repo: Path, cli: Fabricops) 
     assert fingerprint(running(deployed, LEAF)) == fingerprint(before)
 
 
+@pytest.mark.e2e
 def test_backup_with_a_redacted_secret_is_not_restored(full_deploy: Ran, cli: Fabricops) -> None:
     """The factory-default backup holds a password hash fabricops never knew."""
     oldest = cli("backups", "list", "spine02", "--format", "json").json()[0]

@@ -17,7 +17,7 @@ import yaml
 
 from core.generated import open_snapshot
 from lab import Lab, specs_from_snapshot
-from tests.conftest import git, make_repo, write_lab_json
+from tests.conftest import clone_repo, git, write_lab_json
 from tests.deploy.conftest import FAST, run_fabricops
 
 WRONG, RIGHT, CORE = "rack01-mgmt", "rack02-mgmt", "mgmt-core01"
@@ -25,9 +25,9 @@ EXPECTED = "DCS-7010TX-48"
 
 
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Path:
+def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
     """The example, with generated/ naming the catalog model of two management switches."""
-    root = make_repo(tmp_path_factory.mktemp("models") / "repo", compiled_example, ".lab/\n")
+    root = clone_repo(example_repo, tmp_path_factory.mktemp("models") / "repo")
     path = root / "generated" / "inventory" / "hosts.yaml"
     hosts: dict[str, Any] = yaml.safe_load(path.read_text())
     for name in (WRONG, RIGHT):

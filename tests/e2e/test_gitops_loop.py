@@ -22,6 +22,8 @@ import yaml
 
 from tests.conftest import git
 
+pytestmark = pytest.mark.e2e  # the whole loop, 53 switches deployed twice: the second tier
+
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 EXECUTED: list[list[str]] = []  # every fabricops command line this module ran

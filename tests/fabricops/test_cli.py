@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
+import pytest
+
 from compiler.output import read_tree
+from fabricops.cli import VERBS, main
 
 
 def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -76,3 +80,18 @@ def test_check_reports_the_seed_contradiction(project: Path) -> None:
     result = fabricops("check", cwd=project)
     assert result.returncode == 1
     assert "FAB002" in result.stdout
+
+
+@click.command()
+@click.pass_context
+def exits_3(ctx: click.Context) -> None:
+    """A verb that ends with ``ctx.exit(3)``."""
+    ctx.exit(3)
+
+
+def test_a_verb_that_exits_with_a_code_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """click returns a ctx.exit code instead of exiting when it runs inside main: main exits with it."""
+    monkeypatch.setitem(VERBS, "probe", f"{__name__}:exits_3")
+    with pytest.raises(SystemExit) as ended:
+        main(["probe"])
+    assert ended.value.code == 3

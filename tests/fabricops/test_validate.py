@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from core.errors import FabricopsError
-from fabricops.commands.validate import parse_nccl, validate
+from fabricops.cli import main
 
 SAMPLES = Path(__file__).resolve().parent.parent / "compiler" / "artifacts" / "fixtures" / "nccl"
 
 
-def run(*args: str) -> tuple[int, str, BaseException | None]:
-    result = CliRunner().invoke(validate, ["nccl", *args])
-    return result.exit_code, result.output, result.exception
-
-
-def test_parses_the_table_and_summary_lines() -> None:
-    parsed = parse_nccl((SAMPLES / "pass-100g-2nodes.txt").read_text())
-    assert (parsed.rows, parsed.largest_bytes, parsed.out_of_bounds) == (7, 8589934592, 0)
-    assert parsed.avg_busbw == pytest.approx(10.9786) and parsed.peak_busbw == pytest.approx(11.16)
+def run(*args: str) -> tuple[int, str, str]:
+    """``fabricops validate nccl ARGS`` through the CLI's entry point, in process: code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["validate", "nccl", *args])
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
 
 
 def test_a_good_run_passes() -> None:
@@ -33,8 +36,8 @@ def test_a_good_run_passes() -> None:
 
 def test_the_same_run_fails_against_a_faster_link() -> None:
     """Against 400G the same numbers are 22%: exit 3 with what to check."""
-    code, output, _ = run(str(SAMPLES / "pass-100g-2nodes.txt"), "--link-speed", "400g")
-    assert code == 3
+    code, output, error = run(str(SAMPLES / "pass-100g-2nodes.txt"), "--link-speed", "400g")
+    assert code == 3 and "does not pass for 1 x 400g" in error
     assert "FAIL: below 70% (35 GB/s)" in output and "nvidia-smi topo -m" in output
 
 
@@ -50,6 +53,27 @@ def test_out_of_bounds_values_fail_even_when_fast() -> None:
 
 def test_truncated_output_is_unparsable() -> None:
     """A run that crashed has no summary: one clear error, exit 1 (the CLI's error family)."""
-    code, _, exception = run(str(SAMPLES / "truncated.txt"))
-    assert code == 1 and isinstance(exception, FabricopsError)
-    assert "Avg bus bandwidth" in str(exception)
+    code, _, error = run(str(SAMPLES / "truncated.txt"))
+    assert code == 1 and error.startswith("Error: no '# Avg bus bandwidth' line")
+    assert "Avg bus bandwidth" in error and "Traceback" not in error
+
+
+@pytest.mark.parametrize(
+    ("sample", "code", "verdict"),
+    [
+        ("pass-100g-2nodes.txt", 0, "PASS: at or above 70% (8.75 GB/s)"),
+        ("below-threshold-100g-10nodes.txt", 3, "FAIL: below 70% (8.75 GB/s)"),
+        ("truncated.txt", 1, ""),
+    ],
+)
+def test_the_installed_command_exits_with_the_verdict(sample: str, code: int, verdict: str) -> None:
+    """The console script as run.sh and CI run it: 0 pass, 3 below the bar, 1 unparsable."""
+    fabricops = Path(sys.executable).with_name("fabricops")
+    proc = subprocess.run(
+        [str(fabricops), "validate", "nccl", str(SAMPLES / sample)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    assert verdict in proc.stdout
+    assert "Traceback" not in proc.stderr
+    if code:
+        assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith("Error: ")

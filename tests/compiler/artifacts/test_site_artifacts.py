@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import csv
+import functools
 import importlib
 import io
 import os
 import re
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -86,10 +88,25 @@ def example() -> dict[str, str]:
     return site_artifacts(intent, resolve(intent))
 
 
+@pytest.fixture(scope="module")
+def variants(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[str, str]]:
+    """``variants(name)``: the artifacts of one variant of the example, computed once per module
+    (artifacts are a pure function of the intent)."""
+    from tests.conftest import EXAMPLE_INTENT
+
+    @functools.cache
+    def files(variant: str) -> dict[str, str]:
+        project = tmp_path_factory.mktemp(f"variant-{variant or 'default'}")
+        shutil.copytree(EXAMPLE_INTENT, project / "intent")
+        return _files(project, VARIANTS[variant])
+
+    return files
+
+
 @pytest.mark.parametrize(("variant", "path"), GOLDEN_CASES, ids=[f"{v or 'default'}:{p}" for v, p in GOLDEN_CASES])
-def test_golden(project: Path, variant: str, path: str) -> None:
+def test_golden(variants: Callable[[str], dict[str, str]], variant: str, path: str) -> None:
     """Each artifact equals its golden file byte for byte (UPDATE_GOLDEN=1 rewrites them)."""
-    text = _files(project, VARIANTS[variant])[path]
+    text = variants(variant)[path]
     golden = GOLDEN / (variant or "default") / path
     if os.environ.get("UPDATE_GOLDEN"):
         golden.parent.mkdir(parents=True, exist_ok=True)
