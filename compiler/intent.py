@@ -24,8 +24,6 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from core.errors import IntentError
 
@@ -480,6 +478,8 @@ def _show(path: Path) -> str:
 
 def _yaml_tree(data: bytes) -> Any:
     """The document with line marks (slow: used only to point at a problem's line)."""
+    from ruamel.yaml import YAML  # only on this error path: importing it costs more than loading the intent
+
     try:
         return YAML(typ="rt").load(data)
     except Exception:
@@ -515,6 +515,8 @@ def _load_yaml_model(path: Path, data: bytes, model: type[M], problems: list[str
 
 def _line_of(tree: Any, loc: tuple[Any, ...]) -> int:
     """The 1-based line of the deepest node of ``loc`` that exists in ``tree``."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     line = 1
     node = tree
     for key in loc:

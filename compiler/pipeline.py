@@ -19,11 +19,10 @@ from compiler.artifacts import nornir_inventory, structured_configs
 from compiler.artifacts.site import site_artifacts
 from compiler.artifacts.structured import structured_documents
 from compiler.checks import Finding, run_checks
-from compiler.fabric import resolve
+from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
 from compiler.output import Staleness, compare, with_manifest, write_tree
 from compiler.render import render_config
-from compiler.structured import Fabric
 from core.errors import CompileError
 
 
@@ -32,7 +31,7 @@ class CompileResult:
     """Everything one compile produced, and how long each stage took (seconds)."""
 
     intent: Intent
-    fabric: Fabric
+    fabric: ResolvedFabric
     findings: list[Finding]
     files: dict[str, bytes]
     timings: dict[str, float] = field(default_factory=dict)

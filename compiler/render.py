@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 
 from compiler.artifacts.yamltext import pruned
-from compiler.structured import Device
+from compiler.fabric import Device
 
 _MISSING = object()
 _DICT_ATTRIBUTES = frozenset(dir(dict))

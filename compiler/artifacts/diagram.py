@@ -13,8 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
 
 PAIRS_PER_ROW = 12
 PAIR_W, PAIR_H, GAP = 170, 74, 20
@@ -33,7 +33,7 @@ class PairBox:
     uplink_speed: str
 
 
-def pair_boxes(fabric: Fabric, network: str) -> list[PairBox]:
+def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     """The leaf pairs of ``network``, by rack."""
     leaves = {n: d for n, d in fabric.devices.items() if d.network == network and d.role == "leaf"}
     by_group: dict[str, list[str]] = defaultdict(list)
@@ -70,7 +70,7 @@ def _text(x: float, y: float, text: str, size: int = 12, anchor: str = "middle",
     )
 
 
-def compute_svg(intent: Intent, fabric: Fabric, network: str = "compute") -> str:
+def compute_svg(intent: Intent, fabric: ResolvedFabric, network: str = "compute") -> str:
     """The SVG text of one fabric."""
     spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
     boxes = pair_boxes(fabric, network)
@@ -123,7 +123,7 @@ def compute_svg(intent: Intent, fabric: Fabric, network: str = "compute") -> str
     return "\n".join(out) + "\n"
 
 
-def diagram_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def diagram_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """The compute fabric diagram (and the storage one, drawn the same way)."""
     files = {}
     for network in sorted(intent.fabric.fabrics):

@@ -22,8 +22,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Cable
 from compiler.intent import Cabling, Intent, Rack
-from compiler.structured import Fabric, Link
+from compiler.platforms import eos
 
 NEAR_LIMIT = 0.9
 """A budget used above this fraction is a warning; above 1.0 it is an error."""
@@ -123,12 +125,12 @@ def longest_reach(speed: str) -> int:
     return max((o.reach_m for o in OPTICS.get(speed, ())), default=0)
 
 
-def link_speed(link: Link) -> str:
+def link_speed(link: Cable) -> str:
     """The speed a cable runs at: its A end's, else its B end's (LNK001 checks they agree)."""
     return link.a_speed or link.b_speed or ""
 
 
-def rack_of(fabric: Fabric, name: str) -> int:
+def rack_of(fabric: ResolvedFabric, name: str) -> int:
     """The rack of a switch or a server."""
     device = fabric.devices.get(name)
     if device is not None:
@@ -140,14 +142,14 @@ def rack_of(fabric: Fabric, name: str) -> int:
 class Run:
     """A cable as laid: its link, length, stock length class and optic (None: out of reach)."""
 
-    link: Link
+    link: Cable
     speed: str
     length_m: float
     length_class_m: int | None
     optic: Optic | None
 
 
-def runs(intent: Intent, fabric: Fabric) -> list[Run]:
+def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
     """Every cable of the fabric with its length and optic, in the link order."""
     rule = intent.fabric.cabling
     out: list[Run] = []
@@ -187,7 +189,7 @@ class RowLoad:
     ups_w: int
 
 
-def rack_loads(intent: Intent, fabric: Fabric) -> list[RackLoad]:
+def rack_loads(intent: Intent, fabric: ResolvedFabric) -> list[RackLoad]:
     """Every rack's devices and watts from the per-model ``power_w``, in rack order."""
     by_rack: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for name, device in fabric.devices.items():
@@ -247,12 +249,12 @@ def budget_status(used: int, capacity: int) -> str:
 # ------------------------------------------------------------------------- rack units
 
 
-def switch_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
+def switch_units(intent: Intent, fabric: ResolvedFabric) -> dict[str, tuple[int, int]]:
     """Each switch's (top U, height in U) under the top-down rule of this module."""
     mgmt_port: dict[str, int] = {}
     for link in fabric.links:
         if link.kind == "mgmt":
-            mgmt_port[link.b.device] = _port_number(link.a.port)
+            mgmt_port[link.b.device] = eos.port_number(link.a.port)
     by_rack: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for name, device in fabric.devices.items():
         order = 0 if device.role == "mgmt" else 1 if name in mgmt_port else 2
@@ -265,14 +267,3 @@ def switch_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
             out[name] = (top, height)
             top -= height
     return out
-
-
-def _port_number(port: str) -> int:
-    """The number of an EOS port name.
-
-    Example:
-        >>> _port_number("Ethernet37")
-        37
-    """
-    digits = port[len(port.rstrip("0123456789")) :]
-    return int(digits or 0)

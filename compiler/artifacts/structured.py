@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from compiler.artifacts.yamltext import pruned, to_yaml
-from compiler.structured import Device, Fabric
+from compiler.fabric import Device, ResolvedFabric
 
 
 def structured_document(device: Device) -> dict[str, Any]:
@@ -28,7 +28,7 @@ def structured_document(device: Device) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def structured_documents(fabric: Fabric) -> dict[str, dict[str, Any]]:
+def structured_documents(fabric: ResolvedFabric) -> dict[str, dict[str, Any]]:
     """Every device's structured document, by device name."""
     return {name: structured_document(device) for name, device in fabric.devices.items()}
 

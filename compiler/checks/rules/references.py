@@ -23,8 +23,9 @@ from collections.abc import Iterator
 
 from compiler.checks.base import RULES, rule
 from compiler.checks.rules._common import interfaces, problems
+from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Device, Fabric, Interface
+from compiler.structured import Interface
 
 
 def vlan_ids(spec: str) -> set[int]:
@@ -61,7 +62,7 @@ def _iface_refs(device: Device, iface: Interface, vlans: set[int]) -> Iterator[s
 
 
 @rule("REF001", "error", "N1/C4", "Every referenced QoS profile and VLAN exists")
-def profiles_and_vlans(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def profiles_and_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each interface naming a service-profile or VLAN its device does not define."""
     del intent
     for name, device in sorted(fabric.devices.items()):
@@ -72,7 +73,7 @@ def profiles_and_vlans(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, st
 
 
 @rule("REF002", "error", "G1", "extra_config names existing devices")
-def extra_config_targets(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def extra_config_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each ``extra_config`` key that names no device."""
     del intent
     yield from problems(fabric, "REF002")
@@ -104,7 +105,7 @@ def _routing_refs(device: Device) -> Iterator[str]:
 
 
 @rule("REF003", "error", "N3", "Every routing reference resolves")
-def routing_references(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def routing_references(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
     del intent
     for name, device in sorted(fabric.devices.items()):
@@ -113,7 +114,7 @@ def routing_references(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, st
 
 
 @rule("RES001", "error", "G1", "Every resolution problem is reported")
-def unclaimed_problems(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def unclaimed_problems(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each resolution problem whose rule id no registered rule reports."""
     del intent
     for problem in fabric.problems:
