@@ -17,13 +17,14 @@ import hashlib
 import io
 import ipaddress
 import re
+import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from core.errors import IntentError
 
@@ -46,8 +47,75 @@ class Site(Model):
     domain: str
 
 
+def format_template(value: str, placeholders: dict[str, object]) -> str:
+    """Check that ``value`` formats with exactly the named ``placeholders`` (example values).
+
+    Examples:
+        >>> format_template("SERVER_{server}_{nic}", {"server": "a", "nic": "b"})
+        'SERVER_{server}_{nic}'
+        >>> format_template("SERVER_{host}", {"server": "a", "nic": "b"})
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown placeholder {host}: use {server}, {nic}
+    """
+    try:
+        names = [name for _, name, _, _ in string.Formatter().parse(value) if name is not None]
+    except ValueError as exc:
+        raise ValueError(f"not a format string: {exc}") from exc
+    allowed = ", ".join(f"{{{p}}}" for p in placeholders) or "no placeholder"
+    for name in names:
+        if name not in placeholders:
+            raise ValueError(f"unknown placeholder {{{name}}}: use {allowed}")
+    try:
+        value.format(**placeholders)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"does not format: {exc}") from exc
+    return value
+
+
+class Descriptions(Model):
+    """Interface descriptions, as format strings; each field lists its placeholders."""
+
+    server_port: str = "SERVER_{server}_{nic}"
+    server_channel: str = "SERVER_{server}_{bond}"
+    fabric_link: str = "P2P_{peer}_{peer_port}"
+    peer_link: str = "MLAG_PEER_{peer}_{port}"
+    peer_link_channel: str = "MLAG_PEER_{peer}_Po{channel}"
+    management_port: str = "MGMT_{peer}_{peer_port}"
+    rack_uplink: str = "UPLINK_{peer}_{peer_port}"
+    rack_downlink: str = "DOWNLINK_{peer}_{peer_port}"
+    upstream: str = "UPSTREAM_SITE"
+    loopback: str = "ROUTER_ID"
+    management: str = "OOB_MANAGEMENT"
+    gateway: str = "{vlan}_GW"
+    rack_gateway: str = "GW_{vlan}"
+
+    PLACEHOLDERS: ClassVar[dict[str, dict[str, object]]] = {
+        "server_port": {"server": "s", "nic": "n"},
+        "server_channel": {"server": "s", "bond": "b"},
+        "fabric_link": {"peer": "p", "peer_port": "pp"},
+        "peer_link": {"peer": "p", "port": "pp"},
+        "peer_link_channel": {"peer": "p", "channel": 1},
+        "management_port": {"peer": "p", "peer_port": "pp"},
+        "rack_uplink": {"peer": "p", "peer_port": "pp"},
+        "rack_downlink": {"peer": "p", "peer_port": "pp"},
+        "upstream": {},
+        "loopback": {},
+        "management": {},
+        "gateway": {"vlan": "v"},
+        "rack_gateway": {"vlan": "v"},
+    }
+    """The placeholders of each description, with an example value of the type each takes."""
+
+    @field_validator("*")
+    @classmethod
+    def _placeholders(cls, value: str, info: ValidationInfo) -> str:
+        return format_template(value, cls.PLACEHOLDERS[info.field_name or ""])
+
+
 class Naming(Model):
     server: str = r"^rack(?P<rack>\d{2})-(?P<kind>gpu|stor)(?P<position>\d{3})$"
+    descriptions: Descriptions = Descriptions()
 
     @field_validator("server")
     @classmethod
@@ -121,9 +189,13 @@ class ServerModel(Model):
         return tuple(nic for nic in self.nics if nic.network == network)
 
 
+VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
 class Vlan(Model):
     id: int = Field(ge=2, le=4092)
-    name: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    name: VlanName
 
 
 class Cnp(Model):
@@ -136,6 +208,7 @@ class Ecn(Model):
     min_kbytes: int = Field(ge=1)
     max_kbytes: int = Field(ge=1)
     max_mark_probability: int = Field(100, ge=1, le=100)
+    weight: int = Field(0, ge=0, le=15)
 
 
 class Watchdog(Model):
@@ -153,6 +226,10 @@ class QosProfile(Model):
     queue_bandwidth: dict[int, int]
     strict_queues: tuple[int, ...] = ()
     watchdog: Watchdog = Watchdog()
+    # The egress queue of each traffic class; a class not listed uses the queue of its number.
+    tc_to_queue: dict[Annotated[int, Field(ge=0, le=7)], Annotated[int, Field(ge=0, le=7)]] = {}
+    # The per-port QoS profile of each switch role (queue behaviour differs between ASICs).
+    service_profiles: dict[Literal["leaf", "spine"], ProfileName] = {"leaf": "ROCE-LEAF", "spine": "ROCE-SPINE"}
 
 
 class OspfSettings(Model):
@@ -165,6 +242,13 @@ class BgpSettings(Model):
     spine_asn: int = Field(ge=1, le=4294967295)
     leaf_asn_base: int = Field(ge=1, le=4294967295)
     maximum_routes: int = Field(12000, ge=1)
+    bfd: bool = True
+    underlay_peer_group: ProfileName = "IPv4-UNDERLAY-PEERS"
+    mlag_peer_group: ProfileName = "MLAG-IPv4-UNDERLAY-PEER"
+    redistribute_route_map: ProfileName = "RM-CONN-2-BGP"
+    mlag_route_map: ProfileName = "RM-MLAG-PEER-IN"
+    loopbacks_prefix_list: ProfileName = "PL-LOOPBACKS"
+    hosts_prefix_list: ProfileName = "PL-HOST-SUBNETS"
 
 
 class RoutingProfile(Model):
@@ -223,6 +307,32 @@ class FabricIntent(Model):
     virtual_router_mac: str = Field(pattern=r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
     # Extra VLAN profiles on one leaf pair (key: pair number; a compute pair is its rack number).
     pair_vlans: dict[int, tuple[str, ...]] = {}
+    # With bonding lacp: seconds a server port without LACP stays up on its own (fallback individual).
+    lacp_fallback_timeout: int = Field(30, ge=1, le=300)
+
+
+class MlagSettings(Model):
+    """How every MLAG leaf pair is built: its VLANs, peer-link port-channel, domain and STP role."""
+
+    peer_vlan: int = Field(4094, ge=2, le=4094)
+    peer_vlan_name: VlanName = "MLAG_PEER"
+    l3_vlan: int = Field(4093, ge=2, le=4094)
+    l3_vlan_name: VlanName = "MLAG_L3_PEER"
+    trunk_group: VlanName = "MLAG"
+    peer_link_channel: int = Field(1000, ge=1, le=2000)
+    domain_id: str = "{NETWORK}_PAIR{pair:02d}"
+    mst_priority: int = Field(4096, ge=0, le=61440, multiple_of=4096)
+
+    @field_validator("domain_id")
+    @classmethod
+    def _domain_id(cls, value: str) -> str:
+        return format_template(value, {"network": "compute", "NETWORK": "COMPUTE", "pair": 1})
+
+    @model_validator(mode="after")
+    def _distinct_vlans(self) -> MlagSettings:
+        if self.peer_vlan == self.l3_vlan:
+            raise ValueError(f"peer_vlan and l3_vlan are both {self.peer_vlan}: they must differ")
+        return self
 
 
 class SwitchPorts(Model):
@@ -247,11 +357,20 @@ class Upstream(Model):
 class Management(Model):
     pool: ipaddress.IPv4Network
     vlan_base: int = Field(2000, ge=2, le=3800)
+    vlan_name: str = "MGMT_RACK{rack:02d}"
+    switch_name: str = "rack{rack:02d}-mgmt"
     switch_model: str
     switch_uplink_port: int = Field(ge=1)
     switch_ports: SwitchPorts
     core: Core
     upstream: Upstream
+    # The VRF of Management1 on the fabric switches (the management network itself routes in default).
+    vrf: ProfileName = "MGMT"
+
+    @field_validator("vlan_name", "switch_name")
+    @classmethod
+    def _rack_names(cls, value: str) -> str:
+        return format_template(value, {"rack": 1})
 
 
 class Thresholds(Model):
@@ -330,6 +449,7 @@ class FabricFile(Model):
     routing_profiles: dict[Name, RoutingProfile]
     fabrics: dict[Literal["compute", "storage"], FabricIntent]
     management: Management
+    mlag: MlagSettings = MlagSettings()
     thresholds: Thresholds = Thresholds()
     storage_services: StorageServices = StorageServices()
     extra_config: dict[str, str] = {}

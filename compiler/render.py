@@ -1,8 +1,10 @@
 """Render structured configs to text: Jinja2 templates that only loop and print.
 
 Templates see plain data only: the ``config`` of a device's structured document, exactly as
-``generated/structured/<device>.yaml`` holds it (unset keys absent), so the committed YAML
-renders back to the committed config with the templates alone.
+``generated/structured/<device>.yaml`` holds it (unset keys absent), and, as ``eos``, the
+``templates`` block of the platform's data file (``compiler/platforms/eos.yaml``). So the
+committed YAML renders back to the committed config with the platform's templates and data file
+alone.
 
 Example:
     >>> print(render_template("eos/interfaces.j2", {
@@ -23,6 +25,7 @@ import jinja2
 
 from compiler.artifacts.yamltext import pruned
 from compiler.fabric import Device
+from compiler.platforms import eos
 
 _MISSING = object()
 _DICT_ATTRIBUTES = frozenset(dir(dict))
@@ -56,7 +59,7 @@ def environment() -> jinja2.Environment:
     off: with it, every ``get_template`` and ``{% include %}`` stat()ed the template file again,
     tens of thousands of times at scale.
     """
-    return _Environment(
+    env = _Environment(
         loader=jinja2.PackageLoader("compiler", "templates"),
         auto_reload=False,
         undefined=jinja2.StrictUndefined,
@@ -65,6 +68,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.globals["eos"] = eos.data().templates
+    return env
 
 
 def render_template(name: str, context: dict[str, Any]) -> str:

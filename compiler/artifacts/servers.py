@@ -24,12 +24,10 @@ from ipaddress import IPv4Interface
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer, ServerNic
-from compiler.facts.cabling import MGMT_MTU
+from compiler.facts.servers import BOND_NAMES
 from compiler.intent import Intent, QosProfile
+from compiler.platforms import eos
 from compiler.render import render_template
-
-BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
-"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
 
 RDMA_MODULES = ("mlx5_core", "mlx5_ib", "ib_uverbs", "rdma_ucm")
 OFFLOADS = ("large-receive-offload", "generic-receive-offload")
@@ -131,7 +129,12 @@ def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterfac
         if nic.network == "management" and server.mgmt_address:
             out.append(
                 HostInterface(
-                    nic.name, "management", MGMT_MTU, server.mgmt_address, server.mgmt_gateway, default_route=True
+                    nic.name,
+                    "management",
+                    eos.data().access_mtu,
+                    server.mgmt_address,
+                    server.mgmt_gateway,
+                    default_route=True,
                 )
             )
     return out

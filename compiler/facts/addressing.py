@@ -43,8 +43,6 @@ LEAF_LOOPBACK_OFFSET = 64
 SERVER_HOST_OFFSET = 10
 GATEWAY_OFFSET = 1
 LEAF_SVI_OFFSET = 2
-MLAG_PEER_VLAN = 4094
-MLAG_L3_VLAN = 4093
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +151,7 @@ def _fabric(
     spec = intent.fabric.fabrics[net]
     pools = spec.pools
     vlan = intent.fabric.vlans[spec.vlan]
+    mlag = intent.fabric.mlag
 
     def take(pool: str, prefix: IPv4Interface | IPv4Network, owner: str, purpose: str) -> None:
         allocations.append(Allocation(net, pool, str(prefix), owner, purpose))
@@ -167,10 +166,10 @@ def _fabric(
             index = pair.leaf_index(side)
             loopback = host_address(pools.loopbacks, LEAF_LOOPBACK_OFFSET + index)
             svi = host_in(hosts, LEAF_SVI_OFFSET + side)
-            take("loopbacks", IPv4Interface((loopback, 32)), name, "Loopback0")
+            take("loopbacks", IPv4Interface((loopback, 32)), name, eos.loopback())
             take("hosts", svi, name, eos.vlan_interface(vlan.id))
-            take("mlag_peer", peer_link[side], name, eos.vlan_interface(MLAG_PEER_VLAN))
-            take("mlag_l3", l3_link[side], name, eos.vlan_interface(MLAG_L3_VLAN))
+            take("mlag_peer", peer_link[side], name, eos.vlan_interface(mlag.peer_vlan))
+            take("mlag_l3", l3_link[side], name, eos.vlan_interface(mlag.l3_vlan))
             loopbacks[name] = str(loopback)
             leaves[name] = LeafAddresses(
                 str(loopback),
@@ -188,7 +187,7 @@ def _fabric(
                 links[name, spine] = FabricLink(net, name, spine, str(spine_end.network), str(leaf_end), str(spine_end))
     for number, spine in enumerate(fabric.spines, start=1):
         loopback = host_address(pools.loopbacks, number)
-        take("loopbacks", IPv4Interface((loopback, 32)), spine, "Loopback0")
+        take("loopbacks", IPv4Interface((loopback, 32)), spine, eos.loopback())
         loopbacks[spine] = str(loopback)
 
 

@@ -7,7 +7,7 @@ its uplink; the core: a downlink per rack, then the upstream). A port is taken o
 later claim on it is a problem (PRT007), and a port the model lacks is one too (PRT001).
 
 * leaf ``L`` to spine ``s``: leaf port ``uplink_ports[s - 1]``, spine port ``L``;
-* peer-link: ``peer_link_ports`` on both leaves of a pair, in port-channel 1000;
+* peer-link: ``peer_link_ports`` on both leaves of a pair, in port-channel ``mlag.peer_link_channel``;
 * rack ``R``'s management switch: uplink ``switch_uplink_port`` to core port ``R``.
 
 Example:
@@ -44,11 +44,6 @@ PortKind = Literal[
     "uplink", "downlink", "peer-link", "server", "management", "rack-uplink", "rack-downlink", "upstream"
 ]
 CableKind = Literal["fabric", "peer-link", "server", "mgmt", "mgmt-uplink"]
-
-PEER_LINK_CHANNEL = 1000
-MGMT_MTU = 1500
-"""Out-of-band access ports and Management1 stay at the Ethernet default."""
-MANAGEMENT1_SPEED: Speed = "1g"
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +206,8 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
     intent, topology = plan.intent, plan.topology
     mgmt = intent.fabric.management
     switch_mtu = intent.fabric.mtu.switch
+    access_mtu = eos.data().access_mtu
+    management_port = eos.management_port()
     by_switch: dict[str, list[tuple[int, str, str, str | None]]] = {}
     for nic in attachments.nics:
         if nic.network == "management":
@@ -219,16 +216,16 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
         for number, server, nic_name, speed in by_switch.get(switch, []):
             port = plan.take(switch, number, "server", "management", server, nic_name, server)
             if port is not None:
-                plan.cable("management", "server", port, (server, nic_name, speed), (MGMT_MTU, MGMT_MTU))
+                plan.cable("management", "server", port, (server, nic_name, speed), (access_mtu, access_mtu))
         for device in topology.in_rack(rack):
             if device.mgmt_port is None:
                 continue
             port = plan.take(
-                switch, device.mgmt_port, "management", "management", device.name, eos.MANAGEMENT_PORT, device.name
+                switch, device.mgmt_port, "management", "management", device.name, management_port, device.name
             )
             if port is not None:
-                far = (device.name, eos.MANAGEMENT_PORT, MANAGEMENT1_SPEED)
-                plan.cable("management", "mgmt", port, far, (MGMT_MTU, MGMT_MTU))
+                far = (device.name, management_port, eos.data().management_port_speed)
+                plan.cable("management", "mgmt", port, far, (access_mtu, access_mtu))
         core_port, core_speed = plan.end(topology.core, rack)
         uplink = plan.take(
             switch, mgmt.switch_uplink_port, "rack-uplink", "management", topology.core, core_port, switch
@@ -266,7 +263,9 @@ def _spine_leaf(plan: _Plan, fabric: SpineLeaf, attachments: Attachments, addres
             peer = pair.leaves[1 - side]
             for number in spec.leaves.peer_link_ports:
                 name, speed = plan.end(leaf, number)
-                member = plan.take(leaf, number, "peer-link", net, peer, name, leaf, PEER_LINK_CHANNEL)
+                member = plan.take(
+                    leaf, number, "peer-link", net, peer, name, leaf, intent.fabric.mlag.peer_link_channel
+                )
                 if member is not None and side == 0:
                     plan.cable(net, "peer-link", member, (peer, name, speed), (mtu, mtu))
             for number, server, nic_name, nic_speed in by_leaf.get(leaf, []):

@@ -29,8 +29,8 @@ from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent
+from compiler.platforms import eos
 
-MGMT_VRF = "MGMT"
 GATEWAY_OFFSET = 1
 RACK_SWITCH_OFFSET = 2
 SERVER_OFFSET = 20
@@ -88,11 +88,12 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
         take("pool", own, switch, "management switch SVI")
         take("pool", gateway, topology.core, f"gateway of rack {rack}")
         vlan = mgmt.vlan_base + rack
-        racks[rack] = RackManagement(rack, switch, vlan, f"MGMT_RACK{rack:02d}", str(subnet), str(gateway), str(own))
+        name = mgmt.vlan_name.format(rack=rack)
+        racks[rack] = RackManagement(rack, switch, vlan, name, str(subnet), str(gateway), str(own))
         for fabric_switch in topology.in_rack(rack):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
                 address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
-                take("pool", address, fabric_switch.name, "Management1")
+                take("pool", address, fabric_switch.name, eos.management_port())
                 switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
     by_switch = {r.switch: r for r in racks.values()}
     for nic in attachments.nics:
@@ -108,5 +109,5 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     highest = max(intent.racks, default=0) + 1
     pool = pool_use("management", "pool", mgmt.pool, "/24 per rack", 24, highest, allocations)
     return ManagementNetwork(
-        MGMT_VRF, racks, switches, servers, HostAddress(str(address), str(up.gateway)), tuple(allocations), pool
+        mgmt.vrf, racks, switches, servers, HostAddress(str(address), str(up.gateway)), tuple(allocations), pool
     )

@@ -1,8 +1,9 @@
 """The RoCEv2 QoS of each fabric, decided once: DSCP classes, traffic-class queues, PFC, ECN.
 
 DSCPs that map to one traffic class are grouped (ordered by their lowest DSCP); each traffic
-class in use goes to the queue of the same number; the queues are those with a bandwidth
-share or strict priority, the ECN queue marking with the profile's thresholds.
+class in use goes to its queue in ``tc_to_queue`` (by default the queue of its number); the
+queues are those with a bandwidth share or strict priority, the ECN queue marking with the
+profile's thresholds.
 
 Example:
     >>> from pathlib import Path
@@ -86,7 +87,7 @@ def roce_qos(name: str, profile: QosProfile) -> RoceQos:
     return RoceQos(
         name,
         classes,
-        tuple(sorted({(tc, tc) for tc in by_tc})),
+        tuple(sorted((tc, profile.tc_to_queue.get(tc, tc)) for tc in by_tc)),
         profile.pfc_priority,
         profile.ecn.queue,
         queues,

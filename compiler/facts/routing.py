@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from compiler.facts.addressing import MLAG_L3_VLAN, Addressing
+from compiler.facts.addressing import Addressing
 from compiler.facts.cabling import Cabling
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.intent import Intent
@@ -131,7 +131,7 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
                     "ospf",
                     loopback,
                     paths,
-                    ospf_interfaces=(*active, eos.vlan_interface(MLAG_L3_VLAN)),
+                    ospf_interfaces=(*active, eos.vlan_interface(intent.fabric.mlag.l3_vlan)),
                     ospf_networks=tuple(str(p) for p in (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts)),
                     mlag_peer=peer,
                 )

@@ -32,6 +32,9 @@ from compiler.facts.common import Network, Problem
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Speed
 
+BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
+"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
+
 
 @dataclass(frozen=True, slots=True)
 class Attachment:

@@ -51,14 +51,14 @@ def spine_name(prefix: str, number: int) -> str:
     return f"{prefix}{number:02d}"
 
 
-def rack_switch_name(rack: int) -> str:
-    """Name of the management switch of ``rack``.
+def rack_switch_name(rule: str, rack: int) -> str:
+    """Name of the management switch of ``rack`` under the naming ``rule`` (``management.switch_name``).
 
     Example:
-        >>> rack_switch_name(7)
+        >>> rack_switch_name("rack{rack:02d}-mgmt", 7)
         'rack07-mgmt'
     """
-    return f"rack{rack:02d}-mgmt"
+    return rule.format(rack=rack)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,7 @@ def build_topology(intent: Intent) -> Topology:
         switches[switch.name] = switch
 
     mgmt = spec.management
-    rack_switches = {rack: rack_switch_name(rack) for rack in intent.racks}
+    rack_switches = {rack: rack_switch_name(mgmt.switch_name, rack) for rack in intent.racks}
     for rack, name in rack_switches.items():
         add(Switch(name, "mgmt", "management", mgmt.switch_model, rack, f"mgmt-rack{rack:02d}", rack))
     add(Switch(mgmt.core.name, "core", "management", mgmt.core.model, mgmt.core.rack, "mgmt-core", 0))
@@ -189,7 +189,8 @@ def build_topology(intent: Intent) -> Topology:
             ports = mgmt.switch_ports
             room = f"ports {ports.devices_first}-{ports.devices_last}"
             message = f"{switch.name}: slot {switch.slot} has no device port ({room})"
-            problems.append(Problem("PRT003", rack_switches.get(switch.rack, rack_switch_name(switch.rack)), message))
+            subject = rack_switches.get(switch.rack, rack_switch_name(mgmt.switch_name, switch.rack))
+            problems.append(Problem("PRT003", subject, message))
     return Topology(switches, fabrics, mgmt.core.name, rack_switches, tuple(problems))
 
 

@@ -1,9 +1,13 @@
-"""Arista EOS: interface names, their order and ranges, and the EOS phrases the structured
-config carries.
+"""Arista EOS: interface names, their order and ranges, the EOS phrases the structured config
+carries, and the platform's values (``eos.yaml``).
 
 Every EOS interface name the compiler writes is made by a function of this module, so the
 naming rule (today flat ``Ethernet<n>``; real models add ``/<lane>`` and chassis slots) is
-changed in one place.
+changed in one place; no other Python spells EOS syntax.
+
+Example:
+    >>> data().management_port, data().vlan_internal_range
+    ('Management1', (1006, 1199))
 """
 
 from __future__ import annotations
@@ -11,18 +15,65 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
+from typing import Any, Literal
 
-from compiler.intent import Ecn, SwitchModel
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
 
-MANAGEMENT_PORT = "Management1"
-"""The dedicated out-of-band port of every fabric switch."""
+from compiler.intent import Ecn, Speed, SwitchModel
 
-LOOPBACK = "Loopback0"
-"""The router-id loopback."""
+DATA = Path(__file__).with_name("eos.yaml")
+
+
+class EosData(BaseModel):
+    """``eos.yaml``: what EOS configs carry that the intent does not set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    management_port: str
+    management_port_speed: Speed
+    loopback: str
+    access_mtu: int = Field(ge=68, le=9216)
+    routing_model: str
+    vlan_internal_range: tuple[int, int]
+    admin_privilege: int = Field(ge=0, le=15)
+    admin_role: str
+    spanning_tree_mode: Literal["mstp", "rstp", "rapid-pvst"]
+    routed_spanning_tree_mode: Literal["none", "mstp"]
+    templates: dict[str, Any]
+    """Values the templates print (their global ``eos``)."""
+
+
+@cache
+def data() -> EosData:
+    """The EOS platform data, read once."""
+    return EosData.model_validate(yaml.safe_load(DATA.read_text()))
+
 
 _ORDER = {"Port-Channel": 0, "Ethernet": 1, "Loopback": 2, "Management": 3, "Vlan": 4}
 _SHORT = {"Ethernet": "Et", "Management": "Ma"}
 _NAME = re.compile(r"^([A-Za-z-]+)(\d+(?:/\d+)*)$")
+
+
+def management_port() -> str:
+    """The dedicated out-of-band port of every fabric switch.
+
+    Example:
+        >>> management_port()
+        'Management1'
+    """
+    return data().management_port
+
+
+def loopback() -> str:
+    """The router-id loopback.
+
+    Example:
+        >>> loopback()
+        'Loopback0'
+    """
+    return data().loopback
 
 
 def front_panel_port(number: int) -> str:
@@ -167,8 +218,57 @@ def ecn_marking(ecn: Ecn) -> str:
     """
     return (
         f"random-detect ecn minimum-threshold {ecn.min_kbytes} kbytes maximum-threshold "
-        f"{ecn.max_kbytes} kbytes max-mark-probability {ecn.max_mark_probability} weight 0"
+        f"{ecn.max_kbytes} kbytes max-mark-probability {ecn.max_mark_probability} weight {ecn.weight}"
     )
+
+
+def vlan_range(first: int, last: int) -> str:
+    """A VLAN range as ``vlan internal order ... range`` takes it.
+
+    Example:
+        >>> vlan_range(1006, 1199)
+        '1006 1199'
+    """
+    return f"{first} {last}"
+
+
+def vlan_list(vlans: Iterable[int]) -> str:
+    """VLAN ids as ``no spanning-tree vlan-id`` and trunk lists take them: runs as ranges.
+
+    Examples:
+        >>> vlan_list([4094, 4093])
+        '4093-4094'
+        >>> vlan_list([100, 4090, 4094, 101])
+        '100-101,4090,4094'
+    """
+    spans: list[list[int]] = []
+    for vlan in sorted(set(vlans)):
+        if spans and spans[-1][1] == vlan - 1:
+            spans[-1][1] = vlan
+        else:
+            spans.append([vlan, vlan])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def matched_prefix_list(clause: str) -> str | None:
+    """The prefix list a route-map match clause names, or None for another kind of match.
+
+    Example:
+        >>> matched_prefix_list("ip address prefix-list PL-LOOPBACKS"), matched_prefix_list("tag 7")
+        ('PL-LOOPBACKS', None)
+    """
+    words = clause.split()
+    return words[3] if words[:3] == ["ip", "address", "prefix-list"] and len(words) > 3 else None
+
+
+def set_origin(origin: str) -> str:
+    """A route-map clause setting the BGP origin.
+
+    Example:
+        >>> set_origin("incomplete")
+        'origin incomplete'
+    """
+    return f"origin {origin}"
 
 
 def match_prefix_list(name: str) -> str:

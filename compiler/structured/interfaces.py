@@ -1,6 +1,6 @@
 """The interfaces of a switch: one per used port (by what is at its far end), the logical
 interfaces (port-channels, loopback, Management1, SVIs), and every unused front-panel port
-shut down, in EOS's interface order.
+shut down, in EOS's interface order. Descriptions follow ``naming.descriptions``.
 
 Example:
     >>> from pathlib import Path
@@ -20,16 +20,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from compiler.facts import DeviceFacts, Port
-from compiler.facts.addressing import MLAG_L3_VLAN, MLAG_PEER_VLAN
-from compiler.facts.cabling import PEER_LINK_CHANNEL
-from compiler.facts.management import MGMT_VRF
+from compiler.facts.servers import BOND_NAMES
 from compiler.platforms import eos
 from compiler.structured.model import Interface
 from compiler.structured.qos import port_qos
-from compiler.structured.switching import MLAG_L3_VLAN_NAME, MLAG_PEER_VLAN_NAME, MLAG_TRUNK_GROUP
-
-LACP_FALLBACK_TIMEOUT = 30
-BOND = "bond0"
 
 
 def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
@@ -55,36 +49,41 @@ def _interfaces(facts: DeviceFacts) -> Iterator[Interface]:
         yield from _core(facts)
 
 
+def _ospf(facts: DeviceFacts) -> bool:
+    return facts.routing is not None and facts.routing.protocol == "ospf"
+
+
 def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
     """Leaf-spine links: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
     me = facts.switch.name
     links = {link.spine if link.leaf == me else link.leaf: link for link in facts.fabric_links}
+    describe = facts.design.naming.descriptions.fabric_link
+    qos = port_qos(facts)
     for port in facts.ports:
         if port.kind in ("uplink", "downlink"):
             link = links[port.peer]
-            yield _routed_link(facts, port, link.leaf_address if port.kind == "uplink" else link.spine_address)
-
-
-def _routed_link(facts: DeviceFacts, port: Port, address: str) -> Interface:
-    ospf = facts.routing is not None and facts.routing.protocol == "ospf"
-    return Interface(
-        port.name,
-        description=f"P2P_{port.peer}_{port.peer_port}",
-        mtu=facts.design.mtu.switch,
-        routed=True,
-        ip_address=address,
-        ospf_point_to_point=ospf,
-        **port_qos(facts),
-    )
+            yield Interface(
+                port.name,
+                description=describe.format(peer=port.peer, peer_port=port.peer_port),
+                mtu=facts.design.mtu.switch,
+                routed=True,
+                ip_address=link.leaf_address if port.kind == "uplink" else link.spine_address,
+                ospf_point_to_point=_ospf(facts),
+                **qos,
+            )
 
 
 def _management1(facts: DeviceFacts) -> Interface:
     address = facts.management.address if facts.management else None
-    return Interface(eos.MANAGEMENT_PORT, description="OOB_MANAGEMENT", vrf=MGMT_VRF, ip_address=address)
+    description = facts.design.naming.descriptions.management
+    return Interface(
+        eos.management_port(), description=description, vrf=facts.design.management.vrf, ip_address=address
+    )
 
 
 def _loopback(facts: DeviceFacts) -> Interface:
-    return Interface(eos.LOOPBACK, description="ROUTER_ID", ip_address=f"{facts.loopback}/32")
+    description = facts.design.naming.descriptions.loopback
+    return Interface(eos.loopback(), description=description, ip_address=f"{facts.loopback}/32")
 
 
 def _spine(facts: DeviceFacts) -> Iterator[Interface]:
@@ -95,6 +94,8 @@ def _spine(facts: DeviceFacts) -> Iterator[Interface]:
 
 def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     design = facts.design
+    describe = design.naming.descriptions
+    mlag = design.mlag
     spec = design.fabrics[facts.switch.network]  # type: ignore[index]
     mtu = design.mtu.switch
     vlan = design.vlans[spec.vlan]
@@ -103,37 +104,37 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     yield from _routed_links(facts)
     for port in facts.ports:
         if port.kind == "peer-link":
-            yield Interface(port.name, description=f"MLAG_PEER_{peer}_{port.name}", channel_group=port.channel, **qos)
+            description = describe.peer_link.format(peer=peer, port=port.name)
+            yield Interface(port.name, description=description, channel_group=port.channel, **qos)
         elif port.kind == "server":
             yield from _server_port(facts, port, vlan.id, qos)
     yield Interface(
-        eos.port_channel(PEER_LINK_CHANNEL),
-        description=f"MLAG_PEER_{peer}_Po{PEER_LINK_CHANNEL}",
+        eos.port_channel(mlag.peer_link_channel),
+        description=describe.peer_link_channel.format(peer=peer, channel=mlag.peer_link_channel),
         mtu=mtu,
         switchport_mode="trunk",
-        switchport_trunk_groups=(MLAG_TRUNK_GROUP,),
+        switchport_trunk_groups=(mlag.trunk_group,),
     )
     yield _loopback(facts)
     addresses = facts.leaf
     assert addresses is not None
-    ospf = facts.routing is not None and facts.routing.protocol == "ospf"
     yield Interface(
         eos.vlan_interface(vlan.id),
-        description=f"{vlan.name}_GW",
+        description=describe.gateway.format(vlan=vlan.name),
         mtu=mtu,
         ip_address=addresses.svi,
         virtual_ip=addresses.gateway,
     )
     yield Interface(
-        eos.vlan_interface(MLAG_L3_VLAN),
-        description=MLAG_L3_VLAN_NAME,
+        eos.vlan_interface(mlag.l3_vlan),
+        description=mlag.l3_vlan_name,
         mtu=mtu,
         ip_address=addresses.mlag_l3,
-        ospf_point_to_point=ospf,
+        ospf_point_to_point=_ospf(facts),
     )
     yield Interface(
-        eos.vlan_interface(MLAG_PEER_VLAN),
-        description=MLAG_PEER_VLAN_NAME,
+        eos.vlan_interface(mlag.peer_vlan),
+        description=mlag.peer_vlan_name,
         mtu=mtu,
         no_autostate=True,
         ip_address=addresses.mlag_peer,
@@ -143,8 +144,10 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
 
 def _server_port(facts: DeviceFacts, port: Port, vlan: int, qos: dict[str, Any]) -> Iterator[Interface]:
     """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
-    mtu = facts.design.mtu.switch
-    description = f"SERVER_{port.peer}_{port.peer_port}"
+    design = facts.design
+    describe = design.naming.descriptions
+    mtu = design.mtu.switch
+    description = describe.server_port.format(server=port.peer, nic=port.peer_port)
     if port.channel is None:
         yield Interface(
             port.name,
@@ -159,11 +162,11 @@ def _server_port(facts: DeviceFacts, port: Port, vlan: int, qos: dict[str, Any])
     yield Interface(port.name, description=description, channel_group=port.channel, **qos)
     yield Interface(
         eos.port_channel(port.channel),
-        description=f"SERVER_{port.peer}_{BOND}",
+        description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),
         mtu=mtu,
         switchport_access_vlan=vlan,
         mlag=port.channel,
-        lacp_fallback_timeout=LACP_FALLBACK_TIMEOUT,
+        lacp_fallback_timeout=design.fabrics[facts.switch.network].lacp_fallback_timeout,  # type: ignore[index]
         portfast=True,
         bpduguard=True,
     )
@@ -181,23 +184,29 @@ def _trunk(name: str, description: str, mtu: int, vlan: int) -> Interface:
 
 def _rack_switch(facts: DeviceFacts) -> Iterator[Interface]:
     (rack,) = facts.racks
+    describe = facts.design.naming.descriptions
     for port in facts.ports:
         if port.kind == "server":
-            yield _access(port.name, f"SERVER_{port.peer}_{port.peer_port}", rack.vlan)
+            yield _access(port.name, describe.server_port.format(server=port.peer, nic=port.peer_port), rack.vlan)
         elif port.kind == "management":
-            yield _access(port.name, f"MGMT_{port.peer}_{port.peer_port}", rack.vlan)
+            description = describe.management_port.format(peer=port.peer, peer_port=port.peer_port)
+            yield _access(port.name, description, rack.vlan)
         elif port.kind == "rack-uplink":
-            yield _trunk(port.name, f"UPLINK_{port.peer}_{port.peer_port}", facts.design.mtu.switch, rack.vlan)
+            description = describe.rack_uplink.format(peer=port.peer, peer_port=port.peer_port)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack.vlan)
     yield Interface(eos.vlan_interface(rack.vlan), description=rack.vlan_name, ip_address=rack.switch_address)
 
 
 def _core(facts: DeviceFacts) -> Iterator[Interface]:
-    vlan_of = {r.switch: r for r in facts.racks}
+    describe = facts.design.naming.descriptions
+    rack_of = {r.switch: r for r in facts.racks}
     for port in facts.ports:
         if port.kind == "rack-downlink":
-            rack = vlan_of[port.peer]
-            yield _trunk(port.name, f"DOWNLINK_{port.peer}_{port.peer_port}", facts.design.mtu.switch, rack.vlan)
+            description = describe.rack_downlink.format(peer=port.peer, peer_port=port.peer_port)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack_of[port.peer].vlan)
         elif port.kind == "upstream" and facts.upstream is not None:
-            yield Interface(port.name, description="UPSTREAM_SITE", routed=True, ip_address=facts.upstream.address)
+            address = facts.upstream.address
+            yield Interface(port.name, description=describe.upstream, routed=True, ip_address=address)
     for rack in facts.racks:
-        yield Interface(eos.vlan_interface(rack.vlan), description=f"GW_{rack.vlan_name}", ip_address=rack.gateway)
+        description = describe.rack_gateway.format(vlan=rack.vlan_name)
+        yield Interface(eos.vlan_interface(rack.vlan), description=description, ip_address=rack.gateway)

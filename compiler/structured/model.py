@@ -102,7 +102,7 @@ class Qos:
 
 @dataclass(frozen=True, slots=True)
 class SpanningTree:
-    mode: Literal["mstp", "none"]
+    mode: str
     mst0_priority: int | None = None
     disabled_vlans: str | None = None
 

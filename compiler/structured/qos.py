@@ -23,8 +23,10 @@ from compiler.structured.model import PfcWatchdog, Qos, QosMap, QosProfileConfig
 
 
 def profile_name(facts: DeviceFacts) -> str:
-    """The per-port QoS profile of a switch's role (queues differ between leaf and spine ASICs)."""
-    return f"ROCE-{facts.switch.role.upper()}"
+    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile)."""
+    spec = facts.design.fabrics[facts.switch.network]  # type: ignore[index]
+    profile = facts.design.qos_profiles[spec.qos or ""]
+    return profile.service_profiles[facts.switch.role]  # type: ignore[index]
 
 
 def queue_keyword(facts: DeviceFacts) -> str:

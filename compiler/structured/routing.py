@@ -2,7 +2,8 @@
 
 eBGP: one peer group for the underlay (BFD, a route limit), on leaves a second for the MLAG
 peer (next-hop-self, its routes made less preferred); connected routes are redistributed
-through a route map that admits only the loopbacks (and on leaves the hosts subnet).
+through a route map that admits only the loopbacks (and on leaves the hosts subnet). The names
+are the routing profile's (``routing_profiles.<name>.bgp``).
 
 Example:
     >>> from pathlib import Path
@@ -34,13 +35,9 @@ from compiler.structured.model import (
     RouterOspf,
 )
 
-UNDERLAY_PEER_GROUP = "IPv4-UNDERLAY-PEERS"
-MLAG_PEER_GROUP = "MLAG-IPv4-UNDERLAY-PEER"
-REDISTRIBUTE_MAP = "RM-CONN-2-BGP"
-MLAG_PEER_IN_MAP = "RM-MLAG-PEER-IN"
 MLAG_PEER_IN_DESCRIPTION = "Make routes learned over the MLAG peer-link less preferred"
-MLAG_PEER_IN_SET = "origin incomplete"
-PREFIX_LISTS = {"loopbacks": "PL-LOOPBACKS", "hosts": "PL-HOST-SUBNETS"}
+MLAG_PEER_IN_ORIGIN = "incomplete"
+"""The origin that makes a route learned from the MLAG peer lose to the same route from a spine."""
 
 
 def _profile(facts: DeviceFacts) -> RoutingProfile:
@@ -61,23 +58,27 @@ def prefix_lists(facts: DeviceFacts) -> tuple[PrefixList, ...]:
     found = _bgp(facts)
     if found is None:
         return ()
+    routing, bgp = found
+    names = {"loopbacks": bgp.loopbacks_prefix_list, "hosts": bgp.hosts_prefix_list}
     return tuple(
-        PrefixList(PREFIX_LISTS[pool], (PrefixListEntry(10, "permit", prefix, length),))
-        for pool, prefix, length in found[0].advertised
+        PrefixList(names[pool], (PrefixListEntry(10, "permit", prefix, length),))
+        for pool, prefix, length in routing.advertised
     )
 
 
 def route_maps(facts: DeviceFacts) -> tuple[RouteMapEntry, ...]:
     """Connected routes admitted by the prefix lists; on leaves, the MLAG peer's routes demoted."""
-    lists = prefix_lists(facts)
+    found = _bgp(facts)
+    if found is None:
+        return ()
+    bgp = found[1]
     maps = [
-        RouteMapEntry(REDISTRIBUTE_MAP, "permit", 10 * (i + 1), match=(eos.match_prefix_list(p.name),))
-        for i, p in enumerate(lists)
+        RouteMapEntry(bgp.redistribute_route_map, "permit", 10 * (i + 1), match=(eos.match_prefix_list(p.name),))
+        for i, p in enumerate(prefix_lists(facts))
     ]
-    if lists and facts.switch.role == "leaf":
-        maps.append(
-            RouteMapEntry(MLAG_PEER_IN_MAP, "permit", 10, description=MLAG_PEER_IN_DESCRIPTION, set=(MLAG_PEER_IN_SET,))
-        )
+    if facts.switch.role == "leaf":
+        origin = (eos.set_origin(MLAG_PEER_IN_ORIGIN),)
+        maps.append(RouteMapEntry(bgp.mlag_route_map, "permit", 10, description=MLAG_PEER_IN_DESCRIPTION, set=origin))
     return tuple(maps)
 
 
@@ -88,28 +89,24 @@ def router_bgp(facts: DeviceFacts) -> RouterBgp | None:
         return None
     routing, bgp = found
     assert routing.asn is not None
-    if facts.switch.role == "spine":
-        groups: tuple[BgpPeerGroup, ...] = (
-            BgpPeerGroup(UNDERLAY_PEER_GROUP, bfd=True, maximum_routes=bgp.maximum_routes),
+    underlay = BgpPeerGroup(
+        bgp.underlay_peer_group, remote_as=routing.remote_asn, bfd=bgp.bfd, maximum_routes=bgp.maximum_routes
+    )
+    groups: tuple[BgpPeerGroup, ...] = (underlay,)
+    if facts.switch.role == "leaf":
+        mlag = BgpPeerGroup(
+            bgp.mlag_peer_group,
+            remote_as=routing.asn,
+            description=routing.mlag_peer,
+            next_hop_self=True,
+            maximum_routes=bgp.maximum_routes,
+            route_map_in=bgp.mlag_route_map,
         )
-    else:
-        groups = (
-            BgpPeerGroup(
-                UNDERLAY_PEER_GROUP, remote_as=routing.remote_asn, bfd=True, maximum_routes=bgp.maximum_routes
-            ),
-            BgpPeerGroup(
-                MLAG_PEER_GROUP,
-                remote_as=routing.asn,
-                description=routing.mlag_peer,
-                next_hop_self=True,
-                maximum_routes=bgp.maximum_routes,
-                route_map_in=MLAG_PEER_IN_MAP,
-            ),
-        )
+        groups = (underlay, mlag)
     neighbors = tuple(
-        BgpNeighbor(p.address, MLAG_PEER_GROUP)
+        BgpNeighbor(p.address, bgp.mlag_peer_group)
         if p.mlag
-        else BgpNeighbor(p.address, UNDERLAY_PEER_GROUP, p.remote_as, f"{p.peer}_{p.peer_port}")
+        else BgpNeighbor(p.address, bgp.underlay_peer_group, p.remote_as, f"{p.peer}_{p.peer_port}")
         for p in routing.peers
     )
     return RouterBgp(
@@ -118,7 +115,7 @@ def router_bgp(facts: DeviceFacts) -> RouterBgp | None:
         maximum_paths=routing.maximum_paths,
         peer_groups=groups,
         neighbors=neighbors,
-        redistribute_connected_route_map=REDISTRIBUTE_MAP,
+        redistribute_connected_route_map=bgp.redistribute_route_map,
     )
 
 

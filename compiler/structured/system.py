@@ -18,13 +18,10 @@ Example:
 from __future__ import annotations
 
 from compiler.facts import DeviceFacts
-from compiler.facts.management import MGMT_VRF
 from compiler.platforms import eos
 from compiler.structured.model import StaticRoute, User, VrfHost
 
 DEFAULT_ROUTE = "0.0.0.0/0"
-ROUTING_MODEL = "multi-agent"
-VLAN_INTERNAL_RANGE = "1006 1199"
 
 
 def is_fabric_switch(facts: DeviceFacts) -> bool:
@@ -33,8 +30,8 @@ def is_fabric_switch(facts: DeviceFacts) -> bool:
 
 
 def management_vrf(facts: DeviceFacts) -> str | None:
-    """The VRF management lives in: MGMT on fabric switches, the default VRF elsewhere."""
-    return MGMT_VRF if is_fabric_switch(facts) else None
+    """The VRF management lives in: ``management.vrf`` on fabric switches, the default VRF elsewhere."""
+    return facts.design.management.vrf if is_fabric_switch(facts) else None
 
 
 def routes_ip(facts: DeviceFacts) -> bool:
@@ -45,7 +42,8 @@ def routes_ip(facts: DeviceFacts) -> bool:
 def users(facts: DeviceFacts) -> tuple[User, ...]:
     """The local admin user; its hash is a secret resolved on the way to the device."""
     admin = facts.design.services.admin_user
-    return (User(admin, 15, "network-admin", f"{admin}_sha512"),)
+    platform = eos.data()
+    return (User(admin, platform.admin_privilege, platform.admin_role, f"{admin}_sha512"),)
 
 
 def name_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
@@ -60,7 +58,7 @@ def logging_hosts(facts: DeviceFacts) -> tuple[VrfHost, ...]:
 
 def logging_source(facts: DeviceFacts) -> VrfHost | None:
     vrf = management_vrf(facts)
-    return VrfHost(eos.MANAGEMENT_PORT, vrf) if vrf else None
+    return VrfHost(eos.management_port(), vrf) if vrf else None
 
 
 def ntp_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
@@ -77,13 +75,14 @@ def static_routes(facts: DeviceFacts) -> tuple[StaticRoute, ...]:
     if role == "mgmt":
         return (StaticRoute(DEFAULT_ROUTE, facts.racks[0].gateway.split("/")[0]),)
     if facts.management is not None:
-        return (StaticRoute(DEFAULT_ROUTE, facts.management.gateway, MGMT_VRF),)
+        return (StaticRoute(DEFAULT_ROUTE, facts.management.gateway, management_vrf(facts)),)
     return ()
 
 
 def routing_model(facts: DeviceFacts) -> str | None:
-    return ROUTING_MODEL if routes_ip(facts) else None
+    return eos.data().routing_model if routes_ip(facts) else None
 
 
 def vlan_internal_range(facts: DeviceFacts) -> str | None:
-    return VLAN_INTERNAL_RANGE if is_fabric_switch(facts) else None
+    """The VLANs EOS takes for routed ports, set on the switches that route on their ports."""
+    return eos.vlan_range(*eos.data().vlan_internal_range) if is_fabric_switch(facts) else None

@@ -21,6 +21,7 @@ from compiler.render import environment, render_device
 GOLDEN = Path(__file__).parent / "golden"
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = REPO / "compiler" / "templates"
+PLATFORM_DATA = REPO / "compiler" / "platforms" / "eos.yaml"
 STRUCTURED = sorted((REPO / "generated" / "structured").glob("*.yaml"))
 VARIANTS = {
     "": [],
@@ -58,8 +59,9 @@ def test_golden_cases_cover_every_role() -> None:
 
 @pytest.mark.parametrize("path", STRUCTURED, ids=[p.stem for p in STRUCTURED])
 def test_structured_config_renders_back(path: Path) -> None:
-    """The committed structured YAML is the contract: with the templates alone (a stock Jinja2
-    environment, no compiler code) it renders to the committed config, byte for byte."""
+    """The committed structured YAML is the contract: with the platform's templates and data file
+    alone (a stock Jinja2 environment, no compiler code) it renders to the committed config, byte
+    for byte."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         undefined=jinja2.StrictUndefined,
@@ -67,6 +69,7 @@ def test_structured_config_renders_back(path: Path) -> None:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.globals["eos"] = yaml.safe_load(PLATFORM_DATA.read_text())["templates"]
     document = yaml.safe_load(path.read_text())
     text = env.get_template("eos/device.j2").render(document["config"])
     assert text == (REPO / "generated" / "configs" / f"{path.stem}.cfg").read_text()

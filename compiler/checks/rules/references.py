@@ -25,6 +25,7 @@ from compiler.checks.base import RULES, rule
 from compiler.checks.rules._common import interfaces, problems
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
+from compiler.platforms import eos
 from compiler.structured import Interface
 
 
@@ -95,9 +96,9 @@ def _routing_refs(device: Device) -> Iterator[str]:
             yield f"route-map {name} is used by router bgp but not defined"
     for entry in config.route_maps:
         for match in entry.match:
-            words = match.split()
-            if words[:3] == ["ip", "address", "prefix-list"] and words[3] not in prefix_lists:
-                yield f"route-map {entry.name} {entry.seq}: prefix-list {words[3]} is not defined"
+            matched = eos.matched_prefix_list(match)
+            if matched is not None and matched not in prefix_lists:
+                yield f"route-map {entry.name} {entry.seq}: prefix-list {matched} is not defined"
     ospf = config.router_ospf
     if ospf is not None:
         for name in sorted(set(ospf.active_interfaces) - set(interfaces(device))):
