@@ -28,7 +28,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.facts.addressing import (
     Addressing,
@@ -68,8 +68,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceFacts:
+class DeviceFacts(NamedTuple):
     """Every fact that names one switch, and the design: its structured config is made of these."""
 
     switch: Switch
@@ -94,8 +93,7 @@ class DeviceFacts:
     extra_config: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
+class Facts(NamedTuple):
     """The facts of the whole fabric."""
 
     intent: Intent

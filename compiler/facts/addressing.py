@@ -29,8 +29,8 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import NamedTuple
 
 from compiler.addressing import host_address, host_in, nth_subnet, p2p_link, subnet_capacity
 from compiler.facts.common import FabricNetwork, Network
@@ -45,8 +45,7 @@ GATEWAY_OFFSET = 1
 LEAF_SVI_OFFSET = 2
 
 
-@dataclass(frozen=True, slots=True)
-class Allocation:
+class Allocation(NamedTuple):
     """One address or subnet taken from a pool, and who owns it."""
 
     network: Network
@@ -56,8 +55,7 @@ class Allocation:
     purpose: str
 
 
-@dataclass(frozen=True, slots=True)
-class PoolUse:
+class PoolUse(NamedTuple):
     """How full a pool is, in units of its allocation size."""
 
     network: Network
@@ -69,16 +67,14 @@ class PoolUse:
     highest_index: int
 
 
-@dataclass(frozen=True, slots=True)
-class HostAddress:
+class HostAddress(NamedTuple):
     """An address with its prefix length, and the gateway of its subnet."""
 
     address: str
     gateway: str
 
 
-@dataclass(frozen=True, slots=True)
-class LeafAddresses:
+class LeafAddresses(NamedTuple):
     """A leaf's own addresses: router id, SVI and gateway of its pair's subnet, MLAG /31 ends."""
 
     loopback: str
@@ -90,8 +86,7 @@ class LeafAddresses:
     mlag_l3_remote: str
 
 
-@dataclass(frozen=True, slots=True)
-class FabricLink:
+class FabricLink(NamedTuple):
     """The /31 of one leaf-spine link and its two ends."""
 
     network: FabricNetwork
@@ -102,8 +97,7 @@ class FabricLink:
     spine_address: str
 
 
-@dataclass(frozen=True, slots=True)
-class Addressing:
+class Addressing(NamedTuple):
     """Every address of the spine-leaf fabrics, and what each pool holds."""
 
     loopbacks: Mapping[str, str]

@@ -30,8 +30,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
 from compiler.facts.common import Network, Problem
@@ -46,8 +45,7 @@ PortKind = Literal[
 CableKind = Literal["fabric", "peer-link", "server", "mgmt", "mgmt-uplink"]
 
 
-@dataclass(frozen=True, slots=True)
-class Port:
+class Port(NamedTuple):
     """A front-panel port a switch uses, and what is at its far end."""
 
     device: str
@@ -80,16 +78,14 @@ class Port:
         return f"{self.kind.replace('rack-', '')} to {self.peer}"
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """One end of a cable: a device (switch or server) and its port."""
 
     device: str
     port: str
 
 
-@dataclass(frozen=True, slots=True)
-class Cable:
+class Cable(NamedTuple):
     """A cable, both ends, with what each end is configured for."""
 
     network: Network
@@ -103,8 +99,7 @@ class Cable:
     subnet: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Cabling:
+class Cabling(NamedTuple):
     """Every used port by device and port name, and every cable."""
 
     ports: Mapping[str, Mapping[str, Port]]

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Role = Literal["leaf", "spine", "mgmt", "core"]
 Network = Literal["compute", "storage", "management"]
 FabricNetwork = Literal["compute", "storage"]
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """Something resolution could not place; the checks turn it into a finding.
 
     Example:

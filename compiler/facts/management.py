@@ -21,8 +21,8 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from ipaddress import IPv4Interface, IPv4Network
+from typing import NamedTuple
 
 from compiler.addressing import host_in, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
@@ -37,8 +37,7 @@ SERVER_OFFSET = 20
 UPSTREAM_OFFSET = 2
 
 
-@dataclass(frozen=True, slots=True)
-class RackManagement:
+class RackManagement(NamedTuple):
     """The management VLAN and subnet of one rack, its gateway on the core, its switch's SVI."""
 
     rack: int
@@ -51,8 +50,7 @@ class RackManagement:
     switch_address: str
 
 
-@dataclass(frozen=True, slots=True)
-class ManagementNetwork:
+class ManagementNetwork(NamedTuple):
     """Every management address: per rack, per fabric switch (Management1), per server, upstream."""
 
     vrf: str

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.facts.common import Network
 from compiler.intent import Ecn, Intent, QosProfile, Watchdog
 
 
-@dataclass(frozen=True, slots=True)
-class Queue:
+class Queue(NamedTuple):
     """One egress queue: a bandwidth share or strict priority; the lossless one marks ECN."""
 
     id: int
@@ -38,8 +37,7 @@ class Queue:
     ecn: Ecn | None
 
 
-@dataclass(frozen=True, slots=True)
-class RoceQos:
+class RoceQos(NamedTuple):
     """The lossless contract of one fabric, as every switch and port of it applies it."""
 
     profile: str
@@ -53,8 +51,7 @@ class RoceQos:
     watchdog: Watchdog
 
 
-@dataclass(frozen=True, slots=True)
-class Qos:
+class Qos(NamedTuple):
     """The RoCE QoS of each fabric that has a profile."""
 
     fabrics: Mapping[Network, RoceQos]

@@ -24,8 +24,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
 from compiler.facts.cabling import Cabling
@@ -44,8 +43,7 @@ def address_of(prefix: str) -> str:
     return prefix.split("/", 1)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class BgpPeer:
+class BgpPeer(NamedTuple):
     """One BGP session of a switch: the far end's address, device and port."""
 
     address: str
@@ -58,8 +56,7 @@ class BgpPeer:
     """The iBGP session to the MLAG peer."""
 
 
-@dataclass(frozen=True, slots=True)
-class SwitchRouting:
+class SwitchRouting(NamedTuple):
     """The underlay of one switch."""
 
     protocol: Literal["ospf", "ebgp"]
@@ -77,11 +74,10 @@ class SwitchRouting:
     mlag_peer: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Routing:
+class Routing(NamedTuple):
     """The underlay of every spine and leaf, by switch name."""
 
-    switches: Mapping[str, SwitchRouting] = field(default_factory=dict)
+    switches: Mapping[str, SwitchRouting]
 
 
 def build_routing(intent: Intent, topology: Topology, cabling: Cabling, addressing: Addressing) -> Routing:

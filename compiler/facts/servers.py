@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.facts.common import Network, Problem
 from compiler.facts.topology import Topology
@@ -36,8 +36,7 @@ BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
 """One bond per fabric network, named the same on every server so runbooks can say bond0."""
 
 
-@dataclass(frozen=True, slots=True)
-class Attachment:
+class Attachment(NamedTuple):
     """Where one server NIC plugs in: a switch port, and the server's host index behind it."""
 
     server: str
@@ -54,8 +53,7 @@ class Attachment:
     """0 for leaf a (and management), 1 for leaf b."""
 
 
-@dataclass(frozen=True, slots=True)
-class Attachments:
+class Attachments(NamedTuple):
     """Every server NIC's switch port, in the order each switch takes them."""
 
     nics: tuple[Attachment, ...]
@@ -114,8 +112,7 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
     return Attachments(tuple(nics), tuple(problems))
 
 
-@dataclass(frozen=True, slots=True)
-class ServerNic:
+class ServerNic(NamedTuple):
     """A server NIC as cabled: its network, speed, NUMA node and the switch port at the far end."""
 
     name: str
@@ -126,8 +123,7 @@ class ServerNic:
     switch_port: str
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedServer:
+class ResolvedServer(NamedTuple):
     """A server with its addresses and cabled NICs: what the server artifacts are written from."""
 
     name: str

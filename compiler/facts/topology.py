@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.facts.common import FabricNetwork, Network, Problem, Role
 from compiler.intent import FabricIntent, Intent, Server
@@ -61,8 +61,7 @@ def rack_switch_name(rule: str, rack: int) -> str:
     return rule.format(rack=rack)
 
 
-@dataclass(frozen=True, slots=True)
-class Switch:
+class Switch(NamedTuple):
     """A switch of the design: who it is, where it stands, what it pairs with."""
 
     name: str
@@ -82,8 +81,7 @@ class Switch:
     """The port of that slot on the management switch; None when the switch has no such port."""
 
 
-@dataclass(frozen=True, slots=True)
-class LeafPair:
+class LeafPair(NamedTuple):
     """An MLAG leaf pair of one fabric and the servers it serves."""
 
     network: FabricNetwork
@@ -98,8 +96,7 @@ class LeafPair:
         return 2 * (self.id - 1) + side + 1
 
 
-@dataclass(frozen=True, slots=True)
-class SpineLeaf:
+class SpineLeaf(NamedTuple):
     """One spine-leaf fabric: its spines, its leaf pairs, and how many spines each leaf reaches."""
 
     network: FabricNetwork
@@ -108,8 +105,7 @@ class SpineLeaf:
     uplinks: int
 
 
-@dataclass(frozen=True, slots=True)
-class Topology:
+class Topology(NamedTuple):
     """Every switch by name, the spine-leaf fabrics, and the management tree."""
 
     switches: Mapping[str, Switch]

@@ -7,12 +7,10 @@ up apart. Field order is the order of the keys in the YAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Interface:
+class Interface(NamedTuple):
     """An EOS interface; unset fields are not rendered."""
 
     name: str
@@ -39,30 +37,26 @@ class Interface:
     bpduguard: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class User:
+class User(NamedTuple):
     name: str
     privilege: int
     role: str
     secret_ref: str
 
 
-@dataclass(frozen=True, slots=True)
-class VrfHost:
+class VrfHost(NamedTuple):
     address: str
     vrf: str | None = None
     prefer: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class VlanDef:
+class VlanDef(NamedTuple):
     id: int
     name: str
     trunk_groups: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class QosQueue:
+class QosQueue(NamedTuple):
     id: int
     comment: str | None = None
     bandwidth_percent: int | None = None
@@ -70,45 +64,39 @@ class QosQueue:
     ecn: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class QosProfileConfig:
+class QosProfileConfig(NamedTuple):
     name: str
     pfc_priority: int
     queue_keyword: str
     queues: tuple[QosQueue, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class QosMap:
+class QosMap(NamedTuple):
     dscps: str
     traffic_class: int
 
 
-@dataclass(frozen=True, slots=True)
-class PfcWatchdog:
+class PfcWatchdog(NamedTuple):
     action: str
     timeout: str
     polling_interval: str
     recovery_time: str
 
 
-@dataclass(frozen=True, slots=True)
-class Qos:
+class Qos(NamedTuple):
     dscp_maps: tuple[QosMap, ...]
     tc_to_queue: tuple[tuple[int, int], ...]
     watchdog: PfcWatchdog
     profile: QosProfileConfig
 
 
-@dataclass(frozen=True, slots=True)
-class SpanningTree:
+class SpanningTree(NamedTuple):
     mode: str
     mst0_priority: int | None = None
     disabled_vlans: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Mlag:
+class Mlag(NamedTuple):
     domain_id: str
     local_interface: str
     peer_address: str
@@ -117,22 +105,19 @@ class Mlag:
     peer_link: str
 
 
-@dataclass(frozen=True, slots=True)
-class PrefixListEntry:
+class PrefixListEntry(NamedTuple):
     seq: int
     action: str
     prefix: str
     eq: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class PrefixList:
+class PrefixList(NamedTuple):
     name: str
     entries: tuple[PrefixListEntry, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RouteMapEntry:
+class RouteMapEntry(NamedTuple):
     name: str
     action: str
     seq: int
@@ -141,15 +126,13 @@ class RouteMapEntry:
     set: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class StaticRoute:
+class StaticRoute(NamedTuple):
     prefix: str
     next_hop: str
     vrf: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class BgpPeerGroup:
+class BgpPeerGroup(NamedTuple):
     name: str
     remote_as: int | None = None
     description: str | None = None
@@ -160,16 +143,14 @@ class BgpPeerGroup:
     route_map_in: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class BgpNeighbor:
+class BgpNeighbor(NamedTuple):
     address: str
     peer_group: str
     remote_as: int | None = None
     description: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RouterBgp:
+class RouterBgp(NamedTuple):
     asn: int
     router_id: str
     maximum_paths: int
@@ -178,8 +159,7 @@ class RouterBgp:
     redistribute_connected_route_map: str
 
 
-@dataclass(frozen=True, slots=True)
-class RouterOspf:
+class RouterOspf(NamedTuple):
     process: int
     router_id: str
     active_interfaces: tuple[str, ...]
@@ -188,8 +168,7 @@ class RouterOspf:
     max_lsa: int
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceConfig:
+class DeviceConfig(NamedTuple):
     """Everything a device's running-config says, in EOS's section order."""
 
     hostname: str

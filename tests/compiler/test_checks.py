@@ -2,7 +2,7 @@
 
 Bad designs are built the way a user would make them (editing a copy of ``intent/``) where
 the intent can express the fault; faults the intent cannot express (a resolver or template
-regression) are made by replacing a part of the resolved fabric (its dataclasses are frozen).
+regression) are made by replacing a part of the resolved fabric (its records are immutable).
 """
 
 from __future__ import annotations
@@ -70,14 +70,13 @@ def _device_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> Resol
 
 def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
     """The fabric with sections of device ``name``'s structured config replaced."""
-    return _device_replaced(fabric, name, config=dataclasses.replace(fabric.devices[name].config, **changes))
+    return _device_replaced(fabric, name, config=fabric.devices[name].config._replace(**changes))
 
 
 def _interfaces_replaced(fabric: ResolvedFabric, name: str, changes: dict[str, dict[str, Any]]) -> ResolvedFabric:
     """The fabric with fields of some interfaces (by interface name) of device ``name`` replaced."""
     interfaces = tuple(
-        dataclasses.replace(i, **changes[i.name]) if i.name in changes else i
-        for i in fabric.devices[name].config.interfaces
+        i._replace(**changes[i.name]) if i.name in changes else i for i in fabric.devices[name].config.interfaces
     )
     return _config_replaced(fabric, name, interfaces=interfaces)
 
@@ -85,7 +84,7 @@ def _interfaces_replaced(fabric: ResolvedFabric, name: str, changes: dict[str, d
 def _mlag_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
     mlag = fabric.devices[name].config.mlag
     assert mlag is not None
-    return _config_replaced(fabric, name, mlag=dataclasses.replace(mlag, **changes))
+    return _config_replaced(fabric, name, mlag=mlag._replace(**changes))
 
 
 def _check(directory: Path) -> list[Finding]:
@@ -258,7 +257,7 @@ def test_switch_link_mtu_mismatch(checks_intent_dir: Path) -> None:
     intent, fabric = _resolved(checks_intent_dir)
     index = next(i for i, link in enumerate(fabric.links) if link.kind == "fabric")
     links = list(fabric.links)
-    links[index] = dataclasses.replace(links[index], b_mtu=1500)
+    links[index] = links[index]._replace(b_mtu=1500)
     fabric = _replaced(fabric, links=tuple(links))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"LNK002"}
@@ -271,7 +270,7 @@ def test_switch_link_mtu_mismatch(checks_intent_dir: Path) -> None:
 def test_duplicate_device_name(checks_intent_dir: Path) -> None:
     """A server named like a switch would collide in inventory, DNS and cable labels."""
     intent, fabric = _resolved(checks_intent_dir)
-    servers = {**fabric.servers, "spine01": dataclasses.replace(fabric.servers["rack01-gpu001"], name="spine01")}
+    servers = {**fabric.servers, "spine01": fabric.servers["rack01-gpu001"]._replace(name="spine01")}
     fabric = _replaced(fabric, servers=servers)
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"ADR001"}
@@ -396,7 +395,7 @@ def test_ecmp_below_spine_count(checks_intent_dir: Path) -> None:
     intent, fabric = _resolved(checks_intent_dir)
     ospf = fabric.devices["rack03-leaf-b"].config.router_ospf
     assert ospf is not None
-    fabric = _config_replaced(fabric, "rack03-leaf-b", router_ospf=dataclasses.replace(ospf, maximum_paths=2))
+    fabric = _config_replaced(fabric, "rack03-leaf-b", router_ospf=ospf._replace(maximum_paths=2))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE001"}
     assert _of(findings, "RTE001")[0].subject == "rack03-leaf-b"
@@ -408,8 +407,8 @@ def test_bgp_remote_as_mismatch(checks_intent_dir: Path, checks_edit: Editor) ->
     intent, fabric = _resolved(checks_intent_dir)
     bgp = fabric.devices["spine02"].config.router_bgp
     assert bgp is not None
-    neighbors = (dataclasses.replace(bgp.neighbors[0], remote_as=64999), *bgp.neighbors[1:])
-    fabric = _config_replaced(fabric, "spine02", router_bgp=dataclasses.replace(bgp, neighbors=neighbors))
+    neighbors = (bgp.neighbors[0]._replace(remote_as=64999), *bgp.neighbors[1:])
+    fabric = _config_replaced(fabric, "spine02", router_bgp=bgp._replace(neighbors=neighbors))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE002"}
     assert "remote-as 64999, but rack01-leaf-a is AS 65101" in _of(findings, "RTE002")[0].message
@@ -421,7 +420,7 @@ def test_bgp_one_sided_session(checks_intent_dir: Path, checks_edit: Editor) -> 
     intent, fabric = _resolved(checks_intent_dir)
     bgp = fabric.devices["spine01"].config.router_bgp
     assert bgp is not None
-    fabric = _config_replaced(fabric, "spine01", router_bgp=dataclasses.replace(bgp, neighbors=bgp.neighbors[1:]))
+    fabric = _config_replaced(fabric, "spine01", router_bgp=bgp._replace(neighbors=bgp.neighbors[1:]))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE002"}
     messages = {f.message for f in _of(findings, "RTE002")}
@@ -435,7 +434,7 @@ def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
     ospf = fabric.devices["rack02-leaf-a"].config.router_ospf
     assert ospf is not None
     active = tuple(name for name in ospf.active_interfaces if name != "Ethernet50")
-    fabric = _config_replaced(fabric, "rack02-leaf-a", router_ospf=dataclasses.replace(ospf, active_interfaces=active))
+    fabric = _config_replaced(fabric, "rack02-leaf-a", router_ospf=ospf._replace(active_interfaces=active))
     fabric = _interfaces_replaced(fabric, "rack02-leaf-a", {"Ethernet50": {"ospf_point_to_point": False}})
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE003"}
