@@ -26,10 +26,10 @@ from compiler.facts import (
     Facts,
     Network,
     PoolUse,
-    Port,
     Problem,
     ResolvedServer,
     Role,
+    UsedPort,
     build_facts,
 )
 from compiler.intent import Intent
@@ -67,7 +67,7 @@ class ResolvedFabric:
     pools: tuple[PoolUse, ...]
     problems: tuple[Problem, ...]
 
-    def ports(self, device: str) -> tuple[Port, ...]:
+    def ports(self, device: str) -> tuple[UsedPort, ...]:
         """The used front-panel ports of ``device``, in EOS interface order."""
         return self.facts.cabling.of(device)
 

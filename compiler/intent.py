@@ -36,13 +36,13 @@ NetworkName = Literal["compute", "storage", "management"]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
 
 
-class Model(BaseModel):
+class IntentModel(BaseModel):
     """Base of every intent model: frozen, closed to unknown keys."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Site(Model):
+class Site(IntentModel):
     name: Name
     domain: str
 
@@ -73,7 +73,7 @@ def format_template(value: str, placeholders: dict[str, object]) -> str:
     return value
 
 
-class Descriptions(Model):
+class Descriptions(IntentModel):
     """Interface descriptions, as format strings; each field lists its placeholders."""
 
     server_port: str = "SERVER_{server}_{nic}"
@@ -113,7 +113,7 @@ class Descriptions(Model):
         return format_template(value, cls.PLACEHOLDERS[info.field_name or ""])
 
 
-class Naming(Model):
+class Naming(IntentModel):
     server: str = r"^rack(?P<rack>\d{2})-(?P<kind>gpu|stor)(?P<position>\d{3})$"
     descriptions: Descriptions = Descriptions()
 
@@ -130,19 +130,19 @@ class Naming(Model):
         return value
 
 
-class Services(Model):
+class Services(IntentModel):
     ntp: tuple[ipaddress.IPv4Address, ...] = ()
     dns: tuple[ipaddress.IPv4Address, ...] = ()
     syslog: tuple[ipaddress.IPv4Address, ...] = ()
     admin_user: Name = "admin"
 
 
-class Mtu(Model):
+class Mtu(IntentModel):
     host: int = Field(9000, ge=1500, le=9216)
     switch: int = Field(9214, ge=1500, le=9216)
 
 
-class PortGroup(Model):
+class PortGroup(IntentModel):
     first: int = Field(ge=1)
     last: int = Field(ge=1)
     speed: Speed
@@ -154,7 +154,7 @@ class PortGroup(Model):
         return self
 
 
-class SwitchModel(Model):
+class SwitchModel(IntentModel):
     ports: tuple[PortGroup, ...] = Field(min_length=1)
     queue_keyword: Literal["tx-queue", "uc-tx-queue"] = "uc-tx-queue"
     power_w: int = Field(ge=0)
@@ -172,14 +172,14 @@ class SwitchModel(Model):
         return None
 
 
-class Nic(Model):
+class Nic(IntentModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9]*$")
     network: NetworkName
     speed: Speed
     numa: int = Field(0, ge=0)
 
 
-class ServerModel(Model):
+class ServerModel(IntentModel):
     gpus: int = Field(ge=0)
     power_w: int = Field(ge=0)
     rack_units: int = Field(1, ge=1)
@@ -193,17 +193,17 @@ VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
 ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
 
-class Vlan(Model):
+class Vlan(IntentModel):
     id: int = Field(ge=2, le=4092)
     name: VlanName
 
 
-class Cnp(Model):
+class Cnp(IntentModel):
     dscp: int = Field(ge=0, le=63)
     tc: int = Field(ge=0, le=7)
 
 
-class Ecn(Model):
+class Ecn(IntentModel):
     queue: int = Field(ge=0, le=7)
     min_kbytes: int = Field(ge=1)
     max_kbytes: int = Field(ge=1)
@@ -211,14 +211,14 @@ class Ecn(Model):
     weight: int = Field(0, ge=0, le=15)
 
 
-class Watchdog(Model):
+class Watchdog(IntentModel):
     action: Literal["drop", "errdisable", "notify-only"] = "drop"
     timeout: float = Field(0.2, gt=0)
     polling_interval: float = Field(0.1, gt=0)
     recovery_time: float = Field(0.4, gt=0)
 
 
-class QosProfile(Model):
+class QosProfile(IntentModel):
     dscp_to_tc: dict[int, int]
     pfc_priority: int = Field(ge=0, le=7)
     cnp: Cnp
@@ -232,13 +232,13 @@ class QosProfile(Model):
     service_profiles: dict[Literal["leaf", "spine"], ProfileName] = {"leaf": "ROCE-LEAF", "spine": "ROCE-SPINE"}
 
 
-class OspfSettings(Model):
+class OspfSettings(IntentModel):
     process: int = Field(100, ge=1, le=65535)
     area: ipaddress.IPv4Address = ipaddress.IPv4Address("0.0.0.0")
     max_lsa: int = Field(12000, ge=1)
 
 
-class BgpSettings(Model):
+class BgpSettings(IntentModel):
     spine_asn: int = Field(ge=1, le=4294967295)
     leaf_asn_base: int = Field(ge=1, le=4294967295)
     maximum_routes: int = Field(12000, ge=1)
@@ -251,7 +251,7 @@ class BgpSettings(Model):
     hosts_prefix_list: ProfileName = "PL-HOST-SUBNETS"
 
 
-class RoutingProfile(Model):
+class RoutingProfile(IntentModel):
     protocol: Literal["ospf", "ebgp"]
     ospf: OspfSettings = OspfSettings()
     bgp: BgpSettings | None = None
@@ -263,7 +263,7 @@ class RoutingProfile(Model):
         return self
 
 
-class Pools(Model):
+class Pools(IntentModel):
     hosts: ipaddress.IPv4Network
     loopbacks: ipaddress.IPv4Network
     p2p: ipaddress.IPv4Network
@@ -271,19 +271,19 @@ class Pools(Model):
     mlag_l3: ipaddress.IPv4Network
 
 
-class Spines(Model):
+class Spines(IntentModel):
     count: int = Field(ge=1, le=64)
     model: str
     rack: int = Field(ge=1)
     name_prefix: Name
 
 
-class DownlinkBudget(Model):
+class DownlinkBudget(IntentModel):
     min: int = Field(1, ge=1)
     max: int = Field(ge=1)
 
 
-class Leaves(Model):
+class Leaves(IntentModel):
     model: str
     name_suffix: Name
     racks_per_pair: int = Field(1, ge=1)
@@ -294,7 +294,7 @@ class Leaves(Model):
     peer_link_ports: tuple[int, ...] = Field(min_length=1)
 
 
-class FabricIntent(Model):
+class FabricIntent(IntentModel):
     """One spine-leaf fabric of MLAG leaf pairs (the compute or the storage network)."""
 
     vlan: str
@@ -311,7 +311,7 @@ class FabricIntent(Model):
     lacp_fallback_timeout: int = Field(30, ge=1, le=300)
 
 
-class MlagSettings(Model):
+class MlagSettings(IntentModel):
     """How every MLAG leaf pair is built: its VLANs, peer-link port-channel, domain and STP role."""
 
     peer_vlan: int = Field(4094, ge=2, le=4094)
@@ -335,26 +335,26 @@ class MlagSettings(Model):
         return self
 
 
-class SwitchPorts(Model):
+class SwitchPorts(IntentModel):
     servers_first: int = Field(ge=1)
     servers_last: int = Field(ge=1)
     devices_first: int = Field(ge=1)
     devices_last: int = Field(ge=1)
 
 
-class Core(Model):
+class Core(IntentModel):
     name: Name
     model: str
     rack: int = Field(ge=1)
     upstream_port: int = Field(ge=1)
 
 
-class Upstream(Model):
+class Upstream(IntentModel):
     subnet: ipaddress.IPv4Network
     gateway: ipaddress.IPv4Address
 
 
-class Management(Model):
+class Management(IntentModel):
     pool: ipaddress.IPv4Network
     vlan_base: int = Field(2000, ge=2, le=3800)
     vlan_name: str = "MGMT_RACK{rack:02d}"
@@ -373,7 +373,7 @@ class Management(Model):
         return format_template(value, {"rack": 1})
 
 
-class Thresholds(Model):
+class Thresholds(IntentModel):
     pfc_pause_frames_per_min: int = Field(1000, ge=0)
     ecn_marks_per_min: int = Field(10000, ge=0)
     crc_errors: int = Field(0, ge=0)
@@ -381,7 +381,7 @@ class Thresholds(Model):
     optic_temperature_c: float = Field(70, gt=0)
 
 
-class NfsExport(Model):
+class NfsExport(IntentModel):
     name: Name
     server: str
     export: str = Field(pattern=r"^/")
@@ -391,7 +391,7 @@ class NfsExport(Model):
 ServerKind = Annotated[str, Field(pattern=r"^[a-z][a-z0-9]*$")]
 
 
-class LustreFs(Model):
+class LustreFs(IntentModel):
     """A Lustre file system mounted by the native client on servers of the given kinds."""
 
     name: Name
@@ -402,7 +402,7 @@ class LustreFs(Model):
     clients: tuple[ServerKind, ...] = ("gpu",)
 
 
-class GpfsFs(Model):
+class GpfsFs(IntentModel):
     """An IBM Storage Scale (GPFS) file system the servers of the given kinds join."""
 
     name: Name
@@ -413,20 +413,20 @@ class GpfsFs(Model):
     clients: tuple[ServerKind, ...] = ("gpu",)
 
 
-class StorageServices(Model):
+class StorageServices(IntentModel):
     nfs: tuple[NfsExport, ...] = ()
     nfs_options: str = "nolock,hard,intr,rsize=1048576,wsize=1048576"
     lustre: tuple[LustreFs, ...] = ()
     gpfs: tuple[GpfsFs, ...] = ()
 
 
-class ServerConfig(Model):
+class ServerConfig(IntentModel):
     """How server network files are written: NetworkManager keyfiles (default) or ifcfg."""
 
     format: Literal["networkmanager", "ifcfg"] = "networkmanager"
 
 
-class Cabling(Model):
+class CableLengths(IntentModel):
     """The cable-length rule: in-rack runs, rack pitch in a row, row pitch, slack per cable."""
 
     in_rack_m: float = Field(3.0, gt=0)
@@ -435,7 +435,7 @@ class Cabling(Model):
     slack_m: float = Field(6.0, ge=0)
 
 
-class FabricFile(Model):
+class FabricFile(IntentModel):
     """``intent/fabric.yaml``."""
 
     site: Site
@@ -454,10 +454,10 @@ class FabricFile(Model):
     storage_services: StorageServices = StorageServices()
     extra_config: dict[str, str] = {}
     server_config: ServerConfig = ServerConfig()
-    cabling: Cabling = Cabling()
+    cabling: CableLengths = CableLengths()
 
 
-class Rack(Model):
+class Rack(IntentModel):
     id: int = Field(ge=1, le=4000)
     row: str = Field(pattern=r"^[A-Z]{1,2}$")
     position: int = Field(ge=1)
@@ -466,21 +466,21 @@ class Rack(Model):
     units: int = Field(42, ge=1, le=60)
 
 
-class Row(Model):
+class Row(IntentModel):
     """A row of racks: the cooling and UPS capacity it shares."""
 
     cooling_kw: float = Field(gt=0)
     ups_kw: float = Field(gt=0)
 
 
-class RacksFile(Model):
+class RacksFile(IntentModel):
     """``intent/racks.yaml``."""
 
     racks: tuple[Rack, ...]
     rows: dict[Annotated[str, Field(pattern=r"^[A-Z]{1,2}$")], Row] = {}
 
 
-class ServerRow(Model):
+class ServerRow(IntentModel):
     """One row of ``intent/servers.csv``."""
 
     name: str
@@ -551,7 +551,7 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."),
 )
 
-M = TypeVar("M", bound=Model)
+M = TypeVar("M", bound=IntentModel)
 
 
 def load_intent(directory: Path) -> Intent:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
-from compiler.intent import Cabling, Intent, Rack
+from compiler.intent import CableLengths, Intent, Rack
 from compiler.platforms import eos
 
 NEAR_LIMIT = 0.9
@@ -34,7 +34,7 @@ LENGTH_CLASSES_M = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 5
 
 
 @dataclass(frozen=True, slots=True)
-class Optic:
+class OpticType:
     """A transceiver type: its name, fibre or copper medium, and reach in metres."""
 
     name: str
@@ -44,16 +44,20 @@ class Optic:
 
 _MM = "multimode OM4"
 _SM = "single-mode OS2"
-OPTICS: dict[str, tuple[Optic, ...]] = {
-    "1g": (Optic("1000BASE-T", "copper Cat6A", 100), Optic("1000BASE-LX", _SM, 10000)),
-    "10g": (Optic("10GBASE-SR", _MM, 100), Optic("10GBASE-LR", _SM, 10000)),
-    "25g": (Optic("25GBASE-SR", _MM, 100), Optic("25GBASE-LR", _SM, 10000)),
-    "40g": (Optic("40GBASE-SR4", _MM, 100), Optic("40GBASE-LR4", _SM, 10000)),
-    "50g": (Optic("50GBASE-SR", _MM, 100), Optic("50GBASE-LR", _SM, 10000)),
-    "100g": (Optic("100GBASE-SR4", _MM, 100), Optic("100GBASE-LR4", _SM, 10000)),
-    "200g": (Optic("200GBASE-SR4", _MM, 100), Optic("200GBASE-FR4", _SM, 2000)),
-    "400g": (Optic("400GBASE-SR8", _MM, 100), Optic("400GBASE-FR4", _SM, 2000), Optic("400GBASE-LR4", _SM, 10000)),
-    "800g": (Optic("800GBASE-SR8", _MM, 100), Optic("800GBASE-FR8", _SM, 2000)),
+OPTICS: dict[str, tuple[OpticType, ...]] = {
+    "1g": (OpticType("1000BASE-T", "copper Cat6A", 100), OpticType("1000BASE-LX", _SM, 10000)),
+    "10g": (OpticType("10GBASE-SR", _MM, 100), OpticType("10GBASE-LR", _SM, 10000)),
+    "25g": (OpticType("25GBASE-SR", _MM, 100), OpticType("25GBASE-LR", _SM, 10000)),
+    "40g": (OpticType("40GBASE-SR4", _MM, 100), OpticType("40GBASE-LR4", _SM, 10000)),
+    "50g": (OpticType("50GBASE-SR", _MM, 100), OpticType("50GBASE-LR", _SM, 10000)),
+    "100g": (OpticType("100GBASE-SR4", _MM, 100), OpticType("100GBASE-LR4", _SM, 10000)),
+    "200g": (OpticType("200GBASE-SR4", _MM, 100), OpticType("200GBASE-FR4", _SM, 2000)),
+    "400g": (
+        OpticType("400GBASE-SR8", _MM, 100),
+        OpticType("400GBASE-FR4", _SM, 2000),
+        OpticType("400GBASE-LR4", _SM, 10000),
+    ),
+    "800g": (OpticType("800GBASE-SR8", _MM, 100), OpticType("800GBASE-FR8", _SM, 2000)),
 }
 """Per speed, the optics in order of preference (the shortest reach that covers the run wins)."""
 
@@ -71,13 +75,13 @@ def row_index(row: str) -> int:
     return value - 1
 
 
-def cable_length_m(a: Rack, b: Rack, rule: Cabling) -> float:
+def cable_length_m(a: Rack, b: Rack, rule: CableLengths) -> float:
     """The length of a cable between racks ``a`` and ``b`` under ``rule``.
 
     Examples:
         >>> r1 = Rack(id=1, row="A", position=1, pdu_kw=70, role="gpu")
         >>> r13 = Rack(id=13, row="C", position=1, pdu_kw=20, role="network")
-        >>> cable_length_m(r1, r1, Cabling()), cable_length_m(r1, r13, Cabling())
+        >>> cable_length_m(r1, r1, CableLengths()), cable_length_m(r1, r13, CableLengths())
         (3.0, 12.0)
     """
     if a.id == b.id:
@@ -100,7 +104,7 @@ def length_class(length_m: float) -> int | None:
     return None
 
 
-def choose_optic(speed: str, length_m: float) -> Optic | None:
+def choose_optic(speed: str, length_m: float) -> OpticType | None:
     """The optic for a link of ``speed`` over ``length_m``; None when none reaches.
 
     Examples:
@@ -146,7 +150,7 @@ class Run:
     speed: str
     length_m: float
     length_class_m: int | None
-    optic: Optic | None
+    optic: OpticType | None
 
 
 def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:

@@ -39,7 +39,7 @@ from compiler.facts.addressing import (
     PoolUse,
     build_addressing,
 )
-from compiler.facts.cabling import Cable, Cabling, Endpoint, Port, build_cabling
+from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cabling
 from compiler.facts.common import Network, Problem, Role
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
 from compiler.facts.qos import Qos, RoceQos, build_qos
@@ -58,12 +58,12 @@ __all__ = [
     "HostAddress",
     "Network",
     "PoolUse",
-    "Port",
     "Problem",
     "ResolvedServer",
     "Role",
     "ServerNic",
     "Switch",
+    "UsedPort",
     "build_facts",
 ]
 
@@ -73,7 +73,7 @@ class DeviceFacts(NamedTuple):
 
     switch: Switch
     design: FabricFile
-    ports: tuple[Port, ...]
+    ports: tuple[UsedPort, ...]
     """Its used front-panel ports, in EOS interface order."""
     front_panel: tuple[str, ...]
     """Every front-panel port of its model (the unused ones are shut down)."""

@@ -39,18 +39,16 @@ from compiler.facts.topology import SpineLeaf, Topology
 from compiler.intent import Intent, Speed, SwitchModel
 from compiler.platforms import eos
 
-PortKind = Literal[
-    "uplink", "downlink", "peer-link", "server", "management", "rack-uplink", "rack-downlink", "upstream"
-]
+PortUse = Literal["uplink", "downlink", "peer-link", "server", "management", "rack-uplink", "rack-downlink", "upstream"]
 CableKind = Literal["fabric", "peer-link", "server", "mgmt", "mgmt-uplink"]
 
 
-class Port(NamedTuple):
+class UsedPort(NamedTuple):
     """A front-panel port a switch uses, and what is at its far end."""
 
     device: str
     name: str
-    kind: PortKind
+    kind: PortUse
     network: Network
     peer: str
     """The device or server at the far end ('' for the site upstream)."""
@@ -66,7 +64,7 @@ class Port(NamedTuple):
         """What the port is used for, in words.
 
         Example:
-            >>> Port("rack01-leaf-a", "Ethernet49", "uplink", "compute", "spine01", "Ethernet1", "400g").purpose
+            >>> UsedPort("rack01-leaf-a", "Ethernet49", "uplink", "compute", "spine01", "Ethernet1", "400g").purpose
             'uplink to spine01'
         """
         if self.kind == "server":
@@ -102,16 +100,16 @@ class Cable(NamedTuple):
 class Cabling(NamedTuple):
     """Every used port by device and port name, and every cable."""
 
-    ports: Mapping[str, Mapping[str, Port]]
+    ports: Mapping[str, Mapping[str, UsedPort]]
     """By device, then port name, in EOS interface order."""
     cables: tuple[Cable, ...]
     problems: tuple[Problem, ...]
 
-    def port(self, device: str, name: str) -> Port | None:
+    def port(self, device: str, name: str) -> UsedPort | None:
         """The port ``name`` of ``device``, when it is used."""
         return self.ports.get(device, {}).get(name)
 
-    def of(self, device: str) -> tuple[Port, ...]:
+    def of(self, device: str) -> tuple[UsedPort, ...]:
         """The used ports of ``device``, in EOS interface order."""
         return tuple(self.ports.get(device, {}).values())
 
@@ -122,7 +120,7 @@ class _Plan:
     def __init__(self, intent: Intent, topology: Topology) -> None:
         self.intent = intent
         self.topology = topology
-        self.ports: dict[str, dict[str, Port]] = {}
+        self.ports: dict[str, dict[str, UsedPort]] = {}
         self.cables: list[Cable] = []
         self.problems: list[Problem] = []
 
@@ -137,13 +135,13 @@ class _Plan:
         self,
         device: str,
         number: int,
-        kind: PortKind,
+        kind: PortUse,
         network: Network,
         peer: str,
         peer_port: str,
         claimer: str,
         channel: int | None = None,
-    ) -> Port | None:
+    ) -> UsedPort | None:
         """Take port ``number`` of ``device``; None (and a problem) when it is taken already."""
         name, speed = self.end(device, number)
         taken = self.ports.setdefault(device, {})
@@ -151,7 +149,7 @@ class _Plan:
             message = f"{claimer}: {name} is already used ({taken[name].purpose})"
             self.problems.append(Problem("PRT007", device, message))
             return None
-        port = Port(device, name, kind, network, peer, peer_port, speed, channel)
+        port = UsedPort(device, name, kind, network, peer, peer_port, speed, channel)
         taken[name] = port
         if speed is None:
             model = self.model(device)
@@ -163,7 +161,7 @@ class _Plan:
         self,
         network: Network,
         kind: CableKind,
-        a: Port,
+        a: UsedPort,
         b: tuple[str, str, str | None],
         mtus: tuple[int, int],
         subnet: str | None = None,

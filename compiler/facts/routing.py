@@ -43,7 +43,7 @@ def address_of(prefix: str) -> str:
     return prefix.split("/", 1)[0]
 
 
-class BgpPeer(NamedTuple):
+class BgpSession(NamedTuple):
     """One BGP session of a switch: the far end's address, device and port."""
 
     address: str
@@ -65,7 +65,7 @@ class SwitchRouting(NamedTuple):
     asn: int | None = None
     remote_asn: int | None = None
     """The ASN of the switches on the other side of its uplinks (a leaf's spines)."""
-    peers: tuple[BgpPeer, ...] = ()
+    peers: tuple[BgpSession, ...] = ()
     advertised: tuple[tuple[str, str, int], ...] = ()
     """The prefixes redistributed into BGP: (pool name, pool, exact length)."""
     ospf_interfaces: tuple[str, ...] = ()
@@ -94,21 +94,21 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
     pools = spec.pools
     paths = len(fabric.spines)
     out: dict[str, SwitchRouting] = {}
-    spine_peers: dict[str, list[BgpPeer]] = {spine: [] for spine in fabric.spines}
+    spine_peers: dict[str, list[BgpSession]] = {spine: [] for spine in fabric.spines}
     for pair in fabric.pairs:
         asn = profile.bgp.leaf_asn_base + pair.id if profile.bgp else None
         for side, leaf in enumerate(pair.leaves):
-            peers: list[BgpPeer] = []
+            peers: list[BgpSession] = []
             for number, spine in enumerate(fabric.spines[: fabric.uplinks], start=1):
                 link = addressing.fabric_links[leaf, spine]
                 leaf_port = eos.front_panel_port(spec.leaves.uplink_ports[number - 1])
                 up = cabling.port(leaf, leaf_port)
                 spine_port = up.peer_port if up is not None and up.peer == spine else ""
-                peers.append(BgpPeer(address_of(link.spine_address), spine, spine_port))
-                spine_peers[spine].append(BgpPeer(address_of(link.leaf_address), leaf, leaf_port, remote_as=asn))
+                peers.append(BgpSession(address_of(link.spine_address), spine, spine_port))
+                spine_peers[spine].append(BgpSession(address_of(link.leaf_address), leaf, leaf_port, remote_as=asn))
             own = addressing.leaves[leaf]
             peer = pair.leaves[1 - side]
-            peers.append(BgpPeer(address_of(own.mlag_l3_remote), peer, mlag=True))
+            peers.append(BgpSession(address_of(own.mlag_l3_remote), peer, mlag=True))
             loopback = own.loopback
             if profile.protocol == "ebgp" and profile.bgp is not None and asn is not None:
                 out[leaf] = SwitchRouting(

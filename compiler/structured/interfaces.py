@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from compiler.facts import DeviceFacts, Port
+from compiler.facts import DeviceFacts, UsedPort
 from compiler.facts.servers import BOND_NAMES
 from compiler.platforms import eos
 from compiler.structured.model import Interface
@@ -142,7 +142,7 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     yield _management1(facts)
 
 
-def _server_port(facts: DeviceFacts, port: Port, vlan: int, qos: dict[str, Any]) -> Iterator[Interface]:
+def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int, qos: dict[str, Any]) -> Iterator[Interface]:
     """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
     design = facts.design
     describe = design.naming.descriptions

@@ -83,7 +83,7 @@ class PfcWatchdog(NamedTuple):
     recovery_time: str
 
 
-class Qos(NamedTuple):
+class QosConfig(NamedTuple):
     dscp_maps: tuple[QosMap, ...]
     tc_to_queue: tuple[tuple[int, int], ...]
     watchdog: PfcWatchdog
@@ -191,7 +191,7 @@ class DeviceConfig(NamedTuple):
     mlag: Mlag | None
     static_routes: tuple[StaticRoute, ...]
     ntp_servers: tuple[VrfHost, ...]
-    qos: Qos | None
+    qos: QosConfig | None
     route_maps: tuple[RouteMapEntry, ...]
     router_bgp: RouterBgp | None
     router_ospf: RouterOspf | None

@@ -19,7 +19,7 @@ from typing import Any
 
 from compiler.facts import DeviceFacts
 from compiler.platforms import eos
-from compiler.structured.model import PfcWatchdog, Qos, QosMap, QosProfileConfig, QosQueue
+from compiler.structured.model import PfcWatchdog, QosConfig, QosMap, QosProfileConfig, QosQueue
 
 
 def profile_name(facts: DeviceFacts) -> str:
@@ -34,7 +34,7 @@ def queue_keyword(facts: DeviceFacts) -> str:
     return facts.design.switch_models[facts.switch.model].queue_keyword
 
 
-def qos(facts: DeviceFacts) -> Qos | None:
+def qos(facts: DeviceFacts) -> QosConfig | None:
     """The global QoS of a switch of a RoCE fabric (None elsewhere)."""
     roce = facts.qos
     if roce is None:
@@ -49,7 +49,7 @@ def qos(facts: DeviceFacts) -> Qos | None:
         for q in roce.queues
     )
     wd = roce.watchdog
-    return Qos(
+    return QosConfig(
         dscp_maps=tuple(QosMap(" ".join(str(d) for d in dscps), tc) for dscps, tc in roce.dscp_classes),
         tc_to_queue=roce.tc_to_queue,
         watchdog=PfcWatchdog(wd.action, f"{wd.timeout:g}", f"{wd.polling_interval:g}", f"{wd.recovery_time:g}"),

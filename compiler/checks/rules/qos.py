@@ -23,7 +23,7 @@ from compiler.checks.base import rule
 from compiler.checks.rules._common import devices, fabric_spec, interfaces, join, links_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent, QosProfile
-from compiler.structured import Qos
+from compiler.structured import QosConfig
 
 ROCE_DSCPS = (26, 27)
 """C4: RoCEv2 data is marked DSCP 26/27 and must land in the no-drop class."""
@@ -31,12 +31,12 @@ ROCE_DSCPS = (26, 27)
 ROCE_PORT_KINDS = ("server", "fabric", "peer-link")
 
 
-def dscp_to_tc(qos: Qos) -> dict[int, int]:
+def dscp_to_tc(qos: QosConfig) -> dict[int, int]:
     """The resolved DSCP -> traffic-class map of a device.
 
     Example:
         >>> from compiler.structured import QosMap
-        >>> dscp_to_tc(Qos([QosMap("26 27", 3), QosMap("48", 6)], [], None, None))
+        >>> dscp_to_tc(QosConfig([QosMap("26 27", 3), QosMap("48", 6)], [], None, None))
         {26: 3, 27: 3, 48: 6}
     """
     return {int(d): m.traffic_class for m in qos.dscp_maps for d in m.dscps.split()}
@@ -49,7 +49,7 @@ def _profile(intent: Intent, device: Device) -> QosProfile | None:
     return intent.fabric.qos_profiles.get(spec.qos)
 
 
-def _classes(qos: Qos, profile: QosProfile) -> Iterator[str]:
+def _classes(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
     pfc = qos.profile.pfc_priority
     if pfc != profile.pfc_priority:
         yield f"PFC no-drop priority {pfc}, the profile says {profile.pfc_priority}"
