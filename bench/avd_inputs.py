@@ -28,9 +28,8 @@ from ipaddress import IPv4Interface
 from pathlib import Path
 from typing import Any
 
-from compiler.fabric import resolve
+from compiler.fabric import Device, ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
-from compiler.structured import Device, Fabric
 
 FABRIC_NAME = "FABRICOPS"
 PLATFORMS = {"spine": "7800R3", "leaf": "7050X3"}
@@ -125,7 +124,7 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
     return {"shared": shared, "hosts": dict(sorted(hosts.items()))}
 
 
-def _switches(fabric: Fabric, role: str, network: str) -> list[Device]:
+def _switches(fabric: ResolvedFabric, role: str, network: str) -> list[Device]:
     return [d for _, d in sorted(fabric.devices.items()) if d.role == role and d.network == network]
 
 
@@ -180,7 +179,7 @@ def _node_group(
     }
 
 
-def _spine_ports(fabric: Fabric) -> dict[str, list[str]]:
+def _spine_ports(fabric: ResolvedFabric) -> dict[str, list[str]]:
     """Each leaf's uplinks as the spine ports they land on, in cabling order."""
     ports: dict[str, list[str]] = defaultdict(list)
     for link in fabric.links:
@@ -189,7 +188,7 @@ def _spine_ports(fabric: Fabric) -> dict[str, list[str]]:
     return ports
 
 
-def _servers(intent: Intent, fabric: Fabric) -> list[dict[str, Any]]:
+def _servers(intent: Intent, fabric: ResolvedFabric) -> list[dict[str, Any]]:
     """Every server with one adapter per fabric network: its NICs on both leaves of its pair."""
     vlans = {net: intent.fabric.vlans[spec.vlan].id for net, spec in intent.fabric.fabrics.items()}
     out = []
@@ -219,7 +218,7 @@ def _mgmt_ip(device: Device) -> str:
     return next(i.ip_address for i in device.config.interfaces if i.name == "Management1" and i.ip_address)
 
 
-def _mgmt_gateway(fabric: Fabric) -> str:
+def _mgmt_gateway(fabric: ResolvedFabric) -> str:
     """A management gateway for the MGMT VRF default route (AVD takes one for the fabric)."""
     leaf = next(d for _, d in sorted(fabric.devices.items()) if d.role in {"leaf", "spine"})
     return str(IPv4Interface(_mgmt_ip(leaf)).network.network_address + 1)

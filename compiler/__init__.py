@@ -1,1 +1,1 @@
-"""intent/ -> typed Intent -> resolved Fabric -> checks -> generated/."""
+"""intent/ -> typed Intent -> facts -> one structured config per switch -> checks -> text -> generated/."""

@@ -17,15 +17,14 @@ import hashlib
 import io
 import ipaddress
 import re
+import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from core.errors import IntentError
 
@@ -37,19 +36,86 @@ NetworkName = Literal["compute", "storage", "management"]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
 
 
-class Model(BaseModel):
+class IntentModel(BaseModel):
     """Base of every intent model: frozen, closed to unknown keys."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Site(Model):
+class Site(IntentModel):
     name: Name
     domain: str
 
 
-class Naming(Model):
+def format_template(value: str, placeholders: dict[str, object]) -> str:
+    """Check that ``value`` formats with exactly the named ``placeholders`` (example values).
+
+    Examples:
+        >>> format_template("SERVER_{server}_{nic}", {"server": "a", "nic": "b"})
+        'SERVER_{server}_{nic}'
+        >>> format_template("SERVER_{host}", {"server": "a", "nic": "b"})
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown placeholder {host}: use {server}, {nic}
+    """
+    try:
+        names = [name for _, name, _, _ in string.Formatter().parse(value) if name is not None]
+    except ValueError as exc:
+        raise ValueError(f"not a format string: {exc}") from exc
+    allowed = ", ".join(f"{{{p}}}" for p in placeholders) or "no placeholder"
+    for name in names:
+        if name not in placeholders:
+            raise ValueError(f"unknown placeholder {{{name}}}: use {allowed}")
+    try:
+        value.format(**placeholders)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"does not format: {exc}") from exc
+    return value
+
+
+class Descriptions(IntentModel):
+    """Interface descriptions, as format strings; each field lists its placeholders."""
+
+    server_port: str = "SERVER_{server}_{nic}"
+    server_channel: str = "SERVER_{server}_{bond}"
+    fabric_link: str = "P2P_{peer}_{peer_port}"
+    peer_link: str = "MLAG_PEER_{peer}_{port}"
+    peer_link_channel: str = "MLAG_PEER_{peer}_Po{channel}"
+    management_port: str = "MGMT_{peer}_{peer_port}"
+    rack_uplink: str = "UPLINK_{peer}_{peer_port}"
+    rack_downlink: str = "DOWNLINK_{peer}_{peer_port}"
+    upstream: str = "UPSTREAM_SITE"
+    loopback: str = "ROUTER_ID"
+    management: str = "OOB_MANAGEMENT"
+    gateway: str = "{vlan}_GW"
+    rack_gateway: str = "GW_{vlan}"
+
+    PLACEHOLDERS: ClassVar[dict[str, dict[str, object]]] = {
+        "server_port": {"server": "s", "nic": "n"},
+        "server_channel": {"server": "s", "bond": "b"},
+        "fabric_link": {"peer": "p", "peer_port": "pp"},
+        "peer_link": {"peer": "p", "port": "pp"},
+        "peer_link_channel": {"peer": "p", "channel": 1},
+        "management_port": {"peer": "p", "peer_port": "pp"},
+        "rack_uplink": {"peer": "p", "peer_port": "pp"},
+        "rack_downlink": {"peer": "p", "peer_port": "pp"},
+        "upstream": {},
+        "loopback": {},
+        "management": {},
+        "gateway": {"vlan": "v"},
+        "rack_gateway": {"vlan": "v"},
+    }
+    """The placeholders of each description, with an example value of the type each takes."""
+
+    @field_validator("*")
+    @classmethod
+    def _placeholders(cls, value: str, info: ValidationInfo) -> str:
+        return format_template(value, cls.PLACEHOLDERS[info.field_name or ""])
+
+
+class Naming(IntentModel):
     server: str = r"^rack(?P<rack>\d{2})-(?P<kind>gpu|stor)(?P<position>\d{3})$"
+    descriptions: Descriptions = Descriptions()
 
     @field_validator("server")
     @classmethod
@@ -64,19 +130,19 @@ class Naming(Model):
         return value
 
 
-class Services(Model):
+class Services(IntentModel):
     ntp: tuple[ipaddress.IPv4Address, ...] = ()
     dns: tuple[ipaddress.IPv4Address, ...] = ()
     syslog: tuple[ipaddress.IPv4Address, ...] = ()
     admin_user: Name = "admin"
 
 
-class Mtu(Model):
+class Mtu(IntentModel):
     host: int = Field(9000, ge=1500, le=9216)
     switch: int = Field(9214, ge=1500, le=9216)
 
 
-class PortGroup(Model):
+class PortGroup(IntentModel):
     first: int = Field(ge=1)
     last: int = Field(ge=1)
     speed: Speed
@@ -88,7 +154,7 @@ class PortGroup(Model):
         return self
 
 
-class SwitchModel(Model):
+class SwitchModel(IntentModel):
     ports: tuple[PortGroup, ...] = Field(min_length=1)
     queue_keyword: Literal["tx-queue", "uc-tx-queue"] = "uc-tx-queue"
     power_w: int = Field(ge=0)
@@ -106,14 +172,14 @@ class SwitchModel(Model):
         return None
 
 
-class Nic(Model):
+class Nic(IntentModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9]*$")
     network: NetworkName
     speed: Speed
     numa: int = Field(0, ge=0)
 
 
-class ServerModel(Model):
+class ServerModel(IntentModel):
     gpus: int = Field(ge=0)
     power_w: int = Field(ge=0)
     rack_units: int = Field(1, ge=1)
@@ -123,31 +189,36 @@ class ServerModel(Model):
         return tuple(nic for nic in self.nics if nic.network == network)
 
 
-class Vlan(Model):
+VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
+class Vlan(IntentModel):
     id: int = Field(ge=2, le=4092)
-    name: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
+    name: VlanName
 
 
-class Cnp(Model):
+class Cnp(IntentModel):
     dscp: int = Field(ge=0, le=63)
     tc: int = Field(ge=0, le=7)
 
 
-class Ecn(Model):
+class Ecn(IntentModel):
     queue: int = Field(ge=0, le=7)
     min_kbytes: int = Field(ge=1)
     max_kbytes: int = Field(ge=1)
     max_mark_probability: int = Field(100, ge=1, le=100)
+    weight: int = Field(0, ge=0, le=15)
 
 
-class Watchdog(Model):
+class Watchdog(IntentModel):
     action: Literal["drop", "errdisable", "notify-only"] = "drop"
     timeout: float = Field(0.2, gt=0)
     polling_interval: float = Field(0.1, gt=0)
     recovery_time: float = Field(0.4, gt=0)
 
 
-class QosProfile(Model):
+class QosProfile(IntentModel):
     dscp_to_tc: dict[int, int]
     pfc_priority: int = Field(ge=0, le=7)
     cnp: Cnp
@@ -155,21 +226,32 @@ class QosProfile(Model):
     queue_bandwidth: dict[int, int]
     strict_queues: tuple[int, ...] = ()
     watchdog: Watchdog = Watchdog()
+    # The egress queue of each traffic class; a class not listed uses the queue of its number.
+    tc_to_queue: dict[Annotated[int, Field(ge=0, le=7)], Annotated[int, Field(ge=0, le=7)]] = {}
+    # The per-port QoS profile of each switch role (queue behaviour differs between ASICs).
+    service_profiles: dict[Literal["leaf", "spine"], ProfileName] = {"leaf": "ROCE-LEAF", "spine": "ROCE-SPINE"}
 
 
-class OspfSettings(Model):
+class OspfSettings(IntentModel):
     process: int = Field(100, ge=1, le=65535)
     area: ipaddress.IPv4Address = ipaddress.IPv4Address("0.0.0.0")
     max_lsa: int = Field(12000, ge=1)
 
 
-class BgpSettings(Model):
+class BgpSettings(IntentModel):
     spine_asn: int = Field(ge=1, le=4294967295)
     leaf_asn_base: int = Field(ge=1, le=4294967295)
     maximum_routes: int = Field(12000, ge=1)
+    bfd: bool = True
+    underlay_peer_group: ProfileName = "IPv4-UNDERLAY-PEERS"
+    mlag_peer_group: ProfileName = "MLAG-IPv4-UNDERLAY-PEER"
+    redistribute_route_map: ProfileName = "RM-CONN-2-BGP"
+    mlag_route_map: ProfileName = "RM-MLAG-PEER-IN"
+    loopbacks_prefix_list: ProfileName = "PL-LOOPBACKS"
+    hosts_prefix_list: ProfileName = "PL-HOST-SUBNETS"
 
 
-class RoutingProfile(Model):
+class RoutingProfile(IntentModel):
     protocol: Literal["ospf", "ebgp"]
     ospf: OspfSettings = OspfSettings()
     bgp: BgpSettings | None = None
@@ -181,7 +263,7 @@ class RoutingProfile(Model):
         return self
 
 
-class Pools(Model):
+class Pools(IntentModel):
     hosts: ipaddress.IPv4Network
     loopbacks: ipaddress.IPv4Network
     p2p: ipaddress.IPv4Network
@@ -189,19 +271,19 @@ class Pools(Model):
     mlag_l3: ipaddress.IPv4Network
 
 
-class Spines(Model):
+class Spines(IntentModel):
     count: int = Field(ge=1, le=64)
     model: str
     rack: int = Field(ge=1)
     name_prefix: Name
 
 
-class DownlinkBudget(Model):
+class DownlinkBudget(IntentModel):
     min: int = Field(1, ge=1)
     max: int = Field(ge=1)
 
 
-class Leaves(Model):
+class Leaves(IntentModel):
     model: str
     name_suffix: Name
     racks_per_pair: int = Field(1, ge=1)
@@ -212,7 +294,7 @@ class Leaves(Model):
     peer_link_ports: tuple[int, ...] = Field(min_length=1)
 
 
-class FabricIntent(Model):
+class FabricIntent(IntentModel):
     """One spine-leaf fabric of MLAG leaf pairs (the compute or the storage network)."""
 
     vlan: str
@@ -225,38 +307,73 @@ class FabricIntent(Model):
     virtual_router_mac: str = Field(pattern=r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
     # Extra VLAN profiles on one leaf pair (key: pair number; a compute pair is its rack number).
     pair_vlans: dict[int, tuple[str, ...]] = {}
+    # With bonding lacp: seconds a server port without LACP stays up on its own (fallback individual).
+    lacp_fallback_timeout: int = Field(30, ge=1, le=300)
 
 
-class SwitchPorts(Model):
+class MlagSettings(IntentModel):
+    """How every MLAG leaf pair is built: its VLANs, peer-link port-channel, domain and STP role."""
+
+    peer_vlan: int = Field(4094, ge=2, le=4094)
+    peer_vlan_name: VlanName = "MLAG_PEER"
+    l3_vlan: int = Field(4093, ge=2, le=4094)
+    l3_vlan_name: VlanName = "MLAG_L3_PEER"
+    trunk_group: VlanName = "MLAG"
+    peer_link_channel: int = Field(1000, ge=1, le=2000)
+    domain_id: str = "{NETWORK}_PAIR{pair:02d}"
+    mst_priority: int = Field(4096, ge=0, le=61440, multiple_of=4096)
+
+    @field_validator("domain_id")
+    @classmethod
+    def _domain_id(cls, value: str) -> str:
+        return format_template(value, {"network": "compute", "NETWORK": "COMPUTE", "pair": 1})
+
+    @model_validator(mode="after")
+    def _distinct_vlans(self) -> MlagSettings:
+        if self.peer_vlan == self.l3_vlan:
+            raise ValueError(f"peer_vlan and l3_vlan are both {self.peer_vlan}: they must differ")
+        return self
+
+
+class SwitchPorts(IntentModel):
     servers_first: int = Field(ge=1)
     servers_last: int = Field(ge=1)
     devices_first: int = Field(ge=1)
     devices_last: int = Field(ge=1)
 
 
-class Core(Model):
+class Core(IntentModel):
     name: Name
     model: str
     rack: int = Field(ge=1)
     upstream_port: int = Field(ge=1)
 
 
-class Upstream(Model):
+class Upstream(IntentModel):
     subnet: ipaddress.IPv4Network
     gateway: ipaddress.IPv4Address
 
 
-class Management(Model):
+class Management(IntentModel):
     pool: ipaddress.IPv4Network
     vlan_base: int = Field(2000, ge=2, le=3800)
+    vlan_name: str = "MGMT_RACK{rack:02d}"
+    switch_name: str = "rack{rack:02d}-mgmt"
     switch_model: str
     switch_uplink_port: int = Field(ge=1)
     switch_ports: SwitchPorts
     core: Core
     upstream: Upstream
+    # The VRF of Management1 on the fabric switches (the management network itself routes in default).
+    vrf: ProfileName = "MGMT"
+
+    @field_validator("vlan_name", "switch_name")
+    @classmethod
+    def _rack_names(cls, value: str) -> str:
+        return format_template(value, {"rack": 1})
 
 
-class Thresholds(Model):
+class Thresholds(IntentModel):
     pfc_pause_frames_per_min: int = Field(1000, ge=0)
     ecn_marks_per_min: int = Field(10000, ge=0)
     crc_errors: int = Field(0, ge=0)
@@ -264,7 +381,7 @@ class Thresholds(Model):
     optic_temperature_c: float = Field(70, gt=0)
 
 
-class NfsExport(Model):
+class NfsExport(IntentModel):
     name: Name
     server: str
     export: str = Field(pattern=r"^/")
@@ -274,7 +391,7 @@ class NfsExport(Model):
 ServerKind = Annotated[str, Field(pattern=r"^[a-z][a-z0-9]*$")]
 
 
-class LustreFs(Model):
+class LustreFs(IntentModel):
     """A Lustre file system mounted by the native client on servers of the given kinds."""
 
     name: Name
@@ -285,7 +402,7 @@ class LustreFs(Model):
     clients: tuple[ServerKind, ...] = ("gpu",)
 
 
-class GpfsFs(Model):
+class GpfsFs(IntentModel):
     """An IBM Storage Scale (GPFS) file system the servers of the given kinds join."""
 
     name: Name
@@ -296,20 +413,20 @@ class GpfsFs(Model):
     clients: tuple[ServerKind, ...] = ("gpu",)
 
 
-class StorageServices(Model):
+class StorageServices(IntentModel):
     nfs: tuple[NfsExport, ...] = ()
     nfs_options: str = "nolock,hard,intr,rsize=1048576,wsize=1048576"
     lustre: tuple[LustreFs, ...] = ()
     gpfs: tuple[GpfsFs, ...] = ()
 
 
-class ServerConfig(Model):
+class ServerConfig(IntentModel):
     """How server network files are written: NetworkManager keyfiles (default) or ifcfg."""
 
     format: Literal["networkmanager", "ifcfg"] = "networkmanager"
 
 
-class Cabling(Model):
+class CableLengths(IntentModel):
     """The cable-length rule: in-rack runs, rack pitch in a row, row pitch, slack per cable."""
 
     in_rack_m: float = Field(3.0, gt=0)
@@ -318,7 +435,7 @@ class Cabling(Model):
     slack_m: float = Field(6.0, ge=0)
 
 
-class FabricFile(Model):
+class FabricFile(IntentModel):
     """``intent/fabric.yaml``."""
 
     site: Site
@@ -332,14 +449,15 @@ class FabricFile(Model):
     routing_profiles: dict[Name, RoutingProfile]
     fabrics: dict[Literal["compute", "storage"], FabricIntent]
     management: Management
+    mlag: MlagSettings = MlagSettings()
     thresholds: Thresholds = Thresholds()
     storage_services: StorageServices = StorageServices()
     extra_config: dict[str, str] = {}
     server_config: ServerConfig = ServerConfig()
-    cabling: Cabling = Cabling()
+    cabling: CableLengths = CableLengths()
 
 
-class Rack(Model):
+class Rack(IntentModel):
     id: int = Field(ge=1, le=4000)
     row: str = Field(pattern=r"^[A-Z]{1,2}$")
     position: int = Field(ge=1)
@@ -348,21 +466,21 @@ class Rack(Model):
     units: int = Field(42, ge=1, le=60)
 
 
-class Row(Model):
+class Row(IntentModel):
     """A row of racks: the cooling and UPS capacity it shares."""
 
     cooling_kw: float = Field(gt=0)
     ups_kw: float = Field(gt=0)
 
 
-class RacksFile(Model):
+class RacksFile(IntentModel):
     """``intent/racks.yaml``."""
 
     racks: tuple[Rack, ...]
     rows: dict[Annotated[str, Field(pattern=r"^[A-Z]{1,2}$")], Row] = {}
 
 
-class ServerRow(Model):
+class ServerRow(IntentModel):
     """One row of ``intent/servers.csv``."""
 
     name: str
@@ -433,7 +551,7 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."),
 )
 
-M = TypeVar("M", bound=Model)
+M = TypeVar("M", bound=IntentModel)
 
 
 def load_intent(directory: Path) -> Intent:
@@ -480,6 +598,8 @@ def _show(path: Path) -> str:
 
 def _yaml_tree(data: bytes) -> Any:
     """The document with line marks (slow: used only to point at a problem's line)."""
+    from ruamel.yaml import YAML  # only on this error path: importing it costs more than loading the intent
+
     try:
         return YAML(typ="rt").load(data)
     except Exception:
@@ -515,6 +635,8 @@ def _load_yaml_model(path: Path, data: bytes, model: type[M], problems: list[str
 
 def _line_of(tree: Any, loc: tuple[Any, ...]) -> int:
     """The 1-based line of the deepest node of ``loc`` that exists in ``tree``."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     line = 1
     node = tree
     for key in loc:

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from compiler.artifacts import nornir_inventory, structured_configs
 from compiler.artifacts.site import site_artifacts
+from compiler.artifacts.structured import structured_documents
 from compiler.checks import Finding, run_checks
-from compiler.fabric import resolve
+from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
 from compiler.output import Staleness, compare, with_manifest, write_tree
-from compiler.render import render_device
-from compiler.structured import Fabric
+from compiler.render import render_config
 from core.errors import CompileError
 
 
@@ -31,7 +31,7 @@ class CompileResult:
     """Everything one compile produced, and how long each stage took (seconds)."""
 
     intent: Intent
-    fabric: Fabric
+    fabric: ResolvedFabric
     findings: list[Finding]
     files: dict[str, bytes]
     timings: dict[str, float] = field(default_factory=dict)
@@ -62,8 +62,9 @@ def compile_intent(intent_dir: Path) -> CompileResult:
     with _timed(timings, "checks"):
         findings = run_checks(intent, fabric)
     with _timed(timings, "render"):
-        files = {f"configs/{name}.cfg": render_device(device) for name, device in fabric.devices.items()}
-        files.update(structured_configs(fabric))
+        documents = structured_documents(fabric)
+        files = {f"configs/{name}.cfg": render_config(doc["config"]) for name, doc in documents.items()}
+        files.update(structured_configs(documents))
         files.update(nornir_inventory(intent, fabric))
         files.update(site_artifacts(intent, fabric))
         encoded = with_manifest(files, intent.digest)

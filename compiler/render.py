@@ -1,10 +1,14 @@
 """Render structured configs to text: Jinja2 templates that only loop and print.
 
+Templates see plain data only: the ``config`` of a device's structured document, exactly as
+``generated/structured/<device>.yaml`` holds it (unset keys absent), and, as ``eos``, the
+``templates`` block of the platform's data file (``compiler/platforms/eos.yaml``). So the
+committed YAML renders back to the committed config with the platform's templates and data file
+alone.
+
 Example:
-    >>> from compiler.structured import Interface
     >>> print(render_template("eos/interfaces.j2", {
-    ...     "interfaces": [Interface("Ethernet1", description="SERVER_x_nic0", mtu=9214)],
-    ...     "virtual_router_mac": None,
+    ...     "interfaces": [{"name": "Ethernet1", "description": "SERVER_x_nic0", "mtu": 9214}],
     ... }), end="")
     interface Ethernet1
        description SERVER_x_nic0
@@ -14,13 +18,37 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 from functools import cache
 from typing import Any
 
 import jinja2
 
-from compiler.structured import Device
+from compiler.artifacts.yamltext import pruned
+from compiler.fabric import Device
+from compiler.platforms import eos
+
+_MISSING = object()
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """Jinja2 reading mappings first: ``iface.mtu`` on a dict is a key lookup.
+
+    Jinja's own ``getattr`` tries the attribute first, which raises and catches an
+    ``AttributeError`` for every key of every interface (the bulk of a compile's render).
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            value = obj.get(attribute, _MISSING)
+            return _absent(attribute) if value is _MISSING else value
+        return super().getattr(obj, attribute)
+
+
+@cache
+def _absent(key: str) -> jinja2.StrictUndefined:
+    """The one undefined value of a missing key (shared: absent keys are the common case)."""
+    return jinja2.StrictUndefined(name=key)
 
 
 @cache
@@ -31,7 +59,7 @@ def environment() -> jinja2.Environment:
     off: with it, every ``get_template`` and ``{% include %}`` stat()ed the template file again,
     tens of thousands of times at scale.
     """
-    return jinja2.Environment(
+    env = _Environment(
         loader=jinja2.PackageLoader("compiler", "templates"),
         auto_reload=False,
         undefined=jinja2.StrictUndefined,
@@ -40,6 +68,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.globals["eos"] = eos.data().templates
+    return env
 
 
 def render_template(name: str, context: dict[str, Any]) -> str:
@@ -47,11 +77,11 @@ def render_template(name: str, context: dict[str, Any]) -> str:
     return environment().get_template(name).render(context)
 
 
-def shallow_dict(obj: Any) -> dict[str, Any]:
-    """A dataclass's fields as a dict, without recursing (templates read attributes)."""
-    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+def render_config(config: dict[str, Any]) -> str:
+    """The EOS running-config text of one structured config (plain data, as in the YAML)."""
+    return render_template("eos/device.j2", config)
 
 
 def render_device(device: Device) -> str:
     """The EOS running-config text of ``device``."""
-    return render_template("eos/device.j2", shallow_dict(device.config))
+    return render_config(pruned(device.config))

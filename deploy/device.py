@@ -141,7 +141,7 @@ class ApplyOptions:
     settled: frozenset[str]
 
 
-Progress = Callable[[str, str], None]
+ProgressCallback = Callable[[str, str], None]
 
 
 def _connect(task: Task) -> Any:
@@ -172,7 +172,7 @@ def wrong_model(task: Task, driver: Any) -> str | None:
     return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
 
 
-def read_task(task: Task, progress: Progress | None = None) -> Result:
+def read_task(task: Task, progress: ProgressCallback | None = None) -> Result:
     """Read the running config (a getter only: nothing is loaded); a switch of another model
     than ``generated/`` names is refused (:func:`wrong_model`) before anything is read."""
     name = task.host.name
@@ -191,7 +191,7 @@ def read_task(task: Task, progress: Progress | None = None) -> Result:
     return _result(task, survey)
 
 
-def survey_task(task: Task, configs: Mapping[str, str], progress: Progress | None = None) -> Result:
+def survey_task(task: Task, configs: Mapping[str, str], progress: ProgressCallback | None = None) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
     A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).
@@ -239,7 +239,7 @@ def _discard_quietly(driver: Any) -> None:
 
 
 def apply_task(
-    task: Task, jobs: Mapping[str, DeviceJob], options: ApplyOptions, progress: Progress | None = None
+    task: Task, jobs: Mapping[str, DeviceJob], options: ApplyOptions, progress: ProgressCallback | None = None
 ) -> Result:
     """Change one device through the safe path (see the module docstring)."""
     outcome = _apply(task, jobs[task.host.name], options)

@@ -46,7 +46,7 @@ from deploy.configs import config_hostname, shutdown_ports
 
 
 @dataclass(frozen=True)
-class Cable:
+class CabledPort:
     """One switch-to-switch cable seen from one end."""
 
     port: str
@@ -60,28 +60,28 @@ class Expectations:
 
     device: str
     hostname: str | None
-    cables: tuple[Cable, ...]
+    cables: tuple[CabledPort, ...]
 
 
-def switch_cables(cabling_csv: str, switches: Iterable[str]) -> dict[str, list[Cable]]:
+def switch_cables(cabling_csv: str, switches: Iterable[str]) -> dict[str, list[CabledPort]]:
     """Cables whose both ends are switches, indexed from each end.
 
     Examples:
         >>> text = "a_device,a_port,b_device,b_port\\nleaf1,Ethernet1,gpu1,eth0\\nleaf1,Ethernet49,spine1,Ethernet1\\n"
         >>> switch_cables(text, {"leaf1", "spine1"})["spine1"]
-        [Cable(port='Ethernet1', peer='leaf1', peer_port='Ethernet49')]
+        [CabledPort(port='Ethernet1', peer='leaf1', peer_port='Ethernet49')]
     """
     names = set(switches)
-    out: dict[str, list[Cable]] = {}
+    out: dict[str, list[CabledPort]] = {}
     for row in csv.DictReader(io.StringIO(cabling_csv)):
         a, ap, b, bp = (row.get(k, "").strip() for k in ("a_device", "a_port", "b_device", "b_port"))
         if a in names and b in names and ap and bp:
-            out.setdefault(a, []).append(Cable(ap, b, bp))
-            out.setdefault(b, []).append(Cable(bp, a, ap))
+            out.setdefault(a, []).append(CabledPort(ap, b, bp))
+            out.setdefault(b, []).append(CabledPort(bp, a, ap))
     return out
 
 
-def expectations(device: str, config: str, cables: Iterable[Cable]) -> Expectations:
+def expectations(device: str, config: str, cables: Iterable[CabledPort]) -> Expectations:
     """The checks for ``device`` given the config being applied: cabled ports it leaves enabled."""
     shut = shutdown_ports(config)
     kept = tuple(sorted((c for c in cables if c.port not in shut), key=lambda c: (c.port, c.peer)))

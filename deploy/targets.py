@@ -17,7 +17,7 @@ from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
 from core.generated import Snapshot, open_snapshot
 from core.secrets import load_values, placeholders, redact, resolve, run_key, unresolve
-from deploy.postchecks import Cable, Expectations, expectations, switch_cables
+from deploy.postchecks import CabledPort, Expectations, expectations, switch_cables
 from deploy.waves import Member
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class Target:
     desired: dict[str, str] = field(repr=False)
     values: dict[str, str] = field(repr=False)
     key: bytes = field(repr=False)
-    cables: dict[str, list[Cable]] = field(repr=False)
+    cables: dict[str, list[CabledPort]] = field(repr=False)
 
     @property
     def ref(self) -> str:

@@ -47,7 +47,7 @@ __all__ = [
     "Audit",
     "DeployTag",
     "DeviceResult",
-    "Status",
+    "DriftStatus",
     "latest_deploy_tag",
     "merge_audits",
     "parse_shard",
@@ -55,7 +55,7 @@ __all__ = [
     "shard_of",
 ]
 
-Status = Literal["in-sync", "drifted", "unreachable", "unmanaged"]
+DriftStatus = Literal["in-sync", "drifted", "unreachable", "unmanaged"]
 DEPLOY_TAGS = "refs/tags/deploy/"
 SCHEMA = 1
 
@@ -75,7 +75,7 @@ class DeviceResult:
     """The verdict for one device."""
 
     device: str
-    status: Status
+    status: DriftStatus
     changes: tuple[Change, ...] = ()
     notes: tuple[str, ...] = ()
     remediation: tuple[str, ...] = ()
@@ -97,7 +97,7 @@ class Audit:
     allow_unreachable: bool = False
     root: str = field(default=".", compare=False)
 
-    def count(self, status: Status) -> int:
+    def count(self, status: DriftStatus) -> int:
         return sum(1 for d in self.devices if d.status == status)
 
     def exit_code(self, allow_unreachable: bool | None = None) -> int:
@@ -315,7 +315,7 @@ def run_audit(
             return DeviceResult(name, "drifted", error=f"no generated/configs/{name}.cfg at {chosen}")
         platform = str(hosts.get(name, {}).get("platform", "eos"))
         comparison = compare_config(configs[name], running, values=values, key=key, platform=platform)
-        status: Status = "drifted" if comparison.changes else "in-sync"
+        status: DriftStatus = "drifted" if comparison.changes else "in-sync"
         return DeviceResult(name, status, comparison.changes, comparison.notes, comparison.remediation)
 
     tick = progress(len(managed)) if progress is not None else (lambda _name: None)

@@ -52,9 +52,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
-    "Finding",
+    "CounterLimits",
     "HealthReport",
-    "Thresholds",
+    "ThresholdBreach",
     "flaps",
     "load_thresholds",
     "rate",
@@ -82,7 +82,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
-class Finding:
+class ThresholdBreach:
     """One counter over its threshold."""
 
     device: str
@@ -105,7 +105,7 @@ class HealthReport:
     thresholds: dict[str, float]
     thresholds_from: str
     devices: tuple[str, ...]
-    findings: tuple[Finding, ...]
+    findings: tuple[ThresholdBreach, ...]
     unreachable: tuple[str, ...]
     errors: dict[str, str]
     not_available: dict[str, tuple[str, ...]]
@@ -122,7 +122,7 @@ def flaps(link_status_changes: int) -> int:
 
 
 @dataclass(frozen=True)
-class Thresholds:
+class CounterLimits:
     """Limits per device and port, with the defaults for everything not listed."""
 
     defaults: dict[str, float]
@@ -145,10 +145,10 @@ def metric_of(key: str) -> str:
     return key.removesuffix("_max").removeprefix("in_")
 
 
-def load_thresholds(snapshot: Snapshot) -> Thresholds:
+def load_thresholds(snapshot: Snapshot) -> CounterLimits:
     """The thresholds of ``generated/monitoring/expected-counters.yaml`` at the snapshot, else the defaults."""
     if not snapshot.exists(EXPECTED_COUNTERS):
-        return Thresholds(dict(DEFAULT_THRESHOLDS), {}, {}, "defaults (docs/drift.md)")
+        return CounterLimits(dict(DEFAULT_THRESHOLDS), {}, {}, "defaults (docs/drift.md)")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the file has a line per port: libyaml if present
     data = yaml.load(snapshot.read_text(EXPECTED_COUNTERS), Loader=loader)
     if not isinstance(data, dict):
@@ -164,7 +164,7 @@ def load_thresholds(snapshot: Snapshot) -> Thresholds:
             if str(expect.get("oper_status", "")).upper() == "UP":
                 up.add(str(port))
         expect_up[str(device)] = frozenset(up)
-    return Thresholds(dict(DEFAULT_THRESHOLDS), ports, expect_up, f"generated/{EXPECTED_COUNTERS}")
+    return CounterLimits(dict(DEFAULT_THRESHOLDS), ports, expect_up, f"generated/{EXPECTED_COUNTERS}")
 
 
 def _read(task: Task) -> Result:
@@ -186,17 +186,17 @@ def _read(task: Task) -> Result:
     return Result(host=task.host, result=data)
 
 
-def evaluate(device: str, data: dict[str, Any], limits: Thresholds) -> tuple[list[Finding], list[str]]:
+def evaluate(device: str, data: dict[str, Any], limits: CounterLimits) -> tuple[list[ThresholdBreach], list[str]]:
     """Findings for one device's counters, and the metrics it could not give."""
     uptime = float(data["facts"].get("uptime") or 0.0)
     cli: dict[str, Any] = data["cli"]
-    found: list[Finding] = []
+    found: list[ThresholdBreach] = []
     missing = sorted({m for command, metrics in COMMANDS.items() if cli.get(command) is None for m in metrics})
 
     def check(interface: str, metric: str, value: float) -> None:
         limit = limits.limit(device, interface, metric)
         if value > limit:
-            found.append(Finding(device, interface, metric, round(value, 1), limit))
+            found.append(ThresholdBreach(device, interface, metric, round(value, 1), limit))
 
     errors = (cli.get("show interfaces counters errors") or {}).get("interfaceErrorCounters", {})
     for name, c in sorted(errors.items()):
@@ -218,7 +218,7 @@ def evaluate(device: str, data: dict[str, Any], limits: Thresholds) -> tuple[lis
     if interfaces:
         for name in sorted(limits.expect_up.get(device, ())):
             if interfaces.get(name, {}).get("lineProtocolStatus") != "up":
-                found.append(Finding(device, name, "oper_status", 0, 1))
+                found.append(ThresholdBreach(device, name, "oper_status", 0, 1))
     transceivers = (cli.get("show interfaces transceiver") or {}).get("interfaces", {})
     for name, c in sorted(transceivers.items()):
         if isinstance(c, dict) and c.get("temperature") is not None:
@@ -254,7 +254,7 @@ def run_health(
     # a dropped connection must not hide the counters read
     with contextlib.suppress(Exception):
         nornir.close_connections(on_failed=True)
-    findings: list[Finding] = []
+    findings: list[ThresholdBreach] = []
     unreachable: list[str] = []
     errors: dict[str, str] = {}
     missing: dict[str, tuple[str, ...]] = {}

@@ -36,30 +36,30 @@ class LineError(Exception):
 
 
 @dataclass
-class Node:
+class ConfigLine:
     """One configuration line and, for a mode opener, the block under it."""
 
     text: str
     key: str
     mode: str | None = None
-    children: list[Node] = field(default_factory=list)
+    children: list[ConfigLine] = field(default_factory=list)
     #: ``!!`` mode comments, printed first in the block.
     comments: list[str] = field(default_factory=list)
 
-    def clone(self) -> Node:
+    def clone(self) -> ConfigLine:
         """A deep copy (much faster than ``copy.deepcopy`` on large trees)."""
-        return Node(self.text, self.key, self.mode, [c.clone() for c in self.children], list(self.comments))
+        return ConfigLine(self.text, self.key, self.mode, [c.clone() for c in self.children], list(self.comments))
 
-    def find(self, text: str) -> Node | None:
+    def find(self, text: str) -> ConfigLine | None:
         """The direct child whose line is ``text``."""
         for child in self.children:
             if child.text == text:
                 return child
         return None
 
-    def walk(self, depth: int = 0) -> list[tuple[int, Node]]:
+    def walk(self, depth: int = 0) -> list[tuple[int, ConfigLine]]:
         """Every node under this one, depth-first, with its depth (children start at 0)."""
-        out: list[tuple[int, Node]] = []
+        out: list[tuple[int, ConfigLine]] = []
         for child in self.children:
             out.append((depth, child))
             out += child.walk(depth + 1)
@@ -70,29 +70,29 @@ class Node:
 class Config:
     """A whole configuration: the children of ``root`` are the top-level lines."""
 
-    root: Node = field(default_factory=lambda: Node("", "", "config"))
+    root: ConfigLine = field(default_factory=lambda: ConfigLine("", "", "config"))
     #: Bumped by the editor on every change, so derived views can be cached.
     version: int = field(default=0, compare=False)
-    _interfaces: tuple[int, dict[str, Node]] | None = field(default=None, compare=False, repr=False)
+    _interfaces: tuple[int, dict[str, ConfigLine]] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> Config:
         return Config(self.root.clone())
 
-    def interfaces(self) -> dict[str, Node]:
+    def interfaces(self) -> dict[str, ConfigLine]:
         """Configured interface blocks by name (cached until the next change)."""
         if self._interfaces is None or self._interfaces[0] != self.version:
             blocks = {n.text.split(" ", 1)[1]: n for n in self.root.children if n.text.startswith("interface ")}
             self._interfaces = (self.version, blocks)
         return self._interfaces[1]
 
-    def top(self, prefix: str) -> list[Node]:
+    def top(self, prefix: str) -> list[ConfigLine]:
         """Top-level nodes whose line starts with ``prefix``."""
         return [n for n in self.root.children if n.text.startswith(prefix)]
 
-    def block(self, text: str) -> Node | None:
+    def block(self, text: str) -> ConfigLine | None:
         return self.root.find(text)
 
-    def value(self, block: Node | None, prefix: str) -> str | None:
+    def value(self, block: ConfigLine | None, prefix: str) -> str | None:
         """The rest of the first line under ``block`` (or top level) starting with ``prefix``."""
         parent = block if block is not None else self.root
         for child in parent.children:
@@ -125,7 +125,7 @@ class Editor:
 
     def __init__(self, config: Config, *, abbreviations: bool = True) -> None:
         self.config = config
-        self.stack: list[Node] = [config.root]
+        self.stack: list[ConfigLine] = [config.root]
         #: Keyword abbreviations (``int eth1``): the CLI and eAPI with ``autoComplete``.
         self.abbreviations = abbreviations
 
@@ -190,14 +190,14 @@ class Editor:
                 same = [c for c in parent.children if c.key == key and c.mode]
                 if same and cmd.key is not None:
                     raise LineError(f"Invalid input (already configured as '{same[0].text}')")
-                node = Node(text, key, cmd.opens)
+                node = ConfigLine(text, key, cmd.opens)
                 parent.children.append(node)
             self.stack.append(node)
             return
-        self._put(parent, Node(text, key))
+        self._put(parent, ConfigLine(text, key))
 
     @staticmethod
-    def _put(parent: Node, node: Node) -> None:
+    def _put(parent: ConfigLine, node: ConfigLine) -> None:
         if parent.mode == "config":
             for i, child in enumerate(parent.children):
                 if child.key == node.key and child.mode is None:
@@ -224,7 +224,7 @@ class Editor:
         del self.stack[depth + 1 :]
         parent = self.stack[depth]
         if cmd is not None and cmd.neg == "store" and verb.lower() == "no":
-            self._put(parent, Node(" ".join(("no", *words)), cmd.key_of(words)))
+            self._put(parent, ConfigLine(" ".join(("no", *words)), cmd.key_of(words)))
             return
         if cmd is not None and cmd.opens:
             text = " ".join(words)

@@ -85,7 +85,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lab.configtree import Config, Node
+from lab.configtree import Config, ConfigLine
 
 EOS_VERSION = "4.31.2F"
 DEFAULT_MODEL = "cEOSLab"
@@ -273,16 +273,16 @@ def _sub_rank(name: str, text: str) -> tuple[int, tuple[int, ...], str]:
     return 0, (), ""
 
 
-def _with_defaults(config: Config, physical: Iterable[str]) -> list[Node]:
+def _with_defaults(config: Config, physical: Iterable[str]) -> list[ConfigLine]:
     nodes = list(config.root.children)
     keys = {n.key for n in nodes}
     texts = {n.text for n in nodes}
     for line, key in DEVICE_DEFAULT_LINES:
         if key not in keys and not any(k.startswith(key) for k in keys):
-            nodes.append(Node(line, key))
+            nodes.append(ConfigLine(line, key))
     for port in physical:
         if f"interface {port}" not in texts:
-            nodes.append(Node(f"interface {port}", f"interface {port}", "interface"))
+            nodes.append(ConfigLine(f"interface {port}", f"interface {port}", "interface"))
     # EOS creates the Port-Channel a "channel-group N" names, and prints it.
     for node in config.root.children:
         for child in node.children if node.mode == "interface" else ():
@@ -290,7 +290,7 @@ def _with_defaults(config: Config, physical: Iterable[str]) -> list[Node]:
                 channel = f"interface Port-Channel{child.text.split()[1]}"
                 if channel not in texts:
                     texts.add(channel)
-                    nodes.append(Node(channel, channel, "interface"))
+                    nodes.append(ConfigLine(channel, channel, "interface"))
     return nodes
 
 
@@ -302,7 +302,7 @@ def body_lines(config: Config, physical: Iterable[str] = ()) -> list[str]:
         decorated.append(((rank, _sub_rank(name, node.text), pos), name, node))
     decorated.sort(key=lambda d: d[0])
     out: list[str] = []
-    prev: tuple[str, Node] | None = None
+    prev: tuple[str, ConfigLine] | None = None
     for _, name, node in decorated:
         if prev is not None and (prev[0] != name or prev[1].mode or node.mode):
             out.append("!")
@@ -312,7 +312,7 @@ def body_lines(config: Config, physical: Iterable[str] = ()) -> list[str]:
     return out
 
 
-def _block(node: Node, depth: int) -> list[str]:
+def _block(node: ConfigLine, depth: int) -> list[str]:
     pad = "   " * depth
     quirk = " " if any(rx.match(node.text) for rx in TRAILING_SPACE_LINES) else ""
     out = [pad + node.text + quirk]

@@ -20,19 +20,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from lab.configtree import Config, Node
+from lab.configtree import Config, ConfigLine
 
 STATE_VERSION = 1
 
 
-def tree_to_json(node: Node) -> list[Any]:
+def tree_to_json(node: ConfigLine) -> list[Any]:
     """[text, key, mode, comments, children] recursively (exact, no re-parsing needed)."""
     return [node.text, node.key, node.mode, list(node.comments), [tree_to_json(c) for c in node.children]]
 
 
-def tree_from_json(data: list[Any]) -> Node:
+def tree_from_json(data: list[Any]) -> ConfigLine:
     text, key, mode, comments, children = data
-    return Node(text, key, mode, [tree_from_json(c) for c in children], list(comments))
+    return ConfigLine(text, key, mode, [tree_from_json(c) for c in children], list(comments))
 
 
 def config_from_json(data: list[Any]) -> Config:

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from lab.configtree import Config, Node
+from lab.configtree import Config, ConfigLine
 
 
 @dataclass(frozen=True)
@@ -67,16 +67,16 @@ def hostname(config: Config, default: str = "localhost") -> str:
     return value or default
 
 
-def interface_blocks(config: Config) -> dict[str, Node]:
+def interface_blocks(config: Config) -> dict[str, ConfigLine]:
     """Configured interfaces by name."""
     return config.interfaces()
 
 
-def has_line(block: Node | None, text: str) -> bool:
+def has_line(block: ConfigLine | None, text: str) -> bool:
     return block is not None and any(c.text == text for c in block.children)
 
 
-def line_value(block: Node | None, prefix: str) -> str | None:
+def line_value(block: ConfigLine | None, prefix: str) -> str | None:
     if block is None:
         return None
     for child in block.children:
@@ -85,11 +85,11 @@ def line_value(block: Node | None, prefix: str) -> str | None:
     return None
 
 
-def admin_up(block: Node | None) -> bool:
+def admin_up(block: ConfigLine | None) -> bool:
     return not has_line(block, "shutdown")
 
 
-def interface_addresses(block: Node | None) -> list[ipaddress.IPv4Interface]:
+def interface_addresses(block: ConfigLine | None) -> list[ipaddress.IPv4Interface]:
     """Primary first, then secondaries."""
     if block is None:
         return []
@@ -102,7 +102,7 @@ def interface_addresses(block: Node | None) -> list[ipaddress.IPv4Interface]:
     return out
 
 
-def speed_bps(block: Node | None, default: int = 100_000_000_000) -> int:
+def speed_bps(block: ConfigLine | None, default: int = 100_000_000_000) -> int:
     """Bandwidth in bit/s from a ``speed`` line (``100g``, ``forced 40gfull``, ``100g-4``)."""
     value = line_value(block, "speed ")
     if value:
@@ -290,7 +290,7 @@ class BgpPeer:
     address_families: tuple[str, ...]
 
 
-def bgp_process(config: Config) -> tuple[str, Node] | None:
+def bgp_process(config: Config) -> tuple[str, ConfigLine] | None:
     """(ASN, block) of ``router bgp``."""
     for node in config.root.children:
         if node.text.startswith("router bgp "):
@@ -298,7 +298,7 @@ def bgp_process(config: Config) -> tuple[str, Node] | None:
     return None
 
 
-def router_id(config: Config, block: Node | None) -> str:
+def router_id(config: Config, block: ConfigLine | None) -> str:
     rid = line_value(block, "router-id ")
     if rid:
         return rid
@@ -306,7 +306,7 @@ def router_id(config: Config, block: Node | None) -> str:
     return str(loop[0].ip) if loop else "0.0.0.0"
 
 
-def _neighbors(block: Node) -> dict[str, dict[str, str]]:
+def _neighbors(block: ConfigLine) -> dict[str, dict[str, str]]:
     """Neighbour address -> settings, peer-group settings folded in."""
     raw: dict[str, dict[str, str]] = {}
     for child in block.children:
@@ -336,7 +336,7 @@ def _neighbors(block: Node) -> dict[str, dict[str, str]]:
     return out
 
 
-def _address_families(block: Node, neighbor: str) -> tuple[str, ...]:
+def _address_families(block: ConfigLine, neighbor: str) -> tuple[str, ...]:
     afs = []
     default_v4 = not has_line(block, "no bgp default ipv4-unicast")
     for child in block.children:
@@ -361,7 +361,7 @@ def bgp_peers(fabric: Fabric, dev: DeviceView) -> list[BgpPeer]:
     asn, block = proc
     index = fabric.address_index()
     peers = []
-    scopes: list[tuple[str, Node]] = [("default", block)]
+    scopes: list[tuple[str, ConfigLine]] = [("default", block)]
     scopes += [(c.text.split()[1], c) for c in block.children if c.text.startswith("vrf ")]
     for vrf, scope in scopes:
         for address, settings in _neighbors(scope).items():
@@ -440,14 +440,14 @@ class OspfNeighbor:
     area: str = "0.0.0.0"
 
 
-def _ospf(config: Config) -> tuple[str, Node] | None:
+def _ospf(config: Config) -> tuple[str, ConfigLine] | None:
     for node in config.root.children:
         if node.text.startswith("router ospf "):
             return node.text.split()[2], node
     return None
 
 
-def _ospf_area(config: Config, proc: Node, name: str, block: Node) -> str | None:
+def _ospf_area(config: Config, proc: ConfigLine, name: str, block: ConfigLine) -> str | None:
     """The area an interface runs OSPF in, or None when it does not."""
     area = line_value(block, "ip ospf area ")
     if area:
@@ -465,7 +465,7 @@ def _dotted_area(area: str) -> str:
     return str(ipaddress.IPv4Address(int(area))) if area.isdigit() else area
 
 
-def _ospf_passive(proc: Node, name: str) -> bool:
+def _ospf_passive(proc: ConfigLine, name: str) -> bool:
     if has_line(proc, f"passive-interface {name}"):
         return True
     return has_line(proc, "passive-interface default") and not has_line(proc, f"no passive-interface {name}")

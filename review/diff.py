@@ -38,7 +38,7 @@ LIST_KEYS = {
     "name_servers": "address",
     "logging_hosts": "address",
 }
-Status = Literal["added", "removed", "changed"]
+ChangeStatus = Literal["added", "removed", "changed"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class SectionChange:
 
     section: str
     item: str
-    status: Status
+    status: ChangeStatus
     details: tuple[str, ...] = ()
 
     @property
@@ -60,7 +60,7 @@ class DeviceChange:
     """Everything that changes on one device."""
 
     device: str
-    status: Status
+    status: ChangeStatus
     role: str
     network: str
     redundancy_group: str
@@ -157,7 +157,7 @@ def section_changes(old: dict[str, Any], new: dict[str, Any]) -> list[SectionCha
     changes = []
     for (section, name), entry in sorted(grouped.items()):
         kinds = entry["kinds"]
-        status: Status = "added" if kinds == {"added"} else "removed" if kinds == {"removed"} else "changed"
+        status: ChangeStatus = "added" if kinds == {"added"} else "removed" if kinds == {"removed"} else "changed"
         changes.append(SectionChange(section, name, status, tuple(sorted(entry["details"]))))
     return changes
 
@@ -203,7 +203,7 @@ def review(base: Snapshot, head: Snapshot) -> Review:
     for name in sorted(changed):
         before, after = old_cfg.get(name, ""), new_cfg.get(name, "")
         meta = new_data.get(name) or old_data.get(name) or {}
-        status: Status = "added" if not before else "removed" if not after else "changed"
+        status: ChangeStatus = "added" if not before else "removed" if not after else "changed"
         text = unified(before, after, name)
         change = DeviceChange(
             device=name,

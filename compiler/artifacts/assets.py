@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from compiler.artifacts.physical import server_units, switch_units
 from compiler.artifacts.tables import csv_text
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
+from compiler.platforms import eos
 
 COLUMNS = (
     "asset_tag",
@@ -41,24 +42,7 @@ def switch_tag(name: str) -> str:
     return f"SW-{name.upper()}"
 
 
-def port_ranges(ports: list[int]) -> str:
-    """Port numbers as compact EOS-style ranges.
-
-    Example:
-        >>> port_ranges([1, 2, 3, 9, 49, 50, 52])
-        'Ethernet1-3,9,49-50,52'
-    """
-    spans: list[list[int]] = []
-    for port in sorted(ports):
-        if spans and spans[-1][1] == port - 1:
-            spans[-1][1] = port
-        else:
-            spans.append([port, port])
-    text = ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
-    return f"Ethernet{text}" if text else ""
-
-
-def asset_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def asset_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """The asset table: switches first (by name), then servers (by name)."""
     units = switch_units(intent, fabric)
     rows: list[tuple[object, ...]] = []
@@ -79,7 +63,7 @@ def asset_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
                 device.mgmt_address,
                 "",
                 "",
-                port_ranges(list(device.used_ports)),
+                eos.interface_ranges(port.name for port in fabric.ports(name)),
             )
         )
     kinds = {s.name: s.kind for s in intent.servers}

@@ -12,8 +12,10 @@ from collections import Counter
 
 from compiler.artifacts.physical import Run, runs
 from compiler.artifacts.tables import csv_text, markdown_table
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Endpoint
 from compiler.intent import Intent
-from compiler.structured import Endpoint, Fabric
+from compiler.platforms import eos
 
 COLUMNS = (
     "a_device",
@@ -35,19 +37,6 @@ COLUMNS = (
 )
 
 
-def short_port(port: str) -> str:
-    """A port name as printed on a label (EOS abbreviations).
-
-    Examples:
-        >>> short_port("Ethernet49"), short_port("Management1"), short_port("enp65s0f0")
-        ('Et49', 'Ma1', 'enp65s0f0')
-    """
-    for long, short in (("Ethernet", "Et"), ("Management", "Ma")):
-        if port.startswith(long) and port[len(long) :].isdigit():
-            return short + port[len(long) :]
-    return port
-
-
 def label(near: Endpoint, far: Endpoint) -> str:
     """The label at ``near``'s end: this end, then where the cable goes.
 
@@ -55,7 +44,7 @@ def label(near: Endpoint, far: Endpoint) -> str:
         >>> label(Endpoint("rack01-leaf-a", "Ethernet49"), Endpoint("spine01", "Ethernet1"))
         'rack01-leaf-a Et49 > spine01 Et1'
     """
-    return f"{near.device} {short_port(near.port)} > {far.device} {short_port(far.port)}"
+    return f"{near.device} {eos.short_name(near.port)} > {far.device} {eos.short_name(far.port)}"
 
 
 def _row(run: Run) -> tuple[object, ...]:
@@ -80,7 +69,7 @@ def _row(run: Run) -> tuple[object, ...]:
     )
 
 
-def cabling_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def cabling_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """``cabling.csv`` (every cable) and ``cabling.md`` (the bill of materials, then every cable)."""
     all_runs = runs(intent, fabric)
     rows = [_row(run) for run in all_runs]

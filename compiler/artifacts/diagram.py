@@ -21,8 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
+from compiler.fabric import ResolvedFabric
+from compiler.facts.cabling import Cable
 from compiler.intent import Intent
-from compiler.structured import Fabric, Link
 from core.textmetrics import FONT_STACK, text_width
 
 PER_ROW = 12
@@ -88,7 +89,7 @@ def links_label(count: int, speed: str) -> str:
     return f"{count}x{speed}" if speed else f"{count} link{'s' if count != 1 else ''}"
 
 
-def pair_boxes(fabric: Fabric, network: str) -> list[PairBox]:
+def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     """The leaf pairs of ``network``, by rack."""
     leaves = {n: d for n, d in fabric.devices.items() if d.network == network and d.role == "leaf"}
     by_group: dict[str, list[str]] = defaultdict(list)
@@ -203,7 +204,7 @@ def _title(text: str) -> tuple[str, float]:
 # --------------------------------------------------------------------------- the fabrics
 
 
-def fabric_svg(intent: Intent, fabric: Fabric, network: str) -> str:
+def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     """The SVG text of one spine-leaf fabric."""
     spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
     downlinks = Counter(link.b.device for link in fabric.links if link.kind == "fabric" and link.b.device in spines)
@@ -293,7 +294,7 @@ class RackSwitchBox:
         return f"{self.servers} servers, {self.switches} switches"
 
 
-def rack_switch_boxes(fabric: Fabric) -> list[RackSwitchBox]:
+def rack_switch_boxes(fabric: ResolvedFabric) -> list[RackSwitchBox]:
     """Every management rack switch, by name."""
     names = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "mgmt")
     kinds: dict[str, Counter[str]] = {n: Counter() for n in names}
@@ -308,7 +309,7 @@ def rack_switch_boxes(fabric: Fabric) -> list[RackSwitchBox]:
     ]
 
 
-def management_svg(intent: Intent, fabric: Fabric) -> str:
+def management_svg(intent: Intent, fabric: ResolvedFabric) -> str:
     """The SVG text of the out-of-band management network."""
     cores = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "core")
     boxes = rack_switch_boxes(fabric)
@@ -347,11 +348,11 @@ def management_svg(intent: Intent, fabric: Fabric) -> str:
     return _svg(width, height, out)
 
 
-def _speed_of(links: Iterable[Link], device: str) -> str:
+def _speed_of(links: Iterable[Cable], device: str) -> str:
     return next((link.b_speed or "" for link in links if link.b.device == device), "")
 
 
-def diagram_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def diagram_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """One picture per network: the fabrics and the management network."""
     files = {
         f"docs/{network}-fabric.svg": fabric_svg(intent, fabric, network) for network in sorted(intent.fabric.fabrics)

@@ -10,8 +10,8 @@ from collections import Counter, defaultdict
 
 from compiler.artifacts.physical import rack_loads, row_loads
 from compiler.artifacts.tables import markdown_table, percent
+from compiler.fabric import ResolvedFabric
 from compiler.intent import SPEEDS_GBPS, Intent
-from compiler.structured import Fabric
 
 
 def ratio(down: float, up: float) -> str:
@@ -24,7 +24,7 @@ def ratio(down: float, up: float) -> str:
     return f"{down / up:.2g}:1" if up else "-"
 
 
-def _oversubscription(intent: Intent, fabric: Fabric) -> list[tuple[object, ...]]:
+def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
     down: dict[str, int] = defaultdict(int)
     up: dict[str, int] = defaultdict(int)
     for link in fabric.links:
@@ -52,7 +52,7 @@ def _oversubscription(intent: Intent, fabric: Fabric) -> list[tuple[object, ...]
     return rows
 
 
-def fabric_doc(intent: Intent, fabric: Fabric) -> str:
+def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
     """The markdown text of ``docs/fabric.md``."""
     spec = intent.fabric
     gpus = sum(spec.server_models[s.model].gpus for s in intent.servers)
@@ -124,6 +124,6 @@ def fabric_doc(intent: Intent, fabric: Fabric) -> str:
     return "\n".join(parts)
 
 
-def docs_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def docs_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """``docs/fabric.md``."""
     return {"docs/fabric.md": fabric_doc(intent, fabric)}

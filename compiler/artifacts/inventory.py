@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from compiler.artifacts.yamltext import to_yaml
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
 
 
 def group_of(network: str, role: str) -> str:
@@ -23,7 +23,7 @@ def group_of(network: str, role: str) -> str:
     return f"{network}_{role}"
 
 
-def nornir_inventory(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def nornir_inventory(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """hosts.yaml, groups.yaml and defaults.yaml for Nornir's SimpleInventory."""
     hosts: dict[str, Any] = {}
     groups: dict[str, Any] = {}

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from compiler.artifacts.tables import csv_text, markdown_table, percent
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Allocation
 from compiler.intent import Intent
-from compiler.structured import Allocation, Fabric
 
 COLUMNS = ("network", "pool", "prefix", "address", "kind", "owner", "purpose")
 
@@ -33,7 +34,7 @@ def _sort_key(a: Allocation) -> tuple[str, str, tuple[int, ...], int]:
     return a.network, a.pool, tuple(int(o) for o in address.split(".")), int(length or 32)
 
 
-def ipplan_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def ipplan_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """The IP plan table and its markdown summary of pool utilisation and headroom."""
     del intent
     allocations = sorted(fabric.allocations, key=_sort_key)

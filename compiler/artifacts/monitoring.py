@@ -19,8 +19,10 @@ from collections import defaultdict
 from typing import Any
 
 from compiler.artifacts.yamltext import to_yaml
+from compiler.fabric import Device, ResolvedFabric
+from compiler.facts import Cable
 from compiler.intent import Intent, Thresholds
-from compiler.structured import Device, Fabric, Link
+from compiler.platforms import eos
 
 FABRIC_KINDS = ("fabric", "peer-link", "mgmt-uplink")
 """Switch-to-switch links: a port down here is an alert on its own."""
@@ -64,12 +66,12 @@ def _m(role: str) -> str:
     return metric_name(METRICS[role])
 
 
-def _ends(fabric: Fabric) -> dict[str, list[tuple[str, Link, str]]]:
+def _ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]]]:
     """Per switch: (its port, the link, the far end) for every cable, Management1 excluded."""
-    out: dict[str, list[tuple[str, Link, str]]] = defaultdict(list)
+    out: dict[str, list[tuple[str, Cable, str]]] = defaultdict(list)
     for link in fabric.links:
         for near, far in ((link.a, link.b), (link.b, link.a)):
-            if near.device in fabric.devices and near.port.startswith("Ethernet"):
+            if near.device in fabric.devices and eos.is_front_panel(near.port):
                 out[near.device].append((near.port, link, f"{far.device} {far.port}"))
     return out
 
@@ -79,7 +81,7 @@ def _is_roce(intent: Intent, device: Device) -> bool:
     return spec is not None and spec.qos is not None
 
 
-def device_rules(intent: Intent, device: Device, ends: list[tuple[str, Link, str]]) -> dict[str, Any]:
+def device_rules(intent: Intent, device: Device, ends: list[tuple[str, Cable, str]]) -> dict[str, Any]:
     """The alert group of one switch."""
     t: Thresholds = intent.fabric.thresholds
     name = device.name
@@ -181,7 +183,9 @@ def device_rules(intent: Intent, device: Device, ends: list[tuple[str, Link, str
     return {"groups": [{"name": f"fabricops-{name}", "rules": rules}]}
 
 
-def expected_counters(intent: Intent, fabric: Fabric, ends: dict[str, list[tuple[str, Link, str]]]) -> dict[str, Any]:
+def expected_counters(
+    intent: Intent, fabric: ResolvedFabric, ends: dict[str, list[tuple[str, Cable, str]]]
+) -> dict[str, Any]:
     """Per switch and cabled port: peer, speed, and the counter limits the alerts use."""
     t = intent.fabric.thresholds
     out: dict[str, Any] = {}
@@ -199,7 +203,7 @@ def expected_counters(intent: Intent, fabric: Fabric, ends: dict[str, list[tuple
     return out
 
 
-def gnmic_config(fabric: Fabric) -> dict[str, Any]:
+def gnmic_config(fabric: ResolvedFabric) -> dict[str, Any]:
     """The gNMIc collector: every switch as a target, the subscriptions behind :data:`METRICS`.
 
     Credentials stay out of the file: gNMIc reads ``GNMIC_USERNAME``/``GNMIC_PASSWORD``.
@@ -240,7 +244,7 @@ def gnmic_config(fabric: Fabric) -> dict[str, Any]:
     }
 
 
-def monitoring_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Alert rules per switch, the expected counters, and the collector configuration."""
     ends = _ends(fabric)
     files = {

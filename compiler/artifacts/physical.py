@@ -25,8 +25,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from compiler.intent import Cabling, Intent, Rack
-from compiler.structured import Fabric, Link
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Cable
+from compiler.intent import CableLengths, Intent, Rack
+from compiler.platforms import eos
 
 NEAR_LIMIT = 0.9
 """A budget used above this fraction is a warning; above 1.0 it is an error."""
@@ -35,7 +37,7 @@ LENGTH_CLASSES_M = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 5
 
 
 @dataclass(frozen=True, slots=True)
-class Optic:
+class OpticType:
     """A transceiver type: its name, fibre or copper medium, and reach in metres."""
 
     name: str
@@ -45,16 +47,20 @@ class Optic:
 
 _MM = "multimode OM4"
 _SM = "single-mode OS2"
-OPTICS: dict[str, tuple[Optic, ...]] = {
-    "1g": (Optic("1000BASE-T", "copper Cat6A", 100), Optic("1000BASE-LX", _SM, 10000)),
-    "10g": (Optic("10GBASE-SR", _MM, 100), Optic("10GBASE-LR", _SM, 10000)),
-    "25g": (Optic("25GBASE-SR", _MM, 100), Optic("25GBASE-LR", _SM, 10000)),
-    "40g": (Optic("40GBASE-SR4", _MM, 100), Optic("40GBASE-LR4", _SM, 10000)),
-    "50g": (Optic("50GBASE-SR", _MM, 100), Optic("50GBASE-LR", _SM, 10000)),
-    "100g": (Optic("100GBASE-SR4", _MM, 100), Optic("100GBASE-LR4", _SM, 10000)),
-    "200g": (Optic("200GBASE-SR4", _MM, 100), Optic("200GBASE-FR4", _SM, 2000)),
-    "400g": (Optic("400GBASE-SR8", _MM, 100), Optic("400GBASE-FR4", _SM, 2000), Optic("400GBASE-LR4", _SM, 10000)),
-    "800g": (Optic("800GBASE-SR8", _MM, 100), Optic("800GBASE-FR8", _SM, 2000)),
+OPTICS: dict[str, tuple[OpticType, ...]] = {
+    "1g": (OpticType("1000BASE-T", "copper Cat6A", 100), OpticType("1000BASE-LX", _SM, 10000)),
+    "10g": (OpticType("10GBASE-SR", _MM, 100), OpticType("10GBASE-LR", _SM, 10000)),
+    "25g": (OpticType("25GBASE-SR", _MM, 100), OpticType("25GBASE-LR", _SM, 10000)),
+    "40g": (OpticType("40GBASE-SR4", _MM, 100), OpticType("40GBASE-LR4", _SM, 10000)),
+    "50g": (OpticType("50GBASE-SR", _MM, 100), OpticType("50GBASE-LR", _SM, 10000)),
+    "100g": (OpticType("100GBASE-SR4", _MM, 100), OpticType("100GBASE-LR4", _SM, 10000)),
+    "200g": (OpticType("200GBASE-SR4", _MM, 100), OpticType("200GBASE-FR4", _SM, 2000)),
+    "400g": (
+        OpticType("400GBASE-SR8", _MM, 100),
+        OpticType("400GBASE-FR4", _SM, 2000),
+        OpticType("400GBASE-LR4", _SM, 10000),
+    ),
+    "800g": (OpticType("800GBASE-SR8", _MM, 100), OpticType("800GBASE-FR8", _SM, 2000)),
 }
 """Per speed, the optics in order of preference (the shortest reach that covers the run wins)."""
 
@@ -72,13 +78,13 @@ def row_index(row: str) -> int:
     return value - 1
 
 
-def cable_length_m(a: Rack, b: Rack, rule: Cabling) -> float:
+def cable_length_m(a: Rack, b: Rack, rule: CableLengths) -> float:
     """The length of a cable between racks ``a`` and ``b`` under ``rule``.
 
     Examples:
         >>> r1 = Rack(id=1, row="A", position=1, pdu_kw=70, role="gpu")
         >>> r13 = Rack(id=13, row="C", position=1, pdu_kw=20, role="network")
-        >>> cable_length_m(r1, r1, Cabling()), cable_length_m(r1, r13, Cabling())
+        >>> cable_length_m(r1, r1, CableLengths()), cable_length_m(r1, r13, CableLengths())
         (3.0, 12.0)
     """
     if a.id == b.id:
@@ -101,7 +107,7 @@ def length_class(length_m: float) -> int | None:
     return None
 
 
-def choose_optic(speed: str, length_m: float) -> Optic | None:
+def choose_optic(speed: str, length_m: float) -> OpticType | None:
     """The optic for a link of ``speed`` over ``length_m``; None when none reaches.
 
     Examples:
@@ -126,12 +132,12 @@ def longest_reach(speed: str) -> int:
     return max((o.reach_m for o in OPTICS.get(speed, ())), default=0)
 
 
-def link_speed(link: Link) -> str:
+def link_speed(link: Cable) -> str:
     """The speed a cable runs at: its A end's, else its B end's (LNK001 checks they agree)."""
     return link.a_speed or link.b_speed or ""
 
 
-def rack_of(fabric: Fabric, name: str) -> int:
+def rack_of(fabric: ResolvedFabric, name: str) -> int:
     """The rack of a switch or a server."""
     device = fabric.devices.get(name)
     if device is not None:
@@ -143,14 +149,14 @@ def rack_of(fabric: Fabric, name: str) -> int:
 class Run:
     """A cable as laid: its link, length, stock length class and optic (None: out of reach)."""
 
-    link: Link
+    link: Cable
     speed: str
     length_m: float
     length_class_m: int | None
-    optic: Optic | None
+    optic: OpticType | None
 
 
-def runs(intent: Intent, fabric: Fabric) -> list[Run]:
+def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
     """Every cable of the fabric with its length and optic, in the link order."""
     rule = intent.fabric.cabling
     out: list[Run] = []
@@ -190,7 +196,7 @@ class RowLoad:
     ups_w: int
 
 
-def rack_loads(intent: Intent, fabric: Fabric) -> list[RackLoad]:
+def rack_loads(intent: Intent, fabric: ResolvedFabric) -> list[RackLoad]:
     """Every rack's devices and watts from the per-model ``power_w``, in rack order."""
     by_rack: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for name, device in fabric.devices.items():
@@ -250,12 +256,12 @@ def budget_status(used: int, capacity: int) -> str:
 # ------------------------------------------------------------------------- rack units
 
 
-def switch_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
+def switch_units(intent: Intent, fabric: ResolvedFabric) -> dict[str, tuple[int, int]]:
     """Each switch's (top U, height in U) under the top-down rule of this module."""
     mgmt_port: dict[str, int] = {}
     for link in fabric.links:
         if link.kind == "mgmt":
-            mgmt_port[link.b.device] = _port_number(link.a.port)
+            mgmt_port[link.b.device] = eos.port_number(link.a.port)
     by_rack: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for name, device in fabric.devices.items():
         order = 0 if device.role == "mgmt" else 1 if name in mgmt_port else 2
@@ -270,7 +276,7 @@ def switch_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
     return out
 
 
-def server_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
+def server_units(intent: Intent, fabric: ResolvedFabric) -> dict[str, tuple[int, int]]:
     """Each server's (top U, height in U) under the bottom-up rule of this module."""
     models = {s.name: s.model for s in intent.servers}
     by_rack: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -284,14 +290,3 @@ def server_units(intent: Intent, fabric: Fabric) -> dict[str, tuple[int, int]]:
             out[name] = (bottom + height - 1, height)
             bottom += height
     return out
-
-
-def _port_number(port: str) -> int:
-    """The number of an EOS port name.
-
-    Example:
-        >>> _port_number("Ethernet37")
-        37
-    """
-    digits = port[len(port.rstrip("0123456789")) :]
-    return int(digits or 0)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from compiler.artifacts.physical import budget_status, rack_loads, row_loads
 from compiler.artifacts.tables import csv_text, markdown_table, percent
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
 
 COLUMNS = ("scope", "name", "row", "devices", "watts", "capacity", "capacity_w", "margin_w", "utilisation", "status")
 
 
-def power_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def power_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """One row per rack (against its PDU) and two per row (cooling, UPS)."""
     racks = rack_loads(intent, fabric)
     rows: list[tuple[object, ...]] = []

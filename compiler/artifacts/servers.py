@@ -22,13 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from ipaddress import IPv4Interface
 
-from compiler.fabric import MGMT_MTU
+from compiler.fabric import ResolvedFabric
+from compiler.facts import ResolvedServer, ServerNic
+from compiler.facts.servers import BOND_NAMES
 from compiler.intent import Intent, QosProfile
+from compiler.platforms import eos
 from compiler.render import render_template
-from compiler.structured import Fabric, ResolvedServer, ServerNic
-
-BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
-"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
 
 RDMA_MODULES = ("mlx5_core", "mlx5_ib", "ib_uverbs", "rdma_ucm")
 OFFLOADS = ("large-receive-offload", "generic-receive-offload")
@@ -130,7 +129,12 @@ def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterfac
         if nic.network == "management" and server.mgmt_address:
             out.append(
                 HostInterface(
-                    nic.name, "management", MGMT_MTU, server.mgmt_address, server.mgmt_gateway, default_route=True
+                    nic.name,
+                    "management",
+                    eos.data().access_mtu,
+                    server.mgmt_address,
+                    server.mgmt_gateway,
+                    default_route=True,
                 )
             )
     return out
@@ -247,7 +251,7 @@ class Mount:
     options: str
 
 
-def mounts(intent: Intent, fabric: Fabric, server: ResolvedServer, kind: str) -> list[Mount]:
+def mounts(intent: Intent, fabric: ResolvedFabric, server: ResolvedServer, kind: str) -> list[Mount]:
     """NFS and Lustre mounts of a server of ``kind`` on the storage network (none without a storage address)."""
     if server.storage_address is None:
         return []
@@ -368,7 +372,7 @@ def gpfs_script(intent: Intent, server: ResolvedServer, kind: str) -> str | None
     return render_template("linux/gpfs-join.sh.j2", {"name": server.name, "filesystems": filesystems})
 
 
-def server_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def server_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Every server's directory under ``servers/``."""
     files: dict[str, str] = {}
     kinds = {s.name: s.kind for s in intent.servers}

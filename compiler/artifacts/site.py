@@ -14,10 +14,10 @@ from compiler.artifacts.monitoring import monitoring_files
 from compiler.artifacts.power import power_files
 from compiler.artifacts.servers import server_files
 from compiler.artifacts.validation import validation_files
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
 
-Writer = Callable[[Intent, Fabric], dict[str, str]]
+Writer = Callable[[Intent, ResolvedFabric], dict[str, str]]
 
 WRITERS: tuple[Writer, ...] = (
     server_files,
@@ -33,7 +33,7 @@ WRITERS: tuple[Writer, ...] = (
 """One writer per artifact module; later writers never overwrite earlier ones' paths."""
 
 
-def site_artifacts(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def site_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Every non-config artifact of the cluster.
 
     ``inventory/cabling.csv`` supersedes the one of ``compiler.artifacts.inventory``: same

@@ -27,9 +27,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from compiler.artifacts.tables import csv_text, markdown_table
+from compiler.fabric import ResolvedFabric
+from compiler.facts import ResolvedServer
 from compiler.intent import SPEEDS_GBPS, Intent
 from compiler.render import render_template
-from compiler.structured import Fabric, ResolvedServer
 from core.errors import FabricopsError
 
 STAGES = (2, 10, 50)
@@ -73,12 +74,12 @@ def _ip(address: str | None) -> str:
     return (address or "").split("/", 1)[0]
 
 
-def compute_servers(fabric: Fabric) -> list[ResolvedServer]:
+def compute_servers(fabric: ResolvedFabric) -> list[ResolvedServer]:
     """Servers with a compute address, by rack and position."""
     return sorted((s for s in fabric.servers.values() if s.compute_address), key=lambda s: (s.rack, s.position))
 
 
-def link_pairs(fabric: Fabric) -> list[Pair]:
+def link_pairs(fabric: ResolvedFabric) -> list[Pair]:
     """Each compute server's in-rack and cross-spine pair (see the module docstring)."""
     by_rack: dict[int, list[ResolvedServer]] = defaultdict(list)
     for server in compute_servers(fabric):
@@ -137,7 +138,7 @@ def _roce_tclass(intent: Intent) -> int:
     return min(d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority) << 2
 
 
-def stage_hosts(fabric: Fabric, size: int | None) -> list[str]:
+def stage_hosts(fabric: ResolvedFabric, size: int | None) -> list[str]:
     """The hosts of a rollout stage (``None``: every compute server)."""
     servers = compute_servers(fabric)
     if size is None:
@@ -158,7 +159,7 @@ def _stage_name(size: int | None) -> str:
     return "all" if size is None else f"{size:03d}"
 
 
-def validation_files(intent: Intent, fabric: Fabric) -> dict[str, str]:
+def validation_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Link tests, NCCL hostfiles and command script, and the runbook."""
     pairs = link_pairs(fabric)
     files = {"validation/link-tests.csv": csv_text(COLUMNS, [_row(intent, p) for p in pairs])}

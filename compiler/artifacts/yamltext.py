@@ -98,11 +98,16 @@ def to_yaml(data: Any) -> str:
 
 @cache
 def _field_names(cls: Any) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    """The fields of a record type (a NamedTuple or a dataclass), () for anything else."""
+    fields = getattr(cls, "_fields", None)
+    if fields is not None:
+        return tuple(fields)
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else ()
 
 
 def pruned(obj: Any) -> Any:
-    """A dataclass tree as plain data without None, False or empty fields (the defaults).
+    """A tree of records (NamedTuples, dataclasses) as plain data without None, False or empty
+    fields (the defaults).
 
     Example:
         >>> from compiler.structured import Interface
@@ -111,13 +116,14 @@ def pruned(obj: Any) -> Any:
     """
     if isinstance(obj, str | int | float) or obj is None:
         return obj
-    if isinstance(obj, list | tuple):
-        return [pruned(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: pruned(v) for k, v in obj.items()}
-    out = {}
     cls: Any = type(obj)
-    for name in _field_names(cls):
+    names = _field_names(cls)
+    if not names:
+        if isinstance(obj, dict):
+            return {k: pruned(v) for k, v in obj.items()}
+        return [pruned(v) for v in obj]
+    out = {}
+    for name in names:
         value = getattr(obj, name)
         if value is None or value is False or (not value and isinstance(value, list | tuple | dict)):
             continue

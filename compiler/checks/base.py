@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -27,7 +27,7 @@ class Finding:
         return f"{self.severity} {self.rule} [{self.requirement}] {self.subject}: {self.message}"
 
 
-Check = Callable[[Intent, Fabric], Iterable[tuple[str, str]]]
+Check = Callable[[Intent, ResolvedFabric], Iterable[tuple[str, str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ def rule(id: str, severity: Severity, requirement: str, title: str) -> Callable[
     return register
 
 
-def run_checks(intent: Intent, fabric: Fabric) -> list[Finding]:
+def run_checks(intent: Intent, fabric: ResolvedFabric) -> list[Finding]:
     """Every rule over the fabric; findings sorted by severity, rule, subject."""
     from compiler.checks import rules  # noqa: F401  (registers the rules)
 

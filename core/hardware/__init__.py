@@ -19,10 +19,10 @@ from __future__ import annotations
 from core.hardware.catalog import Catalog, Optic, catalog, load_catalog
 from core.hardware.model import (
     Breakout,
-    Interface,
+    BreakoutInterface,
+    BreakoutMode,
     InterfaceInfo,
     Linecard,
-    Mode,
     Model,
     Port,
     PortKind,
@@ -45,11 +45,11 @@ from core.hardware.planning import (
 
 __all__ = [
     "Breakout",
+    "BreakoutInterface",
+    "BreakoutMode",
     "Catalog",
-    "Interface",
     "InterfaceInfo",
     "Linecard",
-    "Mode",
     "Model",
     "Optic",
     "Port",

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from core.errors import FabricopsError
-from core.hardware.model import Chassis, Linecard, Mode, Model, PortKind, Power, VlanRange, build_ports
+from core.hardware.model import BreakoutMode, Chassis, Linecard, Model, PortKind, Power, VlanRange, build_ports
 
 DATA = Path(__file__).resolve().parent
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -160,7 +160,7 @@ def _kinds(reader: _Reader) -> dict[str, PortKind]:
             mode_lanes = tuple(reader.get(mode, "lanes", list, at))
             if not mode_lanes or any(not isinstance(n, int) or not 1 <= n <= lanes for n in mode_lanes):
                 raise reader.fail(f"{at}.lanes", f"lanes must be numbers from 1 to {lanes}")
-            modes[mode_name] = Mode(
+            modes[mode_name] = BreakoutMode(
                 mode_name,
                 reader.get(mode, "speed", str, at),
                 reader.get(mode, "keyword", str, at),

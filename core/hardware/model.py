@@ -88,7 +88,7 @@ def _keyword_speed(keyword: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Mode:
+class BreakoutMode:
     """A breakout mode of a cage: the lanes whose interfaces it activates and their ``speed`` keyword."""
 
     name: str
@@ -106,7 +106,7 @@ class PortKind:
     form_factor: str
     lanes: int
     default: str
-    modes: Mapping[str, Mode] = field(hash=False)
+    modes: Mapping[str, BreakoutMode] = field(hash=False)
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class Port:
         return self.kind.form_factor
 
     @property
-    def default_mode(self) -> Mode:
+    def default_mode(self) -> BreakoutMode:
         return self.kind.modes[self.kind.default]
 
     def name(self, lane: int = 1) -> str:
@@ -158,13 +158,13 @@ class Port:
         refused = self.pair_modes if not self.primary else frozenset()
         return [name for name in self.kind.modes if name not in refused]
 
-    def mode(self, name: str) -> Mode:
+    def mode(self, name: str) -> BreakoutMode:
         if name not in self.allowed_modes():
             allowed = ", ".join(self.allowed_modes())
             raise FabricopsError(f"Ethernet{self.label}: no breakout {name!r} on this port (allowed: {allowed})")
         return self.kind.modes[name]
 
-    def mode_for_keyword(self, keyword: str) -> Mode | None:
+    def mode_for_keyword(self, keyword: str) -> BreakoutMode | None:
         """The mode a ``speed`` value on lane 1 selects: its keyword, else the first mode of that speed.
 
         Examples:
@@ -229,7 +229,7 @@ class VlanRange:
 
 
 @dataclass(frozen=True)
-class Interface:
+class BreakoutInterface:
     """One interface a breakout makes, with the ``speed`` keyword it needs."""
 
     name: str
@@ -242,8 +242,8 @@ class Breakout:
     """What setting a cage to a mode does: the interfaces it makes, the ones it makes absent."""
 
     port: Port
-    mode: Mode
-    interfaces: tuple[Interface, ...]
+    mode: BreakoutMode
+    interfaces: tuple[BreakoutInterface, ...]
     absent: tuple[str, ...] = ()
 
 
@@ -526,7 +526,7 @@ class Model:
         """
         cage = self.port(port)
         chosen = cage.mode(mode)
-        interfaces = tuple(Interface(cage.name(lane), chosen.speed, chosen.keyword) for lane in chosen.lanes)
+        interfaces = tuple(BreakoutInterface(cage.name(lane), chosen.speed, chosen.keyword) for lane in chosen.lanes)
         absent: tuple[str, ...] = ()
         if cage.primary and cage.partner is not None and chosen.name in cage.pair_modes:
             absent = tuple(self.port(self._partner_label(cage)).lane_names())

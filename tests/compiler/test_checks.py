@@ -2,7 +2,7 @@
 
 Bad designs are built the way a user would make them (editing a copy of ``intent/``) where
 the intent can express the fault; faults the intent cannot express (a resolver or template
-regression) are made by mutating the resolved fabric, whose dataclasses are mutable.
+regression) are made by replacing a part of the resolved fabric (its records are immutable).
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from compiler.checks import RULES, Finding, run_checks
 from compiler.checks.rules import topology
 from compiler.checks.rules.addressing import GROWTH_TARGET_SERVERS
-from compiler.fabric import resolve
+from compiler.fabric import ResolvedFabric, resolve
+from compiler.facts import Allocation, Cable, Endpoint, Problem
 from compiler.intent import Intent, load_intent
-from compiler.structured import Allocation, Endpoint, Fabric, Link, Problem
 
 REPO = Path(__file__).resolve().parents[2]
 RULES_DIR = REPO / "compiler" / "checks" / "rules"
@@ -50,9 +51,40 @@ def checks_edit(checks_intent_dir: Path) -> Editor:
     return replace
 
 
-def _resolved(directory: Path) -> tuple[Intent, Fabric]:
+def _resolved(directory: Path) -> tuple[Intent, ResolvedFabric]:
     intent = load_intent(directory)
     return intent, resolve(intent)
+
+
+def _replaced(fabric: ResolvedFabric, **changes: Any) -> ResolvedFabric:
+    """The fabric with some of its fields replaced."""
+    return dataclasses.replace(fabric, **changes)
+
+
+def _device_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
+    """The fabric with fields of device ``name`` replaced."""
+    devices = dict(fabric.devices)
+    devices[name] = dataclasses.replace(devices[name], **changes)
+    return _replaced(fabric, devices=devices)
+
+
+def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
+    """The fabric with sections of device ``name``'s structured config replaced."""
+    return _device_replaced(fabric, name, config=fabric.devices[name].config._replace(**changes))
+
+
+def _interfaces_replaced(fabric: ResolvedFabric, name: str, changes: dict[str, dict[str, Any]]) -> ResolvedFabric:
+    """The fabric with fields of some interfaces (by interface name) of device ``name`` replaced."""
+    interfaces = tuple(
+        i._replace(**changes[i.name]) if i.name in changes else i for i in fabric.devices[name].config.interfaces
+    )
+    return _config_replaced(fabric, name, interfaces=interfaces)
+
+
+def _mlag_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
+    mlag = fabric.devices[name].config.mlag
+    assert mlag is not None
+    return _config_replaced(fabric, name, mlag=mlag._replace(**changes))
 
 
 def _check(directory: Path) -> list[Finding]:
@@ -71,20 +103,20 @@ def _of(findings: list[Finding], rule_id: str) -> list[Finding]:
 
 
 @pytest.fixture(scope="module")
-def example() -> tuple[Intent, Fabric, list[Finding]]:
+def example() -> tuple[Intent, ResolvedFabric, list[Finding]]:
     """The example intent, resolved and checked once for the read-only tests."""
     intent, fabric = _resolved(REPO / "intent")
     return intent, fabric, run_checks(intent, fabric)
 
 
-def test_example_has_no_errors_or_warnings(example: tuple[Intent, Fabric, list[Finding]]) -> None:
+def test_example_has_no_errors_or_warnings(example: tuple[Intent, ResolvedFabric, list[Finding]]) -> None:
     """The committed example is the seed's design done right: no rule may object to it."""
     findings = example[2]
     assert [f.line() for f in findings if f.severity != "info"] == []
 
 
 def test_example_reports_oversubscription_per_leaf(
-    example: tuple[Intent, Fabric, list[Finding]],
+    example: tuple[Intent, ResolvedFabric, list[Finding]],
 ) -> None:
     """C3 asks for the ratio: 9 servers x 100G down against 4 x 400G up is 900/1600."""
     intent, fabric, findings = example
@@ -95,7 +127,7 @@ def test_example_reports_oversubscription_per_leaf(
 
 
 def test_example_reports_usage_of_every_pool(
-    example: tuple[Intent, Fabric, list[Finding]],
+    example: tuple[Intent, ResolvedFabric, list[Finding]],
 ) -> None:
     """Pool usage is shown for every pool, with what is left, so headroom is reviewable."""
     _, fabric, findings = example
@@ -171,11 +203,12 @@ def test_hop_count_over_three_switches(checks_intent_dir: Path) -> None:
         "rack02-leaf-a": "spine02",
         "rack02-leaf-b": "spine02",
     }
-    fabric.links = [
+    links = tuple(
         link
         for link in fabric.links
         if not (link.kind == "fabric" and keep.get(link.a.device, link.b.device) != link.b.device)
-    ]
+    )
+    fabric = _replaced(fabric, links=links)
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"FAB001", "HOP001"}
     (hop,) = _of(findings, "HOP001")
@@ -186,8 +219,8 @@ def test_hop_count_over_three_switches(checks_intent_dir: Path) -> None:
 def test_max_switch_hops_on_a_chain() -> None:
     """The BFS counts switches, not cables, and reports a cut-off server as unreachable."""
 
-    def cable(a: str, b: str, kind: str) -> Link:
-        return Link("compute", kind, Endpoint(a, "p"), Endpoint(b, "p"), "100g", "100g", 9214, 9214)  # type: ignore[arg-type]
+    def cable(a: str, b: str, kind: str) -> Cable:
+        return Cable("compute", kind, Endpoint(a, "p"), Endpoint(b, "p"), "100g", "100g", 9214, 9214)  # type: ignore[arg-type]
 
     chain = [
         cable("l1", "s1", "fabric"),
@@ -223,7 +256,9 @@ def test_switch_link_mtu_mismatch(checks_intent_dir: Path) -> None:
     """Unequal MTUs on a leaf-spine link (a plan regression) are an error on that link."""
     intent, fabric = _resolved(checks_intent_dir)
     index = next(i for i, link in enumerate(fabric.links) if link.kind == "fabric")
-    fabric.links[index] = dataclasses.replace(fabric.links[index], b_mtu=1500)
+    links = list(fabric.links)
+    links[index] = links[index]._replace(b_mtu=1500)
+    fabric = _replaced(fabric, links=tuple(links))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"LNK002"}
     assert "MTU 9214 on rack01-leaf-a but 1500 on spine01" in _of(findings, "LNK002")[0].message
@@ -235,7 +270,8 @@ def test_switch_link_mtu_mismatch(checks_intent_dir: Path) -> None:
 def test_duplicate_device_name(checks_intent_dir: Path) -> None:
     """A server named like a switch would collide in inventory, DNS and cable labels."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.servers["spine01"] = dataclasses.replace(fabric.servers["rack01-gpu001"], name="spine01")
+    servers = {**fabric.servers, "spine01": fabric.servers["rack01-gpu001"]._replace(name="spine01")}
+    fabric = _replaced(fabric, servers=servers)
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"ADR001"}
     assert _of(findings, "ADR001")[0].subject == "spine01"
@@ -244,14 +280,15 @@ def test_duplicate_device_name(checks_intent_dir: Path) -> None:
 def test_resolution_name_clash_is_reported(checks_intent_dir: Path) -> None:
     """Two switches resolved under one name only show up as a resolution problem: report it."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.problems.append(Problem("ADR001", "spine01", "device name 'spine01' is used twice"))
+    fabric = _replaced(fabric, problems=(Problem("ADR001", "spine01", "device name 'spine01' is used twice"),))
     assert _ids(run_checks(intent, fabric)) == {"ADR001"}
 
 
 def test_duplicate_address(checks_intent_dir: Path) -> None:
     """Two owners of one address (here a server and a leaf SVI) is a C5 error naming both."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.allocations.append(Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond"))
+    extra = Allocation("compute", "hosts", "10.30.1.2/24", "rack01-gpu099", "compute bond")
+    fabric = _replaced(fabric, allocations=(*fabric.allocations, extra))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"ADR002"}
     (dup,) = _of(findings, "ADR002")
@@ -358,7 +395,7 @@ def test_ecmp_below_spine_count(checks_intent_dir: Path) -> None:
     intent, fabric = _resolved(checks_intent_dir)
     ospf = fabric.devices["rack03-leaf-b"].config.router_ospf
     assert ospf is not None
-    ospf.maximum_paths = 2
+    fabric = _config_replaced(fabric, "rack03-leaf-b", router_ospf=ospf._replace(maximum_paths=2))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE001"}
     assert _of(findings, "RTE001")[0].subject == "rack03-leaf-b"
@@ -370,7 +407,8 @@ def test_bgp_remote_as_mismatch(checks_intent_dir: Path, checks_edit: Editor) ->
     intent, fabric = _resolved(checks_intent_dir)
     bgp = fabric.devices["spine02"].config.router_bgp
     assert bgp is not None
-    bgp.neighbors[0].remote_as = 64999
+    neighbors = (bgp.neighbors[0]._replace(remote_as=64999), *bgp.neighbors[1:])
+    fabric = _config_replaced(fabric, "spine02", router_bgp=bgp._replace(neighbors=neighbors))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE002"}
     assert "remote-as 64999, but rack01-leaf-a is AS 65101" in _of(findings, "RTE002")[0].message
@@ -382,7 +420,7 @@ def test_bgp_one_sided_session(checks_intent_dir: Path, checks_edit: Editor) -> 
     intent, fabric = _resolved(checks_intent_dir)
     bgp = fabric.devices["spine01"].config.router_bgp
     assert bgp is not None
-    del bgp.neighbors[0]
+    fabric = _config_replaced(fabric, "spine01", router_bgp=bgp._replace(neighbors=bgp.neighbors[1:]))
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE002"}
     messages = {f.message for f in _of(findings, "RTE002")}
@@ -393,10 +431,11 @@ def test_bgp_one_sided_session(checks_intent_dir: Path, checks_edit: Editor) -> 
 def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
     """A passive or broadcast-type uplink forms no adjacency over a /31: ECMP loses a path."""
     intent, fabric = _resolved(checks_intent_dir)
-    leaf = fabric.devices["rack02-leaf-a"]
-    assert leaf.config.router_ospf is not None
-    leaf.config.router_ospf.active_interfaces.remove("Ethernet50")
-    next(i for i in leaf.config.interfaces if i.name == "Ethernet50").ospf_point_to_point = False
+    ospf = fabric.devices["rack02-leaf-a"].config.router_ospf
+    assert ospf is not None
+    active = tuple(name for name in ospf.active_interfaces if name != "Ethernet50")
+    fabric = _config_replaced(fabric, "rack02-leaf-a", router_ospf=ospf._replace(active_interfaces=active))
+    fabric = _interfaces_replaced(fabric, "rack02-leaf-a", {"Ethernet50": {"ospf_point_to_point": False}})
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE003"}
     assert {f.message for f in _of(findings, "RTE003")} == {
@@ -412,33 +451,34 @@ def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
     ("mutate", "expected"),
     [
         (
-            lambda f: setattr(f.devices["rack04-leaf-a"].config.mlag, "peer_address", "10.31.8.9"),
+            lambda f: _mlag_replaced(f, "rack04-leaf-a", peer_address="10.31.8.9"),
             "rack04-leaf-a peer-address 10.31.8.9 is not rack04-leaf-b's Vlan4094 address",
         ),
         (
-            lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "heartbeat_address", "172.16.4.9"),
+            lambda f: _mlag_replaced(f, "rack04-leaf-b", heartbeat_address="172.16.4.9"),
             "rack04-leaf-b heartbeat 172.16.4.9 is not rack04-leaf-a's management address",
         ),
         (
-            lambda f: setattr(f.devices["rack04-leaf-b"].config.mlag, "domain_id", "OTHER"),
+            lambda f: _mlag_replaced(f, "rack04-leaf-b", domain_id="OTHER"),
             "domain-id differ: COMPUTE_PAIR04 on rack04-leaf-a, OTHER on rack04-leaf-b",
         ),
         (
-            lambda f: setattr(f.devices["rack04-leaf-b"].config, "virtual_router_mac", "00:1c:73:00:00:01"),
+            lambda f: _config_replaced(f, "rack04-leaf-b", virtual_router_mac="00:1c:73:00:00:01"),
             "virtual-router MAC differ",
         ),
         (
-            lambda f: setattr(f.devices["rack04-leaf-b"], "mlag_peer", "rack05-leaf-a"),
+            lambda f: _device_replaced(f, "rack04-leaf-b", mlag_peer="rack05-leaf-a"),
             "rack04-leaf-b names 'rack05-leaf-a' as its peer, not rack04-leaf-a",
         ),
     ],
     ids=["peer-address", "heartbeat", "domain-id", "vr-mac", "peer-name"],
 )
-def test_mlag_peers_inconsistent(checks_intent_dir: Path, mutate: Callable[[Fabric], None], expected: str) -> None:
+def test_mlag_peers_inconsistent(
+    checks_intent_dir: Path, mutate: Callable[[ResolvedFabric], ResolvedFabric], expected: str
+) -> None:
     """N2: MLAG only forms, and a server only survives a leaf loss, if both peers agree."""
     intent, fabric = _resolved(checks_intent_dir)
-    mutate(fabric)
-    findings = run_checks(intent, fabric)
+    findings = run_checks(intent, mutate(fabric))
     assert _ids(findings) == {"MLG001"}
     assert any(expected in f.message for f in _of(findings, "MLG001"))
 
@@ -476,9 +516,7 @@ def test_roce_qos_profile_faults(
 def test_port_without_service_profile(checks_intent_dir: Path) -> None:
     """A server port without the service-profile has no PFC: RoCE drops under congestion."""
     intent, fabric = _resolved(checks_intent_dir)
-    leaf = fabric.devices["rack06-leaf-b"]
-    port = next(i for i in leaf.config.interfaces if i.name == "Ethernet3")
-    port.service_profile = None
+    fabric = _interfaces_replaced(fabric, "rack06-leaf-b", {"Ethernet3": {"service_profile": None}})
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"QOS001"}
     assert _of(findings, "QOS001")[0].message == "no service-profile on 1 RoCE port(s): Ethernet3"
@@ -498,9 +536,11 @@ def test_watchdog_polling_too_slow(checks_intent_dir: Path, checks_edit: Editor)
 def test_unknown_service_profile_and_vlan(checks_intent_dir: Path) -> None:
     """A config naming a profile or VLAN it does not define would be rejected by EOS."""
     intent, fabric = _resolved(checks_intent_dir)
-    ifaces = {i.name: i for i in fabric.devices["rack07-leaf-a"].config.interfaces}
-    ifaces["Ethernet1"].service_profile = "ROCE-OTHER"
-    ifaces["Ethernet2"].switchport_access_vlan = 999
+    changes: dict[str, dict[str, Any]] = {
+        "Ethernet1": {"service_profile": "ROCE-OTHER"},
+        "Ethernet2": {"switchport_access_vlan": 999},
+    }
+    fabric = _interfaces_replaced(fabric, "rack07-leaf-a", changes)
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"REF001"}
     assert {f.message for f in _of(findings, "REF001")} == {
@@ -520,7 +560,7 @@ def test_undefined_route_map(checks_intent_dir: Path, checks_edit: Editor) -> No
     """An eBGP leaf whose route-maps vanished would redistribute nothing."""
     checks_edit("fabric.yaml", "routing: ospf-underlay ", "routing: ebgp-underlay ")
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.devices["rack08-leaf-a"].config.route_maps = []
+    fabric = _config_replaced(fabric, "rack08-leaf-a", route_maps=())
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"REF003"}
     assert {f.subject for f in _of(findings, "REF003")} == {"rack08-leaf-a"}
@@ -529,7 +569,7 @@ def test_undefined_route_map(checks_intent_dir: Path, checks_edit: Editor) -> No
 def test_unknown_resolution_problem_is_not_dropped(checks_intent_dir: Path) -> None:
     """A problem kind no rule claims still surfaces, so resolution never fails silently."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric.problems.append(Problem("NEW999", "rack01-leaf-a", "something new"))
+    fabric = _replaced(fabric, problems=(*fabric.problems, Problem("NEW999", "rack01-leaf-a", "something new")))
     findings = run_checks(intent, fabric)
     assert [f.line() for f in findings if f.severity == "error"] == [
         "error RES001 [G1] rack01-leaf-a: [NEW999] something new"

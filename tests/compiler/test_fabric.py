@@ -7,23 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from compiler.fabric import resolve
+from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import load_intent
-from compiler.structured import Fabric
 
 Edit = Callable[[str, str, str], None]
 
 
 @pytest.fixture(scope="module")
-def fabric() -> Fabric:
+def fabric() -> ResolvedFabric:
     return resolve(load_intent(Path("intent")))
 
 
-def iface(fabric: Fabric, device: str, name: str):  # type: ignore[no-untyped-def]
+def iface(fabric: ResolvedFabric, device: str, name: str):  # type: ignore[no-untyped-def]
     return next(i for i in fabric.devices[device].config.interfaces if i.name == name)
 
 
-def test_device_counts(fabric: Fabric) -> None:
+def test_device_counts(fabric: ResolvedFabric) -> None:
     """4 spines + 24 leaves (12 MLAG pairs), storage 2 + 8, a management switch per rack + core."""
     roles = [(d.network, d.role) for d in fabric.devices.values()]
     assert roles.count(("compute", "spine")) == 4
@@ -34,7 +33,7 @@ def test_device_counts(fabric: Fabric) -> None:
     assert roles.count(("management", "core")) == 1
 
 
-def test_leaf_spine_link_addresses(fabric: Fabric) -> None:
+def test_leaf_spine_link_addresses(fabric: ResolvedFabric) -> None:
     """Leaf L to spine s is /31 number (L-1)*4 + (s-1); spine even, leaf odd."""
     # rack03-leaf-b is leaf index 6; link to spine02 = /31 number 21 = 10.31.4.42/31
     assert iface(fabric, "rack03-leaf-b", "Ethernet50").ip_address == "10.31.4.43/31"
@@ -42,7 +41,7 @@ def test_leaf_spine_link_addresses(fabric: Fabric) -> None:
     assert iface(fabric, "spine02", "Ethernet6").description == "P2P_rack03-leaf-b_Ethernet50"
 
 
-def test_loopbacks_svis_and_server_addresses(fabric: Fabric) -> None:
+def test_loopbacks_svis_and_server_addresses(fabric: ResolvedFabric) -> None:
     assert iface(fabric, "spine03", "Loopback0").ip_address == "10.31.0.3/32"
     assert iface(fabric, "rack01-leaf-a", "Loopback0").ip_address == "10.31.0.65/32"
     svi = iface(fabric, "rack05-leaf-b", "Vlan100")
@@ -55,7 +54,7 @@ def test_loopbacks_svis_and_server_addresses(fabric: Fabric) -> None:
     assert ("rack05-leaf-a", "Ethernet7") in nic_ports and ("rack05-leaf-b", "Ethernet7") in nic_ports
 
 
-def test_storage_pairs_serve_four_racks(fabric: Fabric) -> None:
+def test_storage_pairs_serve_four_racks(fabric: ResolvedFabric) -> None:
     """Storage pair P serves racks 4P-3..4P; port = (rack - first) * 11 + position."""
     server = fabric.servers["rack03-gpu002"]
     storage = [n for n in server.nics if n.network == "storage"]
@@ -66,14 +65,14 @@ def test_storage_pairs_serve_four_racks(fabric: Fabric) -> None:
     assert server.storage_address == "10.40.1.34/24"
 
 
-def test_every_link_has_two_known_ends(fabric: Fabric) -> None:
+def test_every_link_has_two_known_ends(fabric: ResolvedFabric) -> None:
     servers = set(fabric.servers)
     for link in fabric.links:
         assert link.a.device in fabric.devices
         assert link.b.device in fabric.devices or link.b.device in servers
 
 
-def test_mlag_pairs_point_at_each_other(fabric: Fabric) -> None:
+def test_mlag_pairs_point_at_each_other(fabric: ResolvedFabric) -> None:
     a, b = fabric.devices["rack07-leaf-a"], fabric.devices["rack07-leaf-b"]
     assert a.mlag_peer == b.name and b.mlag_peer == a.name
     assert a.config.mlag and b.config.mlag
@@ -94,7 +93,7 @@ def test_adding_a_rack_moves_nothing(project: Path, edit: Edit) -> None:
     assert {"rack15-leaf-a", "rack15-leaf-b", "rack15-mgmt"} <= set(after.devices) - set(before.devices)
 
 
-def test_every_fabric_switch_keeps_its_management_interface(fabric: Fabric) -> None:
+def test_every_fabric_switch_keeps_its_management_interface(fabric: ResolvedFabric) -> None:
     """A replace-config without Management1 would cut the switch off its management network."""
     for device in fabric.devices.values():
         if device.role in {"leaf", "spine"}:

@@ -83,6 +83,24 @@ BAD_INPUTS = [
     ),
     ("fabric.yaml", "  server: '^rack", "  server: '^(rack", "naming.server: not a regular expression"),
     (
+        "fabric.yaml",
+        "(?P<position>\\d{3})$'\n",
+        "(?P<position>\\d{3})$'\n  descriptions: {server_port: 'HOST_{host}'}\n",
+        "fabric.yaml:10: naming.descriptions.server_port: unknown placeholder {host}: use {server}, {nic}",
+    ),
+    (
+        "fabric.yaml",
+        "thresholds:\n",
+        "mlag: {peer_vlan: 4093}\nthresholds:\n",
+        "mlag: peer_vlan and l3_vlan are both 4093: they must differ",
+    ),
+    (
+        "fabric.yaml",
+        "  vlan_base: 2000\n",
+        "  vlan_base: 2000\n  vlan_name: 'MGMT_{rack:x}{row}'\n",
+        "management.vlan_name: unknown placeholder {row}: use {rack}",
+    ),
+    (
         "racks.yaml",
         "pdu_kw: 20, role: storage",
         "pdu_kw: -5, role: storage",

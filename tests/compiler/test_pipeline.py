@@ -239,3 +239,36 @@ def test_an_interrupted_write_is_finished_or_discarded(project: Path, example_co
     recover(generated)
     assert (generated / "configs" / "spine01.cfg").read_text() == "hostname rolled-forward\n"
     assert not (generated / "configs" / "spine02.cfg").exists() and not staging.exists()
+
+
+def test_design_defaults_are_overridable_in_intent(project: Path, edit: Edit) -> None:
+    """Descriptions, MLAG VLANs and port-channel, the management VRF, ECN weight and BGP names are
+    intent defaults: set in fabric.yaml, they reach every config and the checks still pass."""
+    edit(
+        "fabric.yaml",
+        "(?P<position>\\d{3})$'\n",
+        "(?P<position>\\d{3})$'\n  descriptions: {server_port: 'HOST_{server}'}\n",
+    )
+    edit(
+        "fabric.yaml",
+        "thresholds:\n",
+        "mlag: {peer_vlan: 4000, peer_link_channel: 999, domain_id: '{network}-{pair}'}\nthresholds:\n",
+    )
+    edit("fabric.yaml", "  vlan_base: 2000\n", "  vlan_base: 2000\n  vrf: OOB\n")
+    edit("fabric.yaml", "max_mark_probability: 100}", "max_mark_probability: 100, weight: 2}")
+    edit(
+        "fabric.yaml",
+        "leaf_asn_base: 65200, maximum_routes: 12000}",
+        "leaf_asn_base: 65200, underlay_peer_group: UNDERLAY}",
+    )
+    result = compile_intent(project / "intent")
+    assert not result.errors, [f.line() for f in result.errors]
+    leaf = result.files["configs/rack01-leaf-a.cfg"].decode()
+    assert "interface Ethernet1\n   description HOST_rack01-gpu001\n" in leaf
+    assert "vlan 4000\n   name MLAG_PEER\n" in leaf and "interface Port-Channel999\n" in leaf
+    assert "   domain-id compute-1\n   local-interface Vlan4000\n" in leaf
+    assert "no spanning-tree vlan-id 4000,4093\n" in leaf
+    assert "interface Management1\n   description OOB_MANAGEMENT\n   vrf OOB\n" in leaf
+    assert "max-mark-probability 100 weight 2\n" in leaf
+    storage = result.files["configs/rack01-stor-leaf-a.cfg"].decode()
+    assert "   neighbor UNDERLAY peer group\n" in storage and "IPv4-UNDERLAY-PEERS" not in storage

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from ipaddress import IPv4Address
 
+from compiler.fabric import Device, ResolvedFabric
+from compiler.facts import Cable, Network
 from compiler.intent import SPEEDS_GBPS, FabricIntent, Intent
-from compiler.structured import Device, Fabric, Interface, Link, Network
+from compiler.structured import Interface
 
 SWITCH_LINK_KINDS = frozenset({"fabric", "peer-link", "mgmt-uplink"})
 """Link kinds with a switch at both ends."""
 
 
-def devices(fabric: Fabric, role: str, network: Network | None = None) -> list[Device]:
+def devices(fabric: ResolvedFabric, role: str, network: Network | None = None) -> list[Device]:
     """The devices of ``role`` (in ``network`` when given), sorted by name."""
     return [
         d for _, d in sorted(fabric.devices.items()) if d.role == role and (network is None or d.network == network)
@@ -32,7 +34,7 @@ def interfaces(device: Device) -> dict[str, Interface]:
     return {iface.name: iface for iface in device.config.interfaces}
 
 
-def links_of(fabric: Fabric, kinds: Iterable[str], network: str | None = None) -> list[Link]:
+def links_of(fabric: ResolvedFabric, kinds: Iterable[str], network: str | None = None) -> list[Cable]:
     """The links of the given kinds (in ``network`` when given)."""
     wanted = set(kinds)
     return [link for link in fabric.links if link.kind in wanted and (network is None or link.network == network)]
@@ -79,7 +81,7 @@ def is_host(prefix: str) -> bool:
     return prefixlen >= 31 or value & ((1 << (32 - prefixlen)) - 1) != 0
 
 
-def problems(fabric: Fabric, rule_id: str) -> Iterator[tuple[str, str]]:
+def problems(fabric: ResolvedFabric, rule_id: str) -> Iterator[tuple[str, str]]:
     """What resolution could not place under ``rule_id``, as ``(subject, message)`` pairs."""
     for problem in fabric.problems:
         if problem.rule == rule_id:

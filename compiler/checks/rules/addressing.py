@@ -33,16 +33,17 @@ from ipaddress import IPv4Address, IPv4Network
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import address_of, fabric_spec, is_host, join, problems
-from compiler.fabric import LEAF_LOOPBACK_OFFSET
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Allocation, PoolUse
+from compiler.facts.addressing import LEAF_LOOPBACK_OFFSET
 from compiler.intent import Intent
-from compiler.structured import Allocation, Fabric, PoolUse
 
 GROWTH_TARGET_SERVERS = 200
 """C1: the design must grow to about 200 GPU servers without redesign."""
 
 
 @rule("ADR001", "error", "C6", "No duplicate device or server names")
-def unique_names(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def unique_names(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield names used twice: by two devices (from resolution) or by a device and a server."""
     del intent
     yield from problems(fabric, "ADR001")
@@ -51,7 +52,7 @@ def unique_names(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
 
 
 @rule("ADR002", "error", "C5", "No duplicate IP addresses")
-def unique_addresses(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def unique_addresses(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each address allocated to more than one owner, in any network."""
     del intent
     holders: dict[str, dict[str, str]] = defaultdict(dict)
@@ -79,7 +80,7 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
     return pools
 
 
-def _rack_subnets(fabric: Fabric) -> list[IPv4Network]:
+def _rack_subnets(fabric: ResolvedFabric) -> list[IPv4Network]:
     """The management subnets actually handed to racks (the upstream may sit beside them)."""
     return [
         IPv4Network(a.prefix)
@@ -89,7 +90,7 @@ def _rack_subnets(fabric: Fabric) -> list[IPv4Network]:
 
 
 @rule("ADR003", "error", "C2", "No overlapping pools across the three networks")
-def disjoint_pools(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def disjoint_pools(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each pair of overlapping pools.
 
     The management upstream transit may be carved out of the management pool, as long as
@@ -135,7 +136,7 @@ def _outside(allocations: list[Allocation], pool: PoolUse) -> list[str]:
 
 
 @rule("ADR004", "error", "C5", "No pool is exhausted")
-def pools_not_exhausted(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def pools_not_exhausted(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each pool whose allocations do not fit in it."""
     del intent
     # Grouped once: a scan of every allocation per pool grew with pools x allocations.
@@ -197,7 +198,7 @@ def projected_need(intent: Intent, pool: PoolUse, grown: Growth) -> int:
 
 
 @rule("ADR005", "warning", "C1", "Pools have room to grow to 200 GPU servers")
-def pools_have_headroom(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def pools_have_headroom(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each pool that fits today but not the growth target."""
     grown = growth(intent)
     if grown is None:
@@ -216,7 +217,7 @@ def pools_have_headroom(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, s
 
 
 @rule("ADR006", "info", "C5", "Pool usage")
-def pool_usage(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def pool_usage(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield one usage line per pool that is not exhausted."""
     grown = growth(intent)
     for pool in fabric.pools:

@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import address_of, devices, interfaces, links_of
+from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Device, Fabric, Mlag
+from compiler.structured import Mlag
 
 
 def _vips(device: Device) -> dict[str, str]:
@@ -41,7 +42,7 @@ SAME: list[tuple[str, Callable[[Device], object]]] = [
 
 
 @rule("MLG001", "error", "N2", "MLAG peers consistent")
-def mlag_pairs(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def mlag_pairs(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each inconsistency between the two leaves of an MLAG pair, once per pair."""
     del intent
     seen: set[str] = set()

@@ -15,7 +15,7 @@ PRT005    warning   C3           server downlinks per leaf stay inside the fabri
 PRT006    info      C3           per-leaf oversubscription: downlink vs uplink bandwidth
 ========  ========  ===========  =====================================================
 
-PRT001-PRT003 report what resolution could not place (``Fabric.problems``).
+PRT001-PRT003 report what resolution could not place (``ResolvedFabric.problems``).
 """
 
 from __future__ import annotations
@@ -25,33 +25,34 @@ from collections.abc import Iterator
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import devices, fabric_spec, gbps, links_of, problems
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Cable
 from compiler.intent import Intent
-from compiler.structured import Fabric, Link
 
 
 @rule("PRT001", "error", "C3", "Every used port exists on the switch model")
-def ports_in_model(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def ports_in_model(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each used port beyond the model's port map."""
     del intent
     yield from problems(fabric, "PRT001")
 
 
 @rule("PRT002", "error", "C3", "Every server position has a leaf port")
-def positions_have_ports(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def positions_have_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each server whose rack position exceeds the leaves' ports per rack."""
     del intent
     yield from problems(fabric, "PRT002")
 
 
 @rule("PRT003", "error", "C2", "The management switch has a port for everything in its rack")
-def management_ports(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def management_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each server or switch the rack management switch has no port for."""
     del intent
     yield from problems(fabric, "PRT003")
 
 
 @rule("PRT004", "error", "C3", "No switch uses more ports than its model has")
-def port_counts(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def port_counts(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch that needs more ports than its model has (spines: one per leaf)."""
     models = intent.fabric.switch_models
     for name, device in sorted(fabric.devices.items()):
@@ -65,19 +66,20 @@ def port_counts(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
             if leaves > have:
                 yield name, (f"{name} ({device.model}) has {have} ports but {leaves} leaves need one each")
                 continue
-        if len(device.used_ports) > have:
-            yield name, (f"{name} ({device.model}) has {have} ports but {len(device.used_ports)} are needed")
+        used = len(fabric.ports(name))
+        if used > have:
+            yield name, (f"{name} ({device.model}) has {have} ports but {used} are needed")
 
 
-def _server_downlinks(fabric: Fabric) -> dict[str, list[Link]]:
-    down: dict[str, list[Link]] = defaultdict(list)
+def _server_downlinks(fabric: ResolvedFabric) -> dict[str, list[Cable]]:
+    down: dict[str, list[Cable]] = defaultdict(list)
     for link in links_of(fabric, ["server"]):
         down[link.a.device].append(link)
     return down
 
 
 @rule("PRT005", "warning", "C3", "Server downlinks per leaf within the downlink budget")
-def downlink_budget(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def downlink_budget(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each leaf whose server downlink count is outside its fabric's budget."""
     down = _server_downlinks(fabric)
     for leaf in devices(fabric, "leaf"):
@@ -112,7 +114,7 @@ def bandwidth(speeds: list[str | None]) -> tuple[str, int]:
 
 
 @rule("PRT006", "info", "C3", "Leaf oversubscription ratio")
-def oversubscription(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def oversubscription(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield one line per leaf: server bandwidth down against spine bandwidth up."""
     del intent
     down = _server_downlinks(fabric)

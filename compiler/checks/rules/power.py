@@ -29,8 +29,8 @@ from compiler.artifacts.physical import (
     utilisation,
 )
 from compiler.checks.base import rule
+from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Fabric
 
 
 def _kw(watts: int) -> str:
@@ -43,7 +43,7 @@ def _kw(watts: int) -> str:
     return f"{watts / 1000:g} kW"
 
 
-def _racks(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, str]]:
+def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tuple[str, str]]:
     for load in rack_loads(intent, fabric):
         if budget_status(load.watts, load.pdu_w) != status:
             continue
@@ -58,7 +58,7 @@ def _racks(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, s
         )
 
 
-def _rows(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, str]]:
+def _rows(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tuple[str, str]]:
     for row in row_loads(intent, rack_loads(intent, fabric)):
         for what, capacity in (("cooling", row.cooling_w), ("UPS", row.ups_w)):
             if capacity and budget_status(row.watts, capacity) == status:
@@ -73,31 +73,31 @@ def _rows(intent: Intent, fabric: Fabric, status: str) -> Iterator[tuple[str, st
 
 
 @rule("PWR001", "error", "C9", "Every rack within its PDU rating")
-def rack_over_pdu(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def rack_over_pdu(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each rack whose devices draw more than its PDU rating."""
     yield from _racks(intent, fabric, "over")
 
 
 @rule("PWR002", "warning", "C9", f"Every rack below {NEAR_LIMIT:.0%} of its PDU rating")
-def rack_near_pdu(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def rack_near_pdu(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each rack within 10% of its PDU rating."""
     yield from _racks(intent, fabric, "near")
 
 
 @rule("PWR003", "error", "C9", "Every row within its cooling and UPS capacity")
-def row_over_capacity(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def row_over_capacity(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each row drawing more than its cooling or UPS capacity."""
     yield from _rows(intent, fabric, "over")
 
 
 @rule("PWR004", "warning", "C9", f"Every row below {NEAR_LIMIT:.0%} of its cooling and UPS capacity")
-def row_near_capacity(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def row_near_capacity(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each row within 10% of its cooling or UPS capacity."""
     yield from _rows(intent, fabric, "near")
 
 
 @rule("CAB001", "error", "C8", "Every cable within the reach of an optic of its speed")
-def cable_reach(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each cable whose length (from rack rows and positions) no optic of its speed reaches."""
     for run in runs(intent, fabric):
         if run.optic is None:

@@ -21,8 +21,9 @@ from collections.abc import Iterator
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import devices, fabric_spec, interfaces, join, links_of
+from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent, QosProfile
-from compiler.structured import Device, Fabric, Qos
+from compiler.structured import QosConfig
 
 ROCE_DSCPS = (26, 27)
 """C4: RoCEv2 data is marked DSCP 26/27 and must land in the no-drop class."""
@@ -30,12 +31,12 @@ ROCE_DSCPS = (26, 27)
 ROCE_PORT_KINDS = ("server", "fabric", "peer-link")
 
 
-def dscp_to_tc(qos: Qos) -> dict[int, int]:
+def dscp_to_tc(qos: QosConfig) -> dict[int, int]:
     """The resolved DSCP -> traffic-class map of a device.
 
     Example:
         >>> from compiler.structured import QosMap
-        >>> dscp_to_tc(Qos([QosMap("26 27", 3), QosMap("48", 6)], [], None, None))
+        >>> dscp_to_tc(QosConfig([QosMap("26 27", 3), QosMap("48", 6)], [], None, None))
         {26: 3, 27: 3, 48: 6}
     """
     return {int(d): m.traffic_class for m in qos.dscp_maps for d in m.dscps.split()}
@@ -48,7 +49,7 @@ def _profile(intent: Intent, device: Device) -> QosProfile | None:
     return intent.fabric.qos_profiles.get(spec.qos)
 
 
-def _classes(qos: Qos, profile: QosProfile) -> Iterator[str]:
+def _classes(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
     pfc = qos.profile.pfc_priority
     if pfc != profile.pfc_priority:
         yield f"PFC no-drop priority {pfc}, the profile says {profile.pfc_priority}"
@@ -67,7 +68,7 @@ def _classes(qos: Qos, profile: QosProfile) -> Iterator[str]:
         yield f"ECN marks queue(s) {marked or 'none'}, but no-drop TC {pfc} uses queue {queue}"
 
 
-def _roce_ports(fabric: Fabric) -> dict[tuple[str, str], list[str]]:
+def _roce_ports(fabric: ResolvedFabric) -> dict[tuple[str, str], list[str]]:
     """The cabled RoCE-carrying ports of every switch, by (network, device), in link order.
 
     Built once per run: scanning every link for every switch was quadratic in the fabric size.
@@ -96,7 +97,7 @@ def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
 
 
 @rule("QOS001", "error", "C4/N4", "RoCE lossless QoS consistent on every fabric port")
-def roce_qos(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
     roce_ports = _roce_ports(fabric)
     for device in devices(fabric, "leaf") + devices(fabric, "spine"):
@@ -114,7 +115,7 @@ def roce_qos(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
 
 
 @rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")
-def watchdog_timing(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def watchdog_timing(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch whose PFC watchdog polling interval exceeds half its shortest timer."""
     del intent
     for name, device in sorted(fabric.devices.items()):

@@ -23,8 +23,10 @@ from collections.abc import Iterator
 
 from compiler.checks.base import RULES, rule
 from compiler.checks.rules._common import interfaces, problems
+from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
-from compiler.structured import Device, Fabric, Interface
+from compiler.platforms import eos
+from compiler.structured import Interface
 
 
 def vlan_ids(spec: str) -> set[int]:
@@ -61,7 +63,7 @@ def _iface_refs(device: Device, iface: Interface, vlans: set[int]) -> Iterator[s
 
 
 @rule("REF001", "error", "N1/C4", "Every referenced QoS profile and VLAN exists")
-def profiles_and_vlans(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def profiles_and_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each interface naming a service-profile or VLAN its device does not define."""
     del intent
     for name, device in sorted(fabric.devices.items()):
@@ -72,7 +74,7 @@ def profiles_and_vlans(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, st
 
 
 @rule("REF002", "error", "G1", "extra_config names existing devices")
-def extra_config_targets(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def extra_config_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each ``extra_config`` key that names no device."""
     del intent
     yield from problems(fabric, "REF002")
@@ -94,9 +96,9 @@ def _routing_refs(device: Device) -> Iterator[str]:
             yield f"route-map {name} is used by router bgp but not defined"
     for entry in config.route_maps:
         for match in entry.match:
-            words = match.split()
-            if words[:3] == ["ip", "address", "prefix-list"] and words[3] not in prefix_lists:
-                yield f"route-map {entry.name} {entry.seq}: prefix-list {words[3]} is not defined"
+            matched = eos.matched_prefix_list(match)
+            if matched is not None and matched not in prefix_lists:
+                yield f"route-map {entry.name} {entry.seq}: prefix-list {matched} is not defined"
     ospf = config.router_ospf
     if ospf is not None:
         for name in sorted(set(ospf.active_interfaces) - set(interfaces(device))):
@@ -104,7 +106,7 @@ def _routing_refs(device: Device) -> Iterator[str]:
 
 
 @rule("REF003", "error", "N3", "Every routing reference resolves")
-def routing_references(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def routing_references(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
     del intent
     for name, device in sorted(fabric.devices.items()):
@@ -113,7 +115,7 @@ def routing_references(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, st
 
 
 @rule("RES001", "error", "G1", "Every resolution problem is reported")
-def unclaimed_problems(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def unclaimed_problems(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each resolution problem whose rule id no registered rule reports."""
     del intent
     for problem in fabric.problems:

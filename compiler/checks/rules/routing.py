@@ -21,18 +21,20 @@ from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import fabric_spec, interfaces, links_of
+from compiler.fabric import Device, ResolvedFabric
+from compiler.facts import Endpoint
 from compiler.intent import Intent
-from compiler.structured import BgpNeighbor, BgpPeerGroup, Device, Endpoint, Fabric, Interface
+from compiler.structured import BgpNeighbor, BgpPeerGroup, Interface
 
 FABRIC_ROLES = ("leaf", "spine")
 
 
-def _fabric_switches(fabric: Fabric) -> list[Device]:
+def _fabric_switches(fabric: ResolvedFabric) -> list[Device]:
     return [d for _, d in sorted(fabric.devices.items()) if d.role in FABRIC_ROLES]
 
 
 @rule("RTE001", "error", "N3", "ECMP maximum-paths covers every spine")
-def ecmp_paths(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def ecmp_paths(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each leaf or spine whose underlay cannot use all spines at once."""
     for device in _fabric_switches(fabric):
         spec = fabric_spec(intent, device.network)
@@ -56,7 +58,7 @@ def ecmp_paths(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
                 )
 
 
-def _addresses(fabric: Fabric) -> dict[IPv4Address, tuple[str, IPv4Interface]]:
+def _addresses(fabric: ResolvedFabric) -> dict[IPv4Address, tuple[str, IPv4Interface]]:
     """Every configured interface address: which device holds it, on which subnet."""
     owners: dict[IPv4Address, tuple[str, IPv4Interface]] = {}
     for name, device in sorted(fabric.devices.items()):
@@ -122,7 +124,7 @@ class _Peering:
         return group.remote_as if group else None
 
 
-def _peerings(fabric: Fabric) -> Callable[[str], _Peering]:
+def _peerings(fabric: ResolvedFabric) -> Callable[[str], _Peering]:
     """A lazy, memoised :class:`_Peering` per device name."""
     cache: dict[str, _Peering] = {}
 
@@ -135,7 +137,7 @@ def _peerings(fabric: Fabric) -> Callable[[str], _Peering]:
 
 
 @rule("RTE002", "error", "N3", "eBGP sessions match on both ends")
-def bgp_sessions(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each BGP neighbor that is unreachable, has the wrong remote-as, or is one-sided."""
     del intent
     owners = _addresses(fabric)
@@ -150,7 +152,7 @@ def bgp_sessions(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
 
 
 def _check_neighbor(
-    fabric: Fabric,
+    fabric: ResolvedFabric,
     owners: dict[IPv4Address, tuple[str, IPv4Interface]],
     peering: Callable[[str], _Peering],
     device: Device,
@@ -180,7 +182,7 @@ def _check_neighbor(
         yield device.name, f"{peer_name} has no neighbor {back} back to {device.name}"
 
 
-def _links_without_sessions(fabric: Fabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
+def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
     """Leaf-spine link ends between two BGP speakers that carry no session."""
     for link in links_of(fabric, ["fabric"]):
         for near_end, far_end in ((link.a, link.b), (link.b, link.a)):
@@ -201,7 +203,7 @@ def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> IPv4Interface
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")
-def ospf_uplinks(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def ospf_uplinks(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each OSPF end of a leaf-spine link that is passive, broadcast or not covered."""
     del intent
     peering = _peerings(fabric)

@@ -28,15 +28,16 @@ from compiler.checks.rules._common import (
     join,
     links_of,
 )
+from compiler.fabric import ResolvedFabric
+from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
-from compiler.structured import Endpoint, Fabric, Link
 
 MAX_SWITCH_HOPS = 3
 """C3: a server reaches any other server through at most leaf, spine, leaf."""
 
 
 @rule("FAB001", "error", "C3", "Every leaf connects to every spine of its fabric")
-def leaf_reaches_every_spine(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def leaf_reaches_every_spine(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each leaf that lacks a direct link to one or more spines of its network."""
     del intent
     linked: dict[str, set[str]] = defaultdict(set)
@@ -58,7 +59,7 @@ def leaf_reaches_every_spine(intent: Intent, fabric: Fabric) -> Iterator[tuple[s
 
 
 @rule("FAB002", "error", "C3", "Uplinks per leaf equal the spine count")
-def uplinks_match_spines(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def uplinks_match_spines(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each fabric whose leaf uplink count contradicts its spine count."""
     del fabric
     for net, spec in sorted(intent.fabric.fabrics.items()):
@@ -95,7 +96,7 @@ def uplinks_match_spines(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, 
             yield subject, (f"uplinks_per_leaf is {declared} but leaves.uplink_ports lists only {ports} ports")
 
 
-def _adjacency(links: list[Link]) -> dict[str, set[str]]:
+def _adjacency(links: list[Cable]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = defaultdict(set)
     for link in links:
         graph[link.a.device].add(link.b.device)
@@ -117,7 +118,7 @@ def _distances(graph: dict[str, set[str]], sources: frozenset[str]) -> dict[str,
     return seen
 
 
-def max_switch_hops(switch_links: list[Link], server_links: list[Link]) -> tuple[int | None, str, str, int]:
+def max_switch_hops(switch_links: list[Cable], server_links: list[Cable]) -> tuple[int | None, str, str, int]:
     """The worst server pair: (switches between them or None if unreachable, a, b, pairs over).
 
     Servers attached to the same set of switches are grouped, so the cost grows with the
@@ -126,7 +127,7 @@ def max_switch_hops(switch_links: list[Link], server_links: list[Link]) -> tuple
     value counts the server groups pairs beyond :data:`MAX_SWITCH_HOPS` or unreachable.
 
     Example:
-        >>> from compiler.structured import Endpoint as E, Link as L
+        >>> from compiler.facts import Cable as L, Endpoint as E
         >>> def cable(a, b, kind):
         ...     return L("compute", kind, E(a, "p"), E(b, "p"), "100g", "100g", 9214, 9214)
         >>> sw = [cable("leaf1", "spine1", "fabric"), cable("leaf2", "spine1", "fabric")]
@@ -166,7 +167,7 @@ def _group_hops(near: dict[str, int], second: frozenset[str]) -> int | None:
 
 
 @rule("HOP001", "error", "C3", "At most 3 switch hops between any two servers")
-def hop_count(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def hop_count(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each network where some pair of servers is more than 3 switches apart."""
     del intent
     for net in sorted({link.network for link in fabric.links if link.kind == "server"}):
@@ -195,13 +196,13 @@ def _end(endpoint: Endpoint) -> str:
     return f"{endpoint.device}:{endpoint.port}"
 
 
-def _reported_beyond_model(fabric: Fabric) -> set[str]:
+def _reported_beyond_model(fabric: ResolvedFabric) -> set[str]:
     """Devices whose out-of-model ports PRT001 already reports (one report per cause)."""
     return {p.subject for p in fabric.problems if p.rule == "PRT001"}
 
 
 @rule("LNK001", "error", "C8", "Both ends of a link run the same speed")
-def link_speeds(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each link whose ends disagree on speed or sit on a port their model lacks."""
     del intent
     reported = _reported_beyond_model(fabric)
@@ -226,7 +227,7 @@ def link_speeds(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
 
 
 @rule("LNK002", "error", "N5", "MTU consistent end to end")
-def link_mtus(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
+def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each link whose MTUs break jumbo frames, and each interface off the plan."""
     host_side: dict[str, list[str]] = defaultdict(list)
     for link in fabric.links:
@@ -252,7 +253,7 @@ def link_mtus(intent: Intent, fabric: Fabric) -> Iterator[tuple[str, str]]:
     yield from _configured_mtus(fabric)
 
 
-def _configured_mtus(fabric: Fabric) -> Iterator[tuple[str, str]]:
+def _configured_mtus(fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Interfaces whose configured MTU differs from the MTU the cabling plan gives them."""
     planned: dict[tuple[str, str], int] = {}
     for link in fabric.links:

@@ -1,0 +1,234 @@
+"""Facts: everything the intent leaves implicit, decided once for the whole fabric.
+
+Each builder is a pure function of the intent and of the facts it depends on, with a typed,
+frozen result, in this order::
+
+    topology      switches, leaf pairs, spines, management slots           (intent)
+    servers       which switch port each server NIC takes                   (topology)
+    addressing    loopbacks, /31s, SVIs, MLAG /31s, server addresses, pools (topology, servers)
+    management    rack VLANs and subnets, Management1, server management    (topology, servers)
+    cabling       ports by device and name, cables                          (topology, servers, addressing)
+    routing       router ids, ASNs, BGP sessions, OSPF                      (topology, cabling, addressing)
+    qos           RoCE DSCP classes, queues, ECN, PFC per fabric            (intent)
+
+:meth:`Facts.device` cuts out the facts that name one switch (:class:`DeviceFacts`): its
+structured config is a function of them and of the design alone.
+
+Example:
+    >>> from pathlib import Path
+    >>> from compiler.intent import load_intent
+    >>> facts = build_facts(load_intent(Path("intent")))
+    >>> leaf = facts.device("rack01-leaf-a")
+    >>> leaf.switch.role, leaf.loopback, leaf.management.address, len(leaf.ports)
+    ('leaf', '10.31.0.65', '172.16.1.3/24', 15)
+    >>> facts.servers["rack05-gpu007"].compute_address
+    '10.30.5.17/24'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from compiler.facts.addressing import (
+    Addressing,
+    Allocation,
+    FabricLink,
+    HostAddress,
+    LeafAddresses,
+    PoolUse,
+    build_addressing,
+)
+from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cabling
+from compiler.facts.common import Network, Problem, Role
+from compiler.facts.management import ManagementNetwork, RackManagement, build_management
+from compiler.facts.qos import Qos, RoceQos, build_qos
+from compiler.facts.routing import Routing, SwitchRouting, build_routing
+from compiler.facts.servers import Attachments, ResolvedServer, ServerNic, build_attachments
+from compiler.facts.topology import Switch, Topology, build_topology
+from compiler.intent import FabricFile, Intent
+from compiler.platforms import eos
+
+__all__ = [
+    "Allocation",
+    "Cable",
+    "DeviceFacts",
+    "Endpoint",
+    "Facts",
+    "HostAddress",
+    "Network",
+    "PoolUse",
+    "Problem",
+    "ResolvedServer",
+    "Role",
+    "ServerNic",
+    "Switch",
+    "UsedPort",
+    "build_facts",
+]
+
+
+class DeviceFacts(NamedTuple):
+    """Every fact that names one switch, and the design: its structured config is made of these."""
+
+    switch: Switch
+    design: FabricFile
+    ports: tuple[UsedPort, ...]
+    """Its used front-panel ports, in EOS interface order."""
+    front_panel: tuple[str, ...]
+    """Every front-panel port of its model (the unused ones are shut down)."""
+    management: HostAddress | None = None
+    """Its Management1 (a fabric switch with a management port)."""
+    mlag_peer_management: HostAddress | None = None
+    """Its MLAG peer's Management1 (the MLAG heartbeat goes there)."""
+    loopback: str | None = None
+    leaf: LeafAddresses | None = None
+    fabric_links: tuple[FabricLink, ...] = ()
+    """The leaf-spine /31s it terminates."""
+    racks: tuple[RackManagement, ...] = ()
+    """The racks it serves: its own (a management switch), every rack (the core)."""
+    upstream: HostAddress | None = None
+    routing: SwitchRouting | None = None
+    qos: RoceQos | None = None
+    extra_config: str | None = None
+
+
+class Facts(NamedTuple):
+    """The facts of the whole fabric."""
+
+    intent: Intent
+    topology: Topology
+    attachments: Attachments
+    addressing: Addressing
+    management: ManagementNetwork
+    cabling: Cabling
+    routing: Routing
+    qos: Qos
+    servers: Mapping[str, ResolvedServer]
+    links_by_switch: Mapping[str, tuple[FabricLink, ...]]
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        """What resolution could not place, from every builder."""
+        return (
+            *self.topology.problems,
+            *self.attachments.problems,
+            *self.cabling.problems,
+            *_extra_config_problems(self.intent, self.topology),
+        )
+
+    @property
+    def allocations(self) -> tuple[Allocation, ...]:
+        """Every address and subnet taken, from every pool."""
+        return (*self.management.allocations, *self.addressing.allocations)
+
+    @property
+    def pools(self) -> tuple[PoolUse, ...]:
+        """How full every pool is."""
+        return (self.management.pool, *self.addressing.pools)
+
+    def mgmt_address(self, name: str) -> str:
+        """The address ``name`` is managed at (no prefix), or '' when it has none."""
+        switch = self.topology.switches[name]
+        if switch.role == "core":
+            address = self.management.upstream.address
+        elif switch.role == "mgmt":
+            address = self.management.racks[switch.rack].switch_address
+        else:
+            own = self.management.switches.get(name)
+            address = own.address if own else ""
+        return address.split("/", 1)[0]
+
+    def device(self, name: str) -> DeviceFacts:
+        """The facts that name switch ``name``."""
+        switch = self.topology.switches[name]
+        design = self.intent.fabric
+        if switch.role == "core":
+            racks = tuple(self.management.racks.values())
+        elif switch.role == "mgmt":
+            racks = (self.management.racks[switch.rack],)
+        else:
+            racks = ()
+        peer = switch.mlag_peer
+        return DeviceFacts(
+            switch=switch,
+            design=design,
+            ports=self.cabling.of(name),
+            front_panel=tuple(port for _, port in eos.front_panel_ports(design.switch_models[switch.model])),
+            management=self.management.switches.get(name),
+            mlag_peer_management=self.management.switches.get(peer) if peer else None,
+            loopback=self.addressing.loopbacks.get(name),
+            leaf=self.addressing.leaves.get(name),
+            fabric_links=self.links_by_switch.get(name, ()),
+            racks=racks,
+            upstream=self.management.upstream if switch.role == "core" else None,
+            routing=self.routing.switches.get(name),
+            qos=self.qos.fabrics.get(switch.network),
+            extra_config=design.extra_config.get(name),
+        )
+
+
+def build_facts(intent: Intent) -> Facts:
+    """Every fact of ``intent``; pure and deterministic."""
+    topology = build_topology(intent)
+    attachments = build_attachments(intent, topology)
+    addressing = build_addressing(intent, topology, attachments)
+    management = build_management(intent, topology, attachments)
+    cabling = build_cabling(intent, topology, attachments, addressing)
+    routing = build_routing(intent, topology, cabling, addressing)
+    links: dict[str, list[FabricLink]] = {}
+    for link in addressing.fabric_links.values():
+        links.setdefault(link.leaf, []).append(link)
+        links.setdefault(link.spine, []).append(link)
+    return Facts(
+        intent,
+        topology,
+        attachments,
+        addressing,
+        management,
+        cabling,
+        routing,
+        build_qos(intent),
+        _servers(intent, attachments, cabling, addressing, management),
+        {name: tuple(found) for name, found in links.items()},
+    )
+
+
+def _servers(
+    intent: Intent, attachments: Attachments, cabling: Cabling, addressing: Addressing, management: ManagementNetwork
+) -> dict[str, ResolvedServer]:
+    nics: dict[str, list[ServerNic]] = {}
+    for nic in attachments.nics:
+        port = cabling.port(nic.switch, eos.front_panel_port(nic.port))
+        if port is not None and port.peer == nic.server and port.peer_port == nic.nic:
+            entry = ServerNic(nic.nic, nic.network, nic.speed, nic.numa, nic.switch, port.name)
+            nics.setdefault(nic.server, []).append(entry)
+    out: dict[str, ResolvedServer] = {}
+    for server in sorted(intent.servers, key=lambda s: s.name):
+        mgmt = management.servers.get(server.name)
+        compute = addressing.servers.get((server.name, "compute"))
+        storage = addressing.servers.get((server.name, "storage"))
+        out[server.name] = ResolvedServer(
+            name=server.name,
+            model=server.model,
+            asset_tag=server.asset_tag,
+            rack=server.rack,
+            position=server.position,
+            mgmt_address=mgmt.address if mgmt else "",
+            mgmt_gateway=mgmt.gateway if mgmt else "",
+            compute_address=compute.address if compute else None,
+            compute_gateway=compute.gateway if compute else None,
+            storage_address=storage.address if storage else None,
+            storage_gateway=storage.gateway if storage else None,
+            nics=tuple(sorted(nics.get(server.name, ()), key=lambda n: n.name)),
+        )
+    return out
+
+
+def _extra_config_problems(intent: Intent, topology: Topology) -> tuple[Problem, ...]:
+    """An ``extra_config`` block for a device that does not exist would be dropped silently."""
+    return tuple(
+        Problem("REF002", name, f"extra_config names unknown device {name!r}")
+        for name in sorted(intent.fabric.extra_config)
+        if name not in topology.switches
+    )

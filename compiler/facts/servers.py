@@ -1,0 +1,140 @@
+"""Server attachments: which switch port each server NIC plugs into, and the server as resolved.
+
+* fabric networks: the first NIC of a network goes to leaf a, the second to leaf b, both on
+  port ``k = (rack - first rack of the pair) * ports_per_rack + position`` (a compute
+  ``compute_port`` moves the cable to another port, never the address: the host index stays
+  ``k``);
+* management: the first management NIC goes to port ``servers_first + position - 1`` of the
+  rack's management switch, host index = position.
+
+Example:
+    >>> from pathlib import Path
+    >>> from compiler.intent import load_intent
+    >>> from compiler.facts.topology import build_topology
+    >>> intent = load_intent(Path("intent"))
+    >>> nics = build_attachments(intent, build_topology(intent)).of_server["rack03-gpu002"]
+    >>> for a in nics:
+    ...     print(a.network, a.nic, a.switch, a.port, a.host)
+    management eno1 rack03-mgmt 2 2
+    compute enp65s0f0 rack03-leaf-a 2 2
+    compute enp193s0f0 rack03-leaf-b 2 2
+    storage enp66s0f0 rack01-stor-leaf-a 24 24
+    storage enp66s0f1 rack01-stor-leaf-b 24 24
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from compiler.facts.common import Network, Problem
+from compiler.facts.topology import Topology
+from compiler.intent import Intent, Speed
+
+BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
+"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
+
+
+class Attachment(NamedTuple):
+    """Where one server NIC plugs in: a switch port, and the server's host index behind it."""
+
+    server: str
+    network: Network
+    nic: str
+    speed: Speed
+    numa: int
+    switch: str
+    port: int
+    """The switch's front-panel port number (as the intent numbers ports)."""
+    host: int
+    """The host index that sets the server's address on this network."""
+    side: int
+    """0 for leaf a (and management), 1 for leaf b."""
+
+
+class Attachments(NamedTuple):
+    """Every server NIC's switch port, in the order each switch takes them."""
+
+    nics: tuple[Attachment, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def of_server(self) -> Mapping[str, tuple[Attachment, ...]]:
+        """The attachments of each server."""
+        out: dict[str, list[Attachment]] = defaultdict(list)
+        for nic in self.nics:
+            out[nic.server].append(nic)
+        return {name: tuple(nics) for name, nics in out.items()}
+
+
+def build_attachments(intent: Intent, topology: Topology) -> Attachments:
+    """Place every server NIC on its switch port; report the positions that have no port."""
+    spec = intent.fabric
+    nics: list[Attachment] = []
+    problems: list[Problem] = []
+    ports = spec.management.switch_ports
+    room = f"ports {ports.servers_first}-{ports.servers_last}"
+    for server in intent.servers:
+        mgmt_nics = spec.server_models[server.model].nics_on("management")
+        if not mgmt_nics:
+            continue
+        switch = topology.rack_switches[server.rack]
+        number = ports.servers_first + server.position - 1
+        if number > ports.servers_last:
+            problems.append(
+                Problem("PRT003", switch, f"{server.name}: position {server.position} has no server port ({room})")
+            )
+            continue
+        nic = mgmt_nics[0]
+        nics.append(
+            Attachment(server.name, "management", nic.name, nic.speed, nic.numa, switch, number, server.position, 0)
+        )
+    for net, fabric in sorted(topology.fabrics.items()):
+        per_rack = spec.fabrics[net].leaves.ports_per_rack
+        for pair in fabric.pairs:
+            for side, leaf in enumerate(pair.leaves):
+                for server in pair.servers:
+                    net_nics = spec.server_models[server.model].nics_on(net)
+                    if side >= len(net_nics):
+                        continue
+                    if server.position > per_rack:
+                        message = (
+                            f"{server.name}: position {server.position} exceeds ports_per_rack {per_rack} "
+                            f"of fabrics.{net}.leaves"
+                        )
+                        problems.append(Problem("PRT002", leaf, message))
+                        continue
+                    host = (server.rack - pair.first_rack) * per_rack + server.position
+                    number = server.compute_port if net == "compute" and server.compute_port else host
+                    nic = net_nics[side]
+                    nics.append(Attachment(server.name, net, nic.name, nic.speed, nic.numa, leaf, number, host, side))
+    return Attachments(tuple(nics), tuple(problems))
+
+
+class ServerNic(NamedTuple):
+    """A server NIC as cabled: its network, speed, NUMA node and the switch port at the far end."""
+
+    name: str
+    network: Network
+    speed: str
+    numa: int
+    switch: str
+    switch_port: str
+
+
+class ResolvedServer(NamedTuple):
+    """A server with its addresses and cabled NICs: what the server artifacts are written from."""
+
+    name: str
+    model: str
+    asset_tag: str
+    rack: int
+    position: int
+    mgmt_address: str
+    mgmt_gateway: str
+    compute_address: str | None
+    compute_gateway: str | None
+    storage_address: str | None
+    storage_gateway: str | None
+    nics: tuple[ServerNic, ...]

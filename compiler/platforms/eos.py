@@ -1,0 +1,281 @@
+"""Arista EOS: interface names, their order and ranges, the EOS phrases the structured config
+carries, and the platform's values (``eos.yaml``).
+
+Every EOS interface name the compiler writes is made by a function of this module, so the
+naming rule (today flat ``Ethernet<n>``; real models add ``/<lane>`` and chassis slots) is
+changed in one place; no other Python spells EOS syntax.
+
+Example:
+    >>> data().management_port, data().vlan_internal_range
+    ('Management1', (1006, 1199))
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from compiler.intent import Ecn, Speed, SwitchModel
+
+DATA = Path(__file__).with_name("eos.yaml")
+
+
+class EosData(BaseModel):
+    """``eos.yaml``: what EOS configs carry that the intent does not set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    management_port: str
+    management_port_speed: Speed
+    loopback: str
+    access_mtu: int = Field(ge=68, le=9216)
+    routing_model: str
+    vlan_internal_range: tuple[int, int]
+    admin_privilege: int = Field(ge=0, le=15)
+    admin_role: str
+    spanning_tree_mode: Literal["mstp", "rstp", "rapid-pvst"]
+    routed_spanning_tree_mode: Literal["none", "mstp"]
+    templates: dict[str, Any]
+    """Values the templates print (their global ``eos``)."""
+
+
+@cache
+def data() -> EosData:
+    """The EOS platform data, read once."""
+    return EosData.model_validate(yaml.safe_load(DATA.read_text()))
+
+
+_ORDER = {"Port-Channel": 0, "Ethernet": 1, "Loopback": 2, "Management": 3, "Vlan": 4}
+_SHORT = {"Ethernet": "Et", "Management": "Ma"}
+_NAME = re.compile(r"^([A-Za-z-]+)(\d+(?:/\d+)*)$")
+
+
+def management_port() -> str:
+    """The dedicated out-of-band port of every fabric switch.
+
+    Example:
+        >>> management_port()
+        'Management1'
+    """
+    return data().management_port
+
+
+def loopback() -> str:
+    """The router-id loopback.
+
+    Example:
+        >>> loopback()
+        'Loopback0'
+    """
+    return data().loopback
+
+
+def front_panel_port(number: int) -> str:
+    """The EOS name of front-panel port ``number`` of a switch.
+
+    Example:
+        >>> front_panel_port(49)
+        'Ethernet49'
+    """
+    return f"Ethernet{number}"
+
+
+@cache
+def front_panel_ports(model: SwitchModel) -> tuple[tuple[int, str], ...]:
+    """Every front-panel port of ``model`` as (number, name): EOS lists each one, used or not.
+
+    Example:
+        >>> from compiler.intent import PortGroup
+        >>> front_panel_ports(SwitchModel(ports=(PortGroup(first=1, last=2, speed="1g"),), power_w=1))
+        ((1, 'Ethernet1'), (2, 'Ethernet2'))
+    """
+    return tuple(
+        (number, front_panel_port(number))
+        for number in range(1, model.port_count + 1)
+        if model.speed_of(number) is not None
+    )
+
+
+def port_channel(number: int) -> str:
+    """The EOS name of port-channel ``number``.
+
+    Example:
+        >>> port_channel(1000)
+        'Port-Channel1000'
+    """
+    return f"Port-Channel{number}"
+
+
+def vlan_interface(vlan: int) -> str:
+    """The EOS name of the routed interface (SVI) of ``vlan``.
+
+    Example:
+        >>> vlan_interface(4094)
+        'Vlan4094'
+    """
+    return f"Vlan{vlan}"
+
+
+def is_front_panel(name: str) -> bool:
+    """Whether ``name`` is a front-panel port (not a port-channel, SVI, loopback or Management1).
+
+    Example:
+        >>> is_front_panel("Ethernet49/1"), is_front_panel("Management1"), is_front_panel("Vlan100")
+        (True, False, False)
+    """
+    return name.startswith("Ethernet")
+
+
+@cache
+def interface_key(name: str) -> tuple[int, tuple[int, ...]]:
+    """EOS's interface order: port-channels, ethernets, loopbacks, management, VLANs, each by number.
+
+    Example:
+        >>> names = ["Vlan100", "Ethernet10", "Ethernet9/2", "Ethernet9/1", "Port-Channel1000"]
+        >>> sorted(names, key=interface_key)
+        ['Port-Channel1000', 'Ethernet9/1', 'Ethernet9/2', 'Ethernet10', 'Vlan100']
+    """
+    match = _NAME.match(name)
+    if match is None:
+        return 9, ()
+    kind, numbers = match.groups()
+    return _ORDER.get(kind, 9), tuple(int(n) for n in numbers.split("/"))
+
+
+def short_name(name: str) -> str:
+    """An interface name as EOS abbreviates it (for labels).
+
+    Example:
+        >>> short_name("Ethernet49"), short_name("Management1"), short_name("enp65s0f0")
+        ('Et49', 'Ma1', 'enp65s0f0')
+    """
+    match = _NAME.match(name)
+    if match is None or match.group(1) not in _SHORT:
+        return name
+    return _SHORT[match.group(1)] + match.group(2)
+
+
+def interface_ranges(names: Iterable[str]) -> str:
+    """Front-panel port names as one EOS interface range (runs of consecutive last numbers).
+
+    Examples:
+        >>> interface_ranges([f"Ethernet{n}" for n in (1, 2, 3, 9, 52, 49, 50)])
+        'Ethernet1-3,9,49-50,52'
+        >>> interface_ranges(["Ethernet49/1", "Ethernet50/1", "Ethernet1"])
+        'Ethernet1,49/1,50/1'
+        >>> interface_ranges([])
+        ''
+    """
+    spans: list[list[tuple[int, ...]]] = []
+    for name in sorted(names, key=interface_key):
+        numbers = interface_key(name)[1]
+        last = spans[-1][1] if spans else None
+        if last is not None and last[:-1] == numbers[:-1] and last[-1] == numbers[-1] - 1:
+            spans[-1][1] = numbers
+        else:
+            spans.append([numbers, numbers])
+
+    def text(numbers: tuple[int, ...]) -> str:
+        return "/".join(str(n) for n in numbers)
+
+    body = ",".join(text(a) if a == b else f"{text(a)}-{b[-1]}" for a, b in spans)
+    return f"Ethernet{body}" if body else ""
+
+
+def port_number(name: str) -> int:
+    """The first number of an interface name (the port of a flat name), 0 when there is none.
+
+    Example:
+        >>> port_number("Ethernet37"), port_number("Management1"), port_number("enp65s0f0")
+        (37, 1, 0)
+    """
+    numbers = interface_key(name)[1]
+    return numbers[0] if numbers else 0
+
+
+def ecn_count_queue(queue_keyword: str, queue: int) -> str:
+    """The per-port queue sub-mode that counts ECN marks (``uc-tx-queue`` on Trident/Tomahawk).
+
+    Example:
+        >>> ecn_count_queue("uc-tx-queue", 3)
+        'uc-tx-queue 3'
+    """
+    return f"{queue_keyword} {queue}"
+
+
+def ecn_marking(ecn: Ecn) -> str:
+    """The WRED-ECN line of the lossless queue.
+
+    Example:
+        >>> ecn_marking(Ecn(queue=3, min_kbytes=256, max_kbytes=512))
+        'random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes max-mark-probability 100 weight 0'
+    """
+    return (
+        f"random-detect ecn minimum-threshold {ecn.min_kbytes} kbytes maximum-threshold "
+        f"{ecn.max_kbytes} kbytes max-mark-probability {ecn.max_mark_probability} weight {ecn.weight}"
+    )
+
+
+def vlan_range(first: int, last: int) -> str:
+    """A VLAN range as ``vlan internal order ... range`` takes it.
+
+    Example:
+        >>> vlan_range(1006, 1199)
+        '1006 1199'
+    """
+    return f"{first} {last}"
+
+
+def vlan_list(vlans: Iterable[int]) -> str:
+    """VLAN ids as ``no spanning-tree vlan-id`` and trunk lists take them: runs as ranges.
+
+    Examples:
+        >>> vlan_list([4094, 4093])
+        '4093-4094'
+        >>> vlan_list([100, 4090, 4094, 101])
+        '100-101,4090,4094'
+    """
+    spans: list[list[int]] = []
+    for vlan in sorted(set(vlans)):
+        if spans and spans[-1][1] == vlan - 1:
+            spans[-1][1] = vlan
+        else:
+            spans.append([vlan, vlan])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def matched_prefix_list(clause: str) -> str | None:
+    """The prefix list a route-map match clause names, or None for another kind of match.
+
+    Example:
+        >>> matched_prefix_list("ip address prefix-list PL-LOOPBACKS"), matched_prefix_list("tag 7")
+        ('PL-LOOPBACKS', None)
+    """
+    words = clause.split()
+    return words[3] if words[:3] == ["ip", "address", "prefix-list"] and len(words) > 3 else None
+
+
+def set_origin(origin: str) -> str:
+    """A route-map clause setting the BGP origin.
+
+    Example:
+        >>> set_origin("incomplete")
+        'origin incomplete'
+    """
+    return f"origin {origin}"
+
+
+def match_prefix_list(name: str) -> str:
+    """A route-map clause matching prefix-list ``name``.
+
+    Example:
+        >>> match_prefix_list("PL-LOOPBACKS")
+        'ip address prefix-list PL-LOOPBACKS'
+    """
+    return f"ip address prefix-list {name}"

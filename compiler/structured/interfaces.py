@@ -1,0 +1,212 @@
+"""The interfaces of a switch: one per used port (by what is at its far end), the logical
+interfaces (port-channels, loopback, Management1, SVIs), and every unused front-panel port
+shut down, in EOS's interface order. Descriptions follow ``naming.descriptions``.
+
+Example:
+    >>> from pathlib import Path
+    >>> from compiler.facts import build_facts
+    >>> from compiler.intent import load_intent
+    >>> facts = build_facts(load_intent(Path("intent")))
+    >>> by_name = {i.name: i for i in interfaces(facts.device("spine02"))}
+    >>> by_name["Ethernet6"].description, by_name["Ethernet6"].ip_address
+    ('P2P_rack03-leaf-b_Ethernet50', '10.31.4.42/31')
+    >>> by_name["Ethernet64"].shutdown
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from compiler.facts import DeviceFacts, UsedPort
+from compiler.facts.servers import BOND_NAMES
+from compiler.platforms import eos
+from compiler.structured.model import Interface
+from compiler.structured.qos import port_qos
+
+
+def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
+    """Every interface of the switch, in EOS's order."""
+    found: dict[str, Interface] = {}
+    for iface in _interfaces(facts):
+        found[iface.name] = iface
+    for name in facts.front_panel:
+        if name not in found:
+            found[name] = Interface(name, shutdown=True)
+    return tuple(sorted(found.values(), key=lambda i: eos.interface_key(i.name)))
+
+
+def _interfaces(facts: DeviceFacts) -> Iterator[Interface]:
+    role = facts.switch.role
+    if role == "leaf":
+        yield from _leaf(facts)
+    elif role == "spine":
+        yield from _spine(facts)
+    elif role == "mgmt":
+        yield from _rack_switch(facts)
+    else:
+        yield from _core(facts)
+
+
+def _ospf(facts: DeviceFacts) -> bool:
+    return facts.routing is not None and facts.routing.protocol == "ospf"
+
+
+def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
+    """Leaf-spine links: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
+    me = facts.switch.name
+    links = {link.spine if link.leaf == me else link.leaf: link for link in facts.fabric_links}
+    describe = facts.design.naming.descriptions.fabric_link
+    qos = port_qos(facts)
+    for port in facts.ports:
+        if port.kind in ("uplink", "downlink"):
+            link = links[port.peer]
+            yield Interface(
+                port.name,
+                description=describe.format(peer=port.peer, peer_port=port.peer_port),
+                mtu=facts.design.mtu.switch,
+                routed=True,
+                ip_address=link.leaf_address if port.kind == "uplink" else link.spine_address,
+                ospf_point_to_point=_ospf(facts),
+                **qos,
+            )
+
+
+def _management1(facts: DeviceFacts) -> Interface:
+    address = facts.management.address if facts.management else None
+    description = facts.design.naming.descriptions.management
+    return Interface(
+        eos.management_port(), description=description, vrf=facts.design.management.vrf, ip_address=address
+    )
+
+
+def _loopback(facts: DeviceFacts) -> Interface:
+    description = facts.design.naming.descriptions.loopback
+    return Interface(eos.loopback(), description=description, ip_address=f"{facts.loopback}/32")
+
+
+def _spine(facts: DeviceFacts) -> Iterator[Interface]:
+    yield from _routed_links(facts)
+    yield _loopback(facts)
+    yield _management1(facts)
+
+
+def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
+    design = facts.design
+    describe = design.naming.descriptions
+    mlag = design.mlag
+    spec = design.fabrics[facts.switch.network]  # type: ignore[index]
+    mtu = design.mtu.switch
+    vlan = design.vlans[spec.vlan]
+    qos = port_qos(facts)
+    peer = facts.switch.mlag_peer
+    yield from _routed_links(facts)
+    for port in facts.ports:
+        if port.kind == "peer-link":
+            description = describe.peer_link.format(peer=peer, port=port.name)
+            yield Interface(port.name, description=description, channel_group=port.channel, **qos)
+        elif port.kind == "server":
+            yield from _server_port(facts, port, vlan.id, qos)
+    yield Interface(
+        eos.port_channel(mlag.peer_link_channel),
+        description=describe.peer_link_channel.format(peer=peer, channel=mlag.peer_link_channel),
+        mtu=mtu,
+        switchport_mode="trunk",
+        switchport_trunk_groups=(mlag.trunk_group,),
+    )
+    yield _loopback(facts)
+    addresses = facts.leaf
+    assert addresses is not None
+    yield Interface(
+        eos.vlan_interface(vlan.id),
+        description=describe.gateway.format(vlan=vlan.name),
+        mtu=mtu,
+        ip_address=addresses.svi,
+        virtual_ip=addresses.gateway,
+    )
+    yield Interface(
+        eos.vlan_interface(mlag.l3_vlan),
+        description=mlag.l3_vlan_name,
+        mtu=mtu,
+        ip_address=addresses.mlag_l3,
+        ospf_point_to_point=_ospf(facts),
+    )
+    yield Interface(
+        eos.vlan_interface(mlag.peer_vlan),
+        description=mlag.peer_vlan_name,
+        mtu=mtu,
+        no_autostate=True,
+        ip_address=addresses.mlag_peer,
+    )
+    yield _management1(facts)
+
+
+def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int, qos: dict[str, Any]) -> Iterator[Interface]:
+    """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
+    design = facts.design
+    describe = design.naming.descriptions
+    mtu = design.mtu.switch
+    description = describe.server_port.format(server=port.peer, nic=port.peer_port)
+    if port.channel is None:
+        yield Interface(
+            port.name,
+            description=description,
+            mtu=mtu,
+            switchport_access_vlan=vlan,
+            portfast=True,
+            bpduguard=True,
+            **qos,
+        )
+        return
+    yield Interface(port.name, description=description, channel_group=port.channel, **qos)
+    yield Interface(
+        eos.port_channel(port.channel),
+        description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),
+        mtu=mtu,
+        switchport_access_vlan=vlan,
+        mlag=port.channel,
+        lacp_fallback_timeout=design.fabrics[facts.switch.network].lacp_fallback_timeout,  # type: ignore[index]
+        portfast=True,
+        bpduguard=True,
+    )
+
+
+def _access(name: str, description: str, vlan: int) -> Interface:
+    return Interface(name, description=description, switchport_access_vlan=vlan, portfast=True, bpduguard=True)
+
+
+def _trunk(name: str, description: str, mtu: int, vlan: int) -> Interface:
+    return Interface(
+        name, description=description, mtu=mtu, switchport_mode="trunk", switchport_trunk_allowed_vlan=str(vlan)
+    )
+
+
+def _rack_switch(facts: DeviceFacts) -> Iterator[Interface]:
+    (rack,) = facts.racks
+    describe = facts.design.naming.descriptions
+    for port in facts.ports:
+        if port.kind == "server":
+            yield _access(port.name, describe.server_port.format(server=port.peer, nic=port.peer_port), rack.vlan)
+        elif port.kind == "management":
+            description = describe.management_port.format(peer=port.peer, peer_port=port.peer_port)
+            yield _access(port.name, description, rack.vlan)
+        elif port.kind == "rack-uplink":
+            description = describe.rack_uplink.format(peer=port.peer, peer_port=port.peer_port)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack.vlan)
+    yield Interface(eos.vlan_interface(rack.vlan), description=rack.vlan_name, ip_address=rack.switch_address)
+
+
+def _core(facts: DeviceFacts) -> Iterator[Interface]:
+    describe = facts.design.naming.descriptions
+    rack_of = {r.switch: r for r in facts.racks}
+    for port in facts.ports:
+        if port.kind == "rack-downlink":
+            description = describe.rack_downlink.format(peer=port.peer, peer_port=port.peer_port)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack_of[port.peer].vlan)
+        elif port.kind == "upstream" and facts.upstream is not None:
+            address = facts.upstream.address
+            yield Interface(port.name, description=describe.upstream, routed=True, ip_address=address)
+    for rack in facts.racks:
+        description = describe.rack_gateway.format(vlan=rack.vlan_name)
+        yield Interface(eos.vlan_interface(rack.vlan), description=description, ip_address=rack.gateway)

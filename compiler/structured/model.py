@@ -1,0 +1,199 @@
+"""The structured config of a device: every section of its running-config, as data.
+
+Templates see only this (as the plain data of ``generated/structured/<device>.yaml``, unset
+fields absent): every decision is already made, so a template change and a data change show
+up apart. Field order is the order of the keys in the YAML.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+
+class Interface(NamedTuple):
+    """An EOS interface; unset fields are not rendered."""
+
+    name: str
+    description: str | None = None
+    shutdown: bool = False
+    mtu: int | None = None
+    vrf: str | None = None
+    switchport_access_vlan: int | None = None
+    switchport_mode: Literal["trunk"] | None = None
+    switchport_trunk_allowed_vlan: str | None = None
+    switchport_trunk_groups: tuple[str, ...] = ()
+    routed: bool = False
+    channel_group: int | None = None
+    mlag: int | None = None
+    lacp_fallback_timeout: int | None = None
+    no_autostate: bool = False
+    ip_address: str | None = None
+    virtual_ip: str | None = None
+    ospf_point_to_point: bool = False
+    qos_trust_dscp: bool = False
+    service_profile: str | None = None
+    ecn_count_queue: str | None = None
+    portfast: bool = False
+    bpduguard: bool = False
+
+
+class User(NamedTuple):
+    name: str
+    privilege: int
+    role: str
+    secret_ref: str
+
+
+class VrfHost(NamedTuple):
+    address: str
+    vrf: str | None = None
+    prefer: bool = False
+
+
+class VlanDef(NamedTuple):
+    id: int
+    name: str
+    trunk_groups: tuple[str, ...] = ()
+
+
+class QosQueue(NamedTuple):
+    id: int
+    comment: str | None = None
+    bandwidth_percent: int | None = None
+    strict: bool = False
+    ecn: str | None = None
+
+
+class QosProfileConfig(NamedTuple):
+    name: str
+    pfc_priority: int
+    queue_keyword: str
+    queues: tuple[QosQueue, ...]
+
+
+class QosMap(NamedTuple):
+    dscps: str
+    traffic_class: int
+
+
+class PfcWatchdog(NamedTuple):
+    action: str
+    timeout: str
+    polling_interval: str
+    recovery_time: str
+
+
+class QosConfig(NamedTuple):
+    dscp_maps: tuple[QosMap, ...]
+    tc_to_queue: tuple[tuple[int, int], ...]
+    watchdog: PfcWatchdog
+    profile: QosProfileConfig
+
+
+class SpanningTree(NamedTuple):
+    mode: str
+    mst0_priority: int | None = None
+    disabled_vlans: str | None = None
+
+
+class Mlag(NamedTuple):
+    domain_id: str
+    local_interface: str
+    peer_address: str
+    heartbeat_address: str
+    heartbeat_vrf: str
+    peer_link: str
+
+
+class PrefixListEntry(NamedTuple):
+    seq: int
+    action: str
+    prefix: str
+    eq: int | None = None
+
+
+class PrefixList(NamedTuple):
+    name: str
+    entries: tuple[PrefixListEntry, ...]
+
+
+class RouteMapEntry(NamedTuple):
+    name: str
+    action: str
+    seq: int
+    description: str | None = None
+    match: tuple[str, ...] = ()
+    set: tuple[str, ...] = ()
+
+
+class StaticRoute(NamedTuple):
+    prefix: str
+    next_hop: str
+    vrf: str | None = None
+
+
+class BgpPeerGroup(NamedTuple):
+    name: str
+    remote_as: int | None = None
+    description: str | None = None
+    next_hop_self: bool = False
+    bfd: bool = False
+    send_community: bool = True
+    maximum_routes: int | None = None
+    route_map_in: str | None = None
+
+
+class BgpNeighbor(NamedTuple):
+    address: str
+    peer_group: str
+    remote_as: int | None = None
+    description: str | None = None
+
+
+class RouterBgp(NamedTuple):
+    asn: int
+    router_id: str
+    maximum_paths: int
+    peer_groups: tuple[BgpPeerGroup, ...]
+    neighbors: tuple[BgpNeighbor, ...]
+    redistribute_connected_route_map: str
+
+
+class RouterOspf(NamedTuple):
+    process: int
+    router_id: str
+    active_interfaces: tuple[str, ...]
+    networks: tuple[tuple[str, str], ...]
+    maximum_paths: int
+    max_lsa: int
+
+
+class DeviceConfig(NamedTuple):
+    """Everything a device's running-config says, in EOS's section order."""
+
+    hostname: str
+    users: tuple[User, ...]
+    routing_model: str | None
+    vlan_internal_range: str | None
+    name_servers: tuple[VrfHost, ...]
+    dns_domain: str | None
+    logging_hosts: tuple[VrfHost, ...]
+    logging_source: VrfHost | None
+    spanning_tree: SpanningTree
+    vlans: tuple[VlanDef, ...]
+    vrfs: tuple[str, ...]
+    management_api_vrf: str | None
+    interfaces: tuple[Interface, ...]
+    virtual_router_mac: str | None
+    ip_routing: bool
+    no_ip_routing_vrfs: tuple[str, ...]
+    prefix_lists: tuple[PrefixList, ...]
+    mlag: Mlag | None
+    static_routes: tuple[StaticRoute, ...]
+    ntp_servers: tuple[VrfHost, ...]
+    qos: QosConfig | None
+    route_maps: tuple[RouteMapEntry, ...]
+    router_bgp: RouterBgp | None
+    router_ospf: RouterOspf | None
+    management_ssh_vrf: str | None
+    extra_config: str | None = None

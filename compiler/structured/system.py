@@ -1,0 +1,88 @@
+"""The system sections of every switch: users, name servers, logging, NTP, the management VRF,
+routing model, default route.
+
+Fabric switches keep management in VRF MGMT on Management1; the management switches and the
+core are the management network and run it in the default VRF.
+
+Example:
+    >>> from pathlib import Path
+    >>> from compiler.facts import build_facts
+    >>> from compiler.intent import load_intent
+    >>> facts = build_facts(load_intent(Path("intent")))
+    >>> management_vrf(facts.device("spine01")), management_vrf(facts.device("rack01-mgmt"))
+    ('MGMT', None)
+    >>> static_routes(facts.device("rack01-leaf-a"))
+    (StaticRoute(prefix='0.0.0.0/0', next_hop='172.16.1.1', vrf='MGMT'),)
+"""
+
+from __future__ import annotations
+
+from compiler.facts import DeviceFacts
+from compiler.platforms import eos
+from compiler.structured.model import StaticRoute, User, VrfHost
+
+DEFAULT_ROUTE = "0.0.0.0/0"
+
+
+def is_fabric_switch(facts: DeviceFacts) -> bool:
+    """A spine or a leaf (not the management network's own switches)."""
+    return facts.switch.role in ("leaf", "spine")
+
+
+def management_vrf(facts: DeviceFacts) -> str | None:
+    """The VRF management lives in: ``management.vrf`` on fabric switches, the default VRF elsewhere."""
+    return facts.design.management.vrf if is_fabric_switch(facts) else None
+
+
+def routes_ip(facts: DeviceFacts) -> bool:
+    """Whether the switch routes (everything but a rack management switch)."""
+    return facts.switch.role != "mgmt"
+
+
+def users(facts: DeviceFacts) -> tuple[User, ...]:
+    """The local admin user; its hash is a secret resolved on the way to the device."""
+    admin = facts.design.services.admin_user
+    platform = eos.data()
+    return (User(admin, platform.admin_privilege, platform.admin_role, f"{admin}_sha512"),)
+
+
+def name_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
+    vrf = management_vrf(facts)
+    return tuple(VrfHost(str(a), vrf) for a in facts.design.services.dns)
+
+
+def logging_hosts(facts: DeviceFacts) -> tuple[VrfHost, ...]:
+    vrf = management_vrf(facts)
+    return tuple(VrfHost(str(a), vrf) for a in facts.design.services.syslog)
+
+
+def logging_source(facts: DeviceFacts) -> VrfHost | None:
+    vrf = management_vrf(facts)
+    return VrfHost(eos.management_port(), vrf) if vrf else None
+
+
+def ntp_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
+    """The NTP servers, the first preferred."""
+    vrf = management_vrf(facts)
+    return tuple(VrfHost(str(a), vrf, prefer=i == 0) for i, a in enumerate(facts.design.services.ntp))
+
+
+def static_routes(facts: DeviceFacts) -> tuple[StaticRoute, ...]:
+    """The default route: towards the site (core), the rack gateway, or in VRF MGMT to the rack's."""
+    role = facts.switch.role
+    if role == "core" and facts.upstream is not None:
+        return (StaticRoute(DEFAULT_ROUTE, facts.upstream.gateway),)
+    if role == "mgmt":
+        return (StaticRoute(DEFAULT_ROUTE, facts.racks[0].gateway.split("/")[0]),)
+    if facts.management is not None:
+        return (StaticRoute(DEFAULT_ROUTE, facts.management.gateway, management_vrf(facts)),)
+    return ()
+
+
+def routing_model(facts: DeviceFacts) -> str | None:
+    return eos.data().routing_model if routes_ip(facts) else None
+
+
+def vlan_internal_range(facts: DeviceFacts) -> str | None:
+    """The VLANs EOS takes for routed ports, set on the switches that route on their ports."""
+    return eos.vlan_range(*eos.data().vlan_internal_range) if is_fabric_switch(facts) else None

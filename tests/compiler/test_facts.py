@@ -1,0 +1,93 @@
+"""Fact builders: each one alone, their purity, and the per-switch partition of the facts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from compiler.fabric import resolve
+from compiler.facts import Facts, build_facts
+from compiler.facts.addressing import build_addressing
+from compiler.facts.cabling import build_cabling
+from compiler.facts.management import build_management
+from compiler.facts.qos import build_qos
+from compiler.facts.routing import build_routing
+from compiler.facts.servers import build_attachments
+from compiler.facts.topology import build_topology
+from compiler.intent import Intent, load_intent
+from compiler.structured import structured_config
+
+Edit = Callable[[str, str, str], None]
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def intent() -> Intent:
+    return load_intent(REPO / "intent")
+
+
+@pytest.fixture(scope="module")
+def facts(intent: Intent) -> Facts:
+    return build_facts(intent)
+
+
+def test_each_builder_runs_alone_on_what_it_depends_on(intent: Intent) -> None:
+    """Every stage takes the intent and the results of the stages before it, nothing else."""
+    topology = build_topology(intent)
+    attachments = build_attachments(intent, topology)
+    addressing = build_addressing(intent, topology, attachments)
+    management = build_management(intent, topology, attachments)
+    cabling = build_cabling(intent, topology, attachments, addressing)
+    routing = build_routing(intent, topology, cabling, addressing)
+    qos = build_qos(intent)
+    assert len(topology.switches) == 53
+    assert len(attachments.nics) == 112 + 2 * 108 + 2 * 112
+    assert addressing.loopbacks["spine03"] == "10.31.0.3"
+    assert management.racks[13].switch_address == "172.16.13.2/24"
+    assert len(cabling.cables) == 748
+    assert routing.switches["spine01"].protocol == "ospf"
+    assert set(qos.fabrics) == {"compute"}
+
+
+def test_facts_are_deterministic(intent: Intent, facts: Facts) -> None:
+    """Building twice from one intent gives equal facts, switch by switch."""
+    again = build_facts(intent)
+    assert [again.device(n) for n in again.topology.switches] == [facts.device(n) for n in facts.topology.switches]
+    assert again.cabling.cables == facts.cabling.cables and again.allocations == facts.allocations
+
+
+def test_ports_are_keyed_by_device_and_name(facts: Facts) -> None:
+    port = facts.cabling.port("rack03-leaf-a", "Ethernet7")
+    assert port is not None and (port.kind, port.peer, port.peer_port) == ("server", "rack03-gpu007", "enp65s0f0")
+    assert facts.cabling.port("rack03-leaf-a", "Ethernet30") is None
+    assert facts.cabling.port("spine02", "Ethernet6").peer == "rack03-leaf-b"  # type: ignore[union-attr]
+
+
+def test_structured_config_is_a_function_of_the_device_facts(intent: Intent, facts: Facts) -> None:
+    """The structured config of a switch is made of its DeviceFacts alone."""
+    fabric = resolve(intent)
+    for name, device in fabric.devices.items():
+        assert structured_config(facts.device(name)) == device.config
+
+
+def test_a_new_server_changes_only_the_facts_of_its_switches(project: Path) -> None:
+    """The partition incremental compiles need: one server row changes the facts of the switches
+    it plugs into and no other switch's."""
+    before = build_facts(load_intent(project / "intent"))
+    servers = project / "intent" / "servers.csv"
+    servers.write_text(servers.read_text() + "rack03-gpu010,gpu-8x-h100,GPU-0310\n")
+    after = build_facts(load_intent(project / "intent"))
+    changed = {n for n in after.topology.switches if after.device(n) != before.device(n)}
+    assert changed == {"rack03-leaf-a", "rack03-leaf-b", "rack01-stor-leaf-a", "rack01-stor-leaf-b", "rack03-mgmt"}
+
+
+def test_a_port_claimed_twice_is_a_problem_not_an_overwrite(project: Path, edit: Edit) -> None:
+    """A peer-link port that is also an uplink keeps its first use and is reported."""
+    edit("fabric.yaml", "peer_link_ports: [55, 56]", "peer_link_ports: [52, 56]")
+    facts = build_facts(load_intent(project / "intent"))
+    port = facts.cabling.port("rack01-leaf-a", "Ethernet52")
+    assert port is not None and port.kind == "uplink"
+    messages = [p.message for p in facts.problems if p.rule == "PRT007" and p.subject == "rack01-leaf-a"]
+    assert messages == ["rack01-leaf-a: Ethernet52 is already used (uplink to spine04)"]
