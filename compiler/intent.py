@@ -21,7 +21,7 @@ import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
@@ -203,23 +203,67 @@ class Cnp(IntentModel):
     tc: int = Field(ge=0, le=7)
 
 
-class Ecn(IntentModel):
-    queue: int = Field(ge=0, le=7)
+class EcnThreshold(IntentModel):
+    """The WRED-ECN marking band of the lossless queue at one port speed."""
+
     min_kbytes: int = Field(ge=1)
     max_kbytes: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EcnThreshold:
+        if self.max_kbytes < self.min_kbytes:
+            raise ValueError(f"max_kbytes ({self.max_kbytes}) is below min_kbytes ({self.min_kbytes})")
+        return self
+
+
+ECN_KBYTES_PER_100G = (256, 512)
+"""The marking band at 100G; other speeds scale it linearly (the same queueing delay at every speed)."""
+
+DEFAULT_ECN_THRESHOLDS: dict[Speed, EcnThreshold] = {
+    speed: EcnThreshold(
+        min_kbytes=ECN_KBYTES_PER_100G[0] * SPEEDS_GBPS[speed] // 100,
+        max_kbytes=ECN_KBYTES_PER_100G[1] * SPEEDS_GBPS[speed] // 100,
+    )
+    for speed in get_args(Speed)
+    if SPEEDS_GBPS[speed] >= 25
+}
+
+
+class Ecn(IntentModel):
+    """ECN on the lossless queue: the marking band per port speed, and what hosts put in the ECN bits."""
+
+    queue: int = Field(ge=0, le=7)
+    thresholds: dict[Speed, EcnThreshold] = DEFAULT_ECN_THRESHOLDS
     max_mark_probability: int = Field(100, ge=1, le=100)
     weight: int = Field(0, ge=0, le=15)
+    # The ECN codepoint hosts send RoCE with: a switch marks CE only on ECN-capable packets.
+    host_codepoint: Literal["ect0", "ect1", "not-ect"] = "ect0"
+
+    @field_validator("thresholds")
+    @classmethod
+    def _over_defaults(cls, value: dict[Speed, EcnThreshold]) -> dict[Speed, EcnThreshold]:
+        """The speeds the intent lists replace the defaults; the others keep theirs."""
+        return {**DEFAULT_ECN_THRESHOLDS, **value}
 
 
 class Watchdog(IntentModel):
+    # The PFC watchdog on every lossless port (the timers below alone enable it nowhere).
+    enabled: bool = True
     action: Literal["drop", "errdisable", "notify-only"] = "drop"
     timeout: float = Field(0.2, gt=0)
     polling_interval: float = Field(0.1, gt=0)
     recovery_time: float = Field(0.4, gt=0)
 
 
+Dscp = Annotated[int, Field(ge=0, le=63)]
+TrafficClass = Annotated[int, Field(ge=0, le=7)]
+
+
 class QosProfile(IntentModel):
-    dscp_to_tc: dict[int, int]
+    dscp_to_tc: dict[Dscp, TrafficClass]
+    # Every DSCP not in dscp_to_tc is mapped to this traffic class explicitly (best effort), so no
+    # platform default can put a stray marking in the lossless or the CNP class.
+    default_tc: int = Field(1, ge=0, le=7)
     pfc_priority: int = Field(ge=0, le=7)
     cnp: Cnp
     ecn: Ecn

@@ -166,6 +166,7 @@ _REDISTRIBUTE = _c(
 )
 _TXQ_OPENER = _c("( tx-queue | uc-tx-queue | mc-tx-queue ) <int>", None, opens="txq")
 _PFC_PRIORITY = _c("priority-flow-control priority <int> ( drop | no-drop )", 3)
+_PFC_WATCHDOG = _c("priority-flow-control pause watchdog", 3, neg="store")
 _PFC_ON = _c("priority-flow-control ( on | off | mode on )", 1)
 _QOS_TRUST = _c("qos trust ( dscp | cos | disabled )", 2)
 
@@ -395,6 +396,7 @@ _mode(
     _c("service-policy type qos input <word>", 4),
     _PFC_ON,
     _PFC_PRIORITY,
+    _PFC_WATCHDOG,
     _c("dcbx mode ( ieee | cee )", 2),
     _c("bfd interval <int> min-rx <int> multiplier <int>", 2),
     _c("encapsulation dot1q vlan <int>", 3),
@@ -434,6 +436,7 @@ _mode(
     ("config",),
     _PFC_ON,
     _PFC_PRIORITY,
+    _PFC_WATCHDOG,
     _QOS_TRUST,
     _c("qos cos <int>", 2),
     _c("qos dscp <int>", 2),

@@ -88,24 +88,26 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
             ["fabric", "downlinks", "uplinks", "design", "worst leaf today"], _oversubscription(intent, fabric)
         ),
     ]
-    for net, f in sorted(spec.fabrics.items()):
-        if f.qos is None:
-            continue
-        q = spec.qos_profiles[f.qos]
+    for net, roce in sorted(fabric.facts.qos.fabrics.items()):
+        q = spec.qos_profiles[roce.profile]
+        used = {
+            p.speed for d in fabric.devices.values() if d.network == net and d.config.qos for p in d.config.qos.profiles
+        }
+        bands = ", ".join(f"{speed} {b.min_kbytes}-{b.max_kbytes} KB" for speed, b in roce.ecn_bands if speed in used)
+        watchdog = f"{q.watchdog.action} after {q.watchdog.timeout:g} s"
         parts += [
-            f"## QoS profile `{f.qos}` ({net})\n",
+            f"## QoS profile `{roce.profile}` ({net})\n",
             markdown_table(
                 ["setting", "value"],
                 [
                     ("DSCP -> traffic class", ", ".join(f"{d} -> {tc}" for d, tc in sorted(q.dscp_to_tc.items()))),
+                    ("every other DSCP", f"-> {q.default_tc} (mapped explicitly)"),
                     ("PFC (no-drop) priority", q.pfc_priority),
                     ("CNP", f"DSCP {q.cnp.dscp}, TC {q.cnp.tc}{', strict' if q.cnp.tc in q.strict_queues else ''}"),
-                    (
-                        "ECN on queue",
-                        f"{q.ecn.queue}: {q.ecn.min_kbytes}-{q.ecn.max_kbytes} KB, {q.ecn.max_mark_probability}%",
-                    ),
+                    ("ECN on queue", f"{q.ecn.queue}: {bands}, {q.ecn.max_mark_probability}%"),
+                    ("host RoCE ToS", f"{roce.host_tos} (DSCP {roce.host_tos >> 2}, ECN {q.ecn.host_codepoint})"),
                     ("queue bandwidth", ", ".join(f"q{k} {v}%" for k, v in sorted(q.queue_bandwidth.items()))),
-                    ("PFC watchdog", f"{q.watchdog.action} after {q.watchdog.timeout:g} s"),
+                    ("PFC watchdog", f"every lossless port, {watchdog}" if q.watchdog.enabled else f"off ({watchdog})"),
                 ],
             ),
         ]

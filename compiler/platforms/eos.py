@@ -21,7 +21,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from compiler.intent import Ecn, Speed, SwitchModel
+from compiler.intent import Speed, SwitchModel
 
 DATA = Path(__file__).with_name("eos.yaml")
 
@@ -41,6 +41,8 @@ class EosData(BaseModel):
     admin_role: str
     spanning_tree_mode: Literal["mstp", "rstp", "rapid-pvst"]
     routed_spanning_tree_mode: Literal["none", "mstp"]
+    default_dscp_to_tc: tuple[int, int, int, int, int, int, int, int]
+    """The traffic class of each block of eight DSCPs (0-7, 8-15, ...) when no map names the DSCP."""
     templates: dict[str, Any]
     """Values the templates print (their global ``eos``)."""
 
@@ -209,17 +211,27 @@ def ecn_count_queue(queue_keyword: str, queue: int) -> str:
     return f"{queue_keyword} {queue}"
 
 
-def ecn_marking(ecn: Ecn) -> str:
+def ecn_marking(min_kbytes: int, max_kbytes: int, max_mark_probability: int, weight: int) -> str:
     """The WRED-ECN line of the lossless queue.
 
     Example:
-        >>> ecn_marking(Ecn(queue=3, min_kbytes=256, max_kbytes=512))
+        >>> ecn_marking(256, 512, 100, 0)
         'random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes max-mark-probability 100 weight 0'
     """
     return (
-        f"random-detect ecn minimum-threshold {ecn.min_kbytes} kbytes maximum-threshold "
-        f"{ecn.max_kbytes} kbytes max-mark-probability {ecn.max_mark_probability} weight {ecn.weight}"
+        f"random-detect ecn minimum-threshold {min_kbytes} kbytes maximum-threshold "
+        f"{max_kbytes} kbytes max-mark-probability {max_mark_probability} weight {weight}"
     )
+
+
+def default_traffic_class(dscp: int) -> int:
+    """The traffic class EOS gives ``dscp`` on a port that trusts DSCP when no ``qos map dscp`` names it.
+
+    Examples:
+        >>> default_traffic_class(0), default_traffic_class(10), default_traffic_class(24), default_traffic_class(50)
+        (1, 0, 3, 6)
+    """
+    return data().default_dscp_to_tc[dscp // 8]
 
 
 def vlan_range(first: int, last: int) -> str:

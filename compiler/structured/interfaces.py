@@ -17,7 +17,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
 from compiler.facts.servers import BOND_NAMES
@@ -58,7 +57,6 @@ def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
     me = facts.switch.name
     links = {link.spine if link.leaf == me else link.leaf: link for link in facts.fabric_links}
     describe = facts.design.naming.descriptions.fabric_link
-    qos = port_qos(facts)
     for port in facts.ports:
         if port.kind in ("uplink", "downlink"):
             link = links[port.peer]
@@ -69,7 +67,7 @@ def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
                 routed=True,
                 ip_address=link.leaf_address if port.kind == "uplink" else link.spine_address,
                 ospf_point_to_point=_ospf(facts),
-                **qos,
+                **port_qos(facts, port.speed),
             )
 
 
@@ -99,15 +97,15 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     spec = design.fabrics[facts.switch.network]  # type: ignore[index]
     mtu = design.mtu.switch
     vlan = design.vlans[spec.vlan]
-    qos = port_qos(facts)
     peer = facts.switch.mlag_peer
     yield from _routed_links(facts)
     for port in facts.ports:
         if port.kind == "peer-link":
             description = describe.peer_link.format(peer=peer, port=port.name)
+            qos = port_qos(facts, port.speed)
             yield Interface(port.name, description=description, channel_group=port.channel, **qos)
         elif port.kind == "server":
-            yield from _server_port(facts, port, vlan.id, qos)
+            yield from _server_port(facts, port, vlan.id)
     yield Interface(
         eos.port_channel(mlag.peer_link_channel),
         description=describe.peer_link_channel.format(peer=peer, channel=mlag.peer_link_channel),
@@ -142,9 +140,10 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     yield _management1(facts)
 
 
-def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int, qos: dict[str, Any]) -> Iterator[Interface]:
+def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Interface]:
     """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
     design = facts.design
+    qos = port_qos(facts, port.speed)
     describe = design.naming.descriptions
     mtu = design.mtu.switch
     description = describe.server_port.format(server=port.peer, nic=port.peer_port)

@@ -65,8 +65,12 @@ class QosQueue(NamedTuple):
 
 
 class QosProfileConfig(NamedTuple):
+    """The per-port QoS of the RoCE ports of one speed (its queues mark ECN with that speed's band)."""
+
     name: str
+    speed: str
     pfc_priority: int
+    pfc_watchdog: bool
     queue_keyword: str
     queues: tuple[QosQueue, ...]
 
@@ -87,7 +91,8 @@ class QosConfig(NamedTuple):
     dscp_maps: tuple[QosMap, ...]
     tc_to_queue: tuple[tuple[int, int], ...]
     watchdog: PfcWatchdog
-    profile: QosProfileConfig
+    profiles: tuple[QosProfileConfig, ...]
+    """One per speed of the switch's RoCE ports, by speed."""
 
 
 class SpanningTree(NamedTuple):

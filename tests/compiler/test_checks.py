@@ -499,7 +499,11 @@ def test_mlag_peers_inconsistent(
             "dscp_to_tc: {26: 3, 27: 3, 48: 3}",
             "CNP DSCP 48 shares the no-drop TC 3",
         ),
-        ("ecn: {queue: 3,", "ecn: {queue: 4,", "ECN marks queue(s) [4], but no-drop TC 3 uses queue 3"),
+        (
+            "      queue: 3\n",
+            "      queue: 4\n",
+            "ROCE-LEAF-100G: ECN marks queue(s) [4], but no-drop TC 3 uses queue 3",
+        ),
     ],
     ids=["roce-dscp", "cnp-in-no-drop", "ecn-queue"],
 )
@@ -520,6 +524,66 @@ def test_port_without_service_profile(checks_intent_dir: Path) -> None:
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"QOS001"}
     assert _of(findings, "QOS001")[0].message == "no service-profile on 1 RoCE port(s): Ethernet3"
+
+
+def test_dscps_left_to_the_platform_default_share_the_lossless_class(checks_intent_dir: Path) -> None:
+    """Mapped only 26/27 and 48, EOS's default map puts DSCP 24, 25 and 28-31 in the lossless class 3."""
+    from compiler.structured import QosMap
+
+    intent, fabric = _resolved(checks_intent_dir)
+    qos = fabric.devices["spine01"].config.qos
+    assert qos is not None
+    fabric = _config_replaced(fabric, "spine01", qos=qos._replace(dscp_maps=(QosMap("26 27", 3), QosMap("48", 6))))
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"QOS003"}
+    assert [f.line() for f in _of(findings, "QOS003")] == [
+        "error QOS003 [C4/N4] spine01: DSCP 24-25, 28-31 land in the no-drop class TC 3 "
+        "(by EOS's default DSCP map: map every DSCP explicitly, default_tc)",
+        "error QOS003 [C4/N4] spine01: DSCP 49-55 land in the CNP class TC 6 "
+        "(by EOS's default DSCP map: map every DSCP explicitly, default_tc)",
+    ]
+
+
+def test_default_class_set_to_the_lossless_one(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """default_tc is the class of every unlisted DSCP: pointing it at the no-drop class is the same fault."""
+    checks_edit("fabric.yaml", "    pfc_priority: 3\n", "    pfc_priority: 3\n    default_tc: 3\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"QOS003"}
+    assert "DSCP 0-25, 28-47, 49-63 land in the no-drop class TC 3" in _of(findings, "QOS003")[0].message
+
+
+def test_ecn_band_that_does_not_grow_with_speed(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """One band for 100G and 400G ports marks the 400G uplinks at a quarter of the queueing delay."""
+    checks_edit("fabric.yaml", "400g: {min_kbytes: 1024, max_kbytes: 2048}", "400g: {min_kbytes: 256, max_kbytes: 512}")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == set()
+    assert [f.line() for f in findings if f.severity == "warning"] == [
+        "warning QOS004 [C4/N4] qos_profiles.roce.ecn.thresholds: the ECN band per Gbit/s differs 4x across "
+        "port speeds (100g from 256 KB, 400g from 256 KB): scale min/max_kbytes with speed, so every port marks "
+        "at the same queueing delay"
+    ]
+
+
+def test_hosts_marking_roce_not_ecn_capable(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """ToS 104 is DSCP 26 without ECT: no switch may mark it, DCQCN is dead and PFC does all the work."""
+    checks_edit(
+        "fabric.yaml",
+        "      max_mark_probability: 100\n",
+        "      max_mark_probability: 100\n      host_codepoint: not-ect\n",
+    )
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"QOS005"}
+    assert "send RoCE with ToS 104 (not ECN-capable)" in _of(findings, "QOS005")[0].message
+    assert "use ect0 (ToS 106)" in _of(findings, "QOS005")[0].message
+
+
+def test_pfc_watchdog_off_on_the_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Global watchdog timers without the per-port enable protect no port: every lossless switch is named."""
+    checks_edit("fabric.yaml", "watchdog: {action: drop,", "watchdog: {enabled: false, action: drop,")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"QOS006"}
+    assert len(_of(findings, "QOS006")) == 28
+    assert _of(findings, "QOS006")[0].message.startswith("no PFC watchdog on 15 lossless port(s) (Ethernet1, ")
 
 
 def test_watchdog_polling_too_slow(checks_intent_dir: Path, checks_edit: Editor) -> None:
@@ -544,7 +608,7 @@ def test_unknown_service_profile_and_vlan(checks_intent_dir: Path) -> None:
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"REF001"}
     assert {f.message for f in _of(findings, "REF001")} == {
-        "Ethernet1: service-profile ROCE-OTHER is not the device's qos profile ROCE-LEAF",
+        "Ethernet1: service-profile ROCE-OTHER is not a qos profile of the device (ROCE-LEAF-100G, ROCE-LEAF-400G)",
         "Ethernet2: VLAN 999 is not defined on the device",
     }
 

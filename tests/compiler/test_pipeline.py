@@ -255,7 +255,7 @@ def test_design_defaults_are_overridable_in_intent(project: Path, edit: Edit) ->
         "mlag: {peer_vlan: 4000, peer_link_channel: 999, domain_id: '{network}-{pair}'}\nthresholds:\n",
     )
     edit("fabric.yaml", "  vlan_base: 2000\n", "  vlan_base: 2000\n  vrf: OOB\n")
-    edit("fabric.yaml", "max_mark_probability: 100}", "max_mark_probability: 100, weight: 2}")
+    edit("fabric.yaml", "      max_mark_probability: 100\n", "      max_mark_probability: 100\n      weight: 2\n")
     edit(
         "fabric.yaml",
         "leaf_asn_base: 65200, maximum_routes: 12000}",

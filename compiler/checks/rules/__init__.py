@@ -8,7 +8,7 @@ Module                 Rules
 ``ports``              PRT001 PRT002 PRT003 PRT004 PRT005 PRT006
 ``routing``            RTE001 RTE002 RTE003
 ``mlag``               MLG001
-``qos``                QOS001 QOS002
+``qos``                QOS001 QOS002 QOS003 QOS004 QOS005 QOS006
 ``references``         REF001 REF002 REF003 RES001
 ``power``              PWR001 PWR002 PWR003 PWR004 CAB001
 =====================  ==============================================================
