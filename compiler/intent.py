@@ -286,7 +286,6 @@ class BgpSettings(IntentModel):
     spine_asn: int = Field(ge=1, le=4294967295)
     leaf_asn_base: int = Field(ge=1, le=4294967295)
     maximum_routes: int = Field(12000, ge=1)
-    bfd: bool = True
     underlay_peer_group: ProfileName = "IPv4-UNDERLAY-PEERS"
     mlag_peer_group: ProfileName = "MLAG-IPv4-UNDERLAY-PEER"
     redistribute_route_map: ProfileName = "RM-CONN-2-BGP"
@@ -295,10 +294,21 @@ class BgpSettings(IntentModel):
     hosts_prefix_list: ProfileName = "PL-HOST-SUBNETS"
 
 
+class Bfd(IntentModel):
+    """BFD on every underlay adjacency (OSPF neighbors, eBGP sessions to the other tier)."""
+
+    enabled: bool = True
+    # A dead link is out after max(interval, min_rx) x multiplier: 750 ms, under a second.
+    interval_ms: int = Field(250, ge=50, le=60000)
+    min_rx_ms: int = Field(250, ge=50, le=60000)
+    multiplier: int = Field(3, ge=3, le=50)
+
+
 class RoutingProfile(IntentModel):
     protocol: Literal["ospf", "ebgp"]
     ospf: OspfSettings = OspfSettings()
     bgp: BgpSettings | None = None
+    bfd: Bfd = Bfd()
 
     @model_validator(mode="after")
     def _bgp_settings(self) -> RoutingProfile:
@@ -464,6 +474,16 @@ class StorageServices(IntentModel):
     gpfs: tuple[GpfsFs, ...] = ()
 
 
+class StormControl(IntentModel):
+    """Storm-control levels on every server-facing port, in percent of the port's speed (null: off)."""
+
+    broadcast: float | None = Field(1.0, gt=0, le=100)
+    multicast: float | None = Field(1.0, gt=0, le=100)
+    # Off by default: traffic routed to a host whose MAC aged out before its ARP entry is flooded as
+    # unknown unicast, and a cap would drop RoCE in the lossless class until the host speaks again.
+    unknown_unicast: float | None = Field(None, gt=0, le=100)
+
+
 class ServerConfig(IntentModel):
     """How server network files are written: NetworkManager keyfiles (default) or ifcfg."""
 
@@ -499,6 +519,7 @@ class FabricFile(IntentModel):
     extra_config: dict[str, str] = {}
     server_config: ServerConfig = ServerConfig()
     cabling: CableLengths = CableLengths()
+    storm_control: StormControl = StormControl()
 
 
 class Rack(IntentModel):

@@ -5,7 +5,9 @@
   leaf peers with every spine it is cabled to, and over the peer-link with its MLAG peer
   (iBGP); loopbacks (and on leaves the pair's hosts subnet) are redistributed;
 * OSPF: one area; a leaf's uplinks and its MLAG L3 SVI are the only non-passive interfaces,
-  a spine's are its downlinks.
+  a spine's are its downlinks;
+* BFD (the profile's timers, 250 ms x 3 by default) on every OSPF neighbor and every eBGP
+  session to the other tier, so a dead link is out in under a second.
 
 Example:
     >>> from compiler.facts import build_facts
@@ -56,6 +58,24 @@ class BgpSession(NamedTuple):
     """The iBGP session to the MLAG peer."""
 
 
+class BfdTimers(NamedTuple):
+    """BFD on a switch's underlay adjacencies: transmit interval, receive interval, multiplier."""
+
+    interval_ms: int
+    min_rx_ms: int
+    multiplier: int
+
+    @property
+    def detection_ms(self) -> int:
+        """How long a dead neighbor stays up: the slower interval times the multiplier.
+
+        Example:
+            >>> BfdTimers(250, 300, 3).detection_ms
+            900
+        """
+        return max(self.interval_ms, self.min_rx_ms) * self.multiplier
+
+
 class SwitchRouting(NamedTuple):
     """The underlay of one switch."""
 
@@ -72,6 +92,8 @@ class SwitchRouting(NamedTuple):
     """The non-passive interfaces."""
     ospf_networks: tuple[str, ...] = ()
     mlag_peer: str | None = None
+    bfd: BfdTimers | None = None
+    """BFD on every underlay adjacency (None: the profile turns it off)."""
 
 
 class Routing(NamedTuple):
@@ -93,6 +115,11 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
     profile = intent.fabric.routing_profiles[spec.routing]
     pools = spec.pools
     paths = len(fabric.spines)
+    bfd = (
+        BfdTimers(profile.bfd.interval_ms, profile.bfd.min_rx_ms, profile.bfd.multiplier)
+        if profile.bfd.enabled
+        else None
+    )
     out: dict[str, SwitchRouting] = {}
     spine_peers: dict[str, list[BgpSession]] = {spine: [] for spine in fabric.spines}
     for pair in fabric.pairs:
@@ -120,6 +147,7 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
                     peers=tuple(peers),
                     advertised=(("loopbacks", str(pools.loopbacks), 32), ("hosts", str(pools.hosts), 24)),
                     mlag_peer=peer,
+                    bfd=bfd,
                 )
             else:
                 active = tuple(eos.front_panel_port(p) for p in spec.leaves.uplink_ports[: fabric.uplinks])
@@ -130,6 +158,7 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
                     ospf_interfaces=(*active, eos.vlan_interface(intent.fabric.mlag.l3_vlan)),
                     ospf_networks=tuple(str(p) for p in (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts)),
                     mlag_peer=peer,
+                    bfd=bfd,
                 )
     for spine in fabric.spines:
         loopback = addressing.loopbacks[spine]
@@ -141,6 +170,7 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
                 asn=profile.bgp.spine_asn,
                 peers=tuple(spine_peers[spine]),
                 advertised=(("loopbacks", str(pools.loopbacks), 32),),
+                bfd=bfd,
             )
         else:
             out[spine] = SwitchRouting(
@@ -149,5 +179,6 @@ def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Add
                 paths,
                 ospf_interfaces=tuple(p.name for p in cabling.of(spine)),
                 ospf_networks=(str(pools.loopbacks), str(pools.p2p)),
+                bfd=bfd,
             )
     return out

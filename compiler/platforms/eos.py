@@ -224,6 +224,21 @@ def ecn_marking(min_kbytes: int, max_kbytes: int, max_mark_probability: int, wei
     )
 
 
+STORM_CONTROL_KINDS = {"broadcast": "broadcast", "multicast": "multicast", "unknown_unicast": "unknown-unicast"}
+
+
+def storm_control(levels: dict[str, float | None]) -> tuple[tuple[str, str], ...]:
+    """Storm-control levels (percent of the port's speed) as EOS names the traffic kinds; None is off.
+
+    Example:
+        >>> storm_control({"broadcast": 1.0, "multicast": None, "unknown_unicast": 0.5})
+        (('broadcast', '1'), ('unknown-unicast', '0.5'))
+    """
+    return tuple(
+        (STORM_CONTROL_KINDS[kind], f"{level:g}") for kind, level in levels.items() if level is not None
+    )
+
+
 def default_traffic_class(dscp: int) -> int:
     """The traffic class EOS gives ``dscp`` on a port that trusts DSCP when no ``qos map dscp`` names it.
 

@@ -1,6 +1,7 @@
 """The interfaces of a switch: one per used port (by what is at its far end), the logical
 interfaces (port-channels, loopback, Management1, SVIs), and every unused front-panel port
-shut down, in EOS's interface order. Descriptions follow ``naming.descriptions``.
+shut down, in EOS's interface order. Descriptions follow ``naming.descriptions``; every
+server-facing port (an access port or a server's port-channel) has storm-control.
 
 Example:
     >>> from pathlib import Path
@@ -140,6 +141,11 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     yield _management1(facts)
 
 
+def storm_control(facts: DeviceFacts) -> tuple[tuple[str, str], ...]:
+    """The storm-control levels of every server-facing port (``storm_control`` of the intent)."""
+    return eos.storm_control(facts.design.storm_control.model_dump())
+
+
 def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Interface]:
     """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
     design = facts.design
@@ -153,6 +159,7 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
             description=description,
             mtu=mtu,
             switchport_access_vlan=vlan,
+            storm_control=storm_control(facts),
             portfast=True,
             bpduguard=True,
             **qos,
@@ -166,13 +173,16 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
         switchport_access_vlan=vlan,
         mlag=port.channel,
         lacp_fallback_timeout=design.fabrics[facts.switch.network].lacp_fallback_timeout,  # type: ignore[index]
+        storm_control=storm_control(facts),
         portfast=True,
         bpduguard=True,
     )
 
 
-def _access(name: str, description: str, vlan: int) -> Interface:
-    return Interface(name, description=description, switchport_access_vlan=vlan, portfast=True, bpduguard=True)
+def _access(name: str, description: str, vlan: int, storm: tuple[tuple[str, str], ...] = ()) -> Interface:
+    return Interface(
+        name, description=description, switchport_access_vlan=vlan, storm_control=storm, portfast=True, bpduguard=True
+    )
 
 
 def _trunk(name: str, description: str, mtu: int, vlan: int) -> Interface:
@@ -186,7 +196,8 @@ def _rack_switch(facts: DeviceFacts) -> Iterator[Interface]:
     describe = facts.design.naming.descriptions
     for port in facts.ports:
         if port.kind == "server":
-            yield _access(port.name, describe.server_port.format(server=port.peer, nic=port.peer_port), rack.vlan)
+            description = describe.server_port.format(server=port.peer, nic=port.peer_port)
+            yield _access(port.name, description, rack.vlan, storm_control(facts))
         elif port.kind == "management":
             description = describe.management_port.format(peer=port.peer, peer_port=port.peer_port)
             yield _access(port.name, description, rack.vlan)

@@ -33,6 +33,8 @@ class Interface(NamedTuple):
     qos_trust_dscp: bool = False
     service_profile: str | None = None
     ecn_count_queue: str | None = None
+    storm_control: tuple[tuple[str, str], ...] = ()
+    """(traffic kind, level in percent of the port's speed)."""
     portfast: bool = False
     bpduguard: bool = False
 
@@ -164,9 +166,18 @@ class RouterBgp(NamedTuple):
     redistribute_connected_route_map: str
 
 
+class RouterBfd(NamedTuple):
+    """The BFD timers every session of the switch uses (``router bfd``)."""
+
+    interval: int
+    min_rx: int
+    multiplier: int
+
+
 class RouterOspf(NamedTuple):
     process: int
     router_id: str
+    bfd_default: bool
     active_interfaces: tuple[str, ...]
     networks: tuple[tuple[str, str], ...]
     maximum_paths: int
@@ -198,6 +209,7 @@ class DeviceConfig(NamedTuple):
     ntp_servers: tuple[VrfHost, ...]
     qos: QosConfig | None
     route_maps: tuple[RouteMapEntry, ...]
+    router_bfd: RouterBfd | None
     router_bgp: RouterBgp | None
     router_ospf: RouterOspf | None
     management_ssh_vrf: str | None

@@ -428,6 +428,42 @@ def test_bgp_one_sided_session(checks_intent_dir: Path, checks_edit: Editor) -> 
     assert "no BGP session over Ethernet1 to rack01-leaf-a (10.31.4.1)" in messages
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "subject", "expected"),
+    [
+        (
+            "ospf: {process: 100, area: 0.0.0.0, max_lsa: 12000}",
+            "ospf: {process: 100, area: 0.0.0.0, max_lsa: 12000}\n    bfd: {enabled: false}",
+            "spine01",
+            "OSPF neighbors run without BFD (no bfd default): a silent link failure waits for the dead timer",
+        ),
+        (
+            "bgp: {spine_asn: 65200, leaf_asn_base: 65200, maximum_routes: 12000}",
+            "bgp: {spine_asn: 65200, leaf_asn_base: 65200, maximum_routes: 12000}\n    bfd: {enabled: false}",
+            "stor-spine01",
+            "eBGP peer group IPv4-UNDERLAY-PEERS runs without BFD: a silent link failure waits for the hold timer",
+        ),
+        (
+            "ospf: {process: 100, area: 0.0.0.0, max_lsa: 12000}",
+            "ospf: {process: 100, area: 0.0.0.0, max_lsa: 12000}\n    bfd: {interval_ms: 300, min_rx_ms: 400}",
+            "spine01",
+            "BFD 300 ms / 400 ms x 3 takes 1200 ms to declare a link dead: keep it under 1000 ms "
+            "(routing_profiles.<name>.bfd)",
+        ),
+    ],
+    ids=["ospf-without-bfd", "ebgp-without-bfd", "bfd-too-slow"],
+)
+def test_underlay_bfd_faults(
+    checks_intent_dir: Path, checks_edit: Editor, old: str, new: str, subject: str, expected: str
+) -> None:
+    """N3: a dead leaf-spine link must leave ECMP in under a second, on both underlays."""
+    checks_edit("fabric.yaml", old, new)
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"RTE004"}
+    messages = {f.subject: f.message for f in _of(findings, "RTE004")}
+    assert messages[subject] == expected
+
+
 def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
     """A passive or broadcast-type uplink forms no adjacency over a /31: ECMP loses a path."""
     intent, fabric = _resolved(checks_intent_dir)
@@ -584,6 +620,33 @@ def test_pfc_watchdog_off_on_the_ports(checks_intent_dir: Path, checks_edit: Edi
     assert _ids(findings) == {"QOS006"}
     assert len(_of(findings, "QOS006")) == 28
     assert _of(findings, "QOS006")[0].message.startswith("no PFC watchdog on 15 lossless port(s) (Ethernet1, ")
+
+
+def test_storm_control_off_on_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Without a broadcast cap a looping host floods its VLAN: every switch with servers is named."""
+    checks_edit("fabric.yaml", "cabling:\n", "storm_control: {broadcast: null}\ncabling:\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"STC001"}
+    subjects = {f.subject for f in _of(findings, "STC001")}
+    assert {"rack01-leaf-a", "rack01-stor-leaf-b", "rack01-mgmt"} <= subjects and "spine01" not in subjects
+    leaf = next(f for f in _of(findings, "STC001") if f.subject == "rack01-leaf-a")
+    assert leaf.message.startswith("9 server-facing port(s) without broadcast storm-control at or below 10% (")
+
+
+def test_storm_control_on_lacp_port_channels(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """With LACP bonds the cap sits on the server's port-channel: a level too high there is caught."""
+    checks_edit("fabric.yaml", "bonding: active-backup\n", "bonding: lacp\n")
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric = _interfaces_replaced(
+        fabric, "rack01-stor-leaf-b", {"Port-Channel3": {"storm_control": (("broadcast", "50"),)}}
+    )
+    findings = run_checks(intent, fabric)
+    assert [f.line() for f in _of(findings, "STC001")] == [
+        "error STC001 [C2] rack01-stor-leaf-b: 1 server-facing port(s) without broadcast storm-control at or below "
+        "10% (Port-Channel3): set storm_control.broadcast in fabric.yaml",
+        "error STC001 [C2] rack01-stor-leaf-b: 1 server-facing port(s) without multicast storm-control at or below "
+        "10% (Port-Channel3): set storm_control.multicast in fabric.yaml",
+    ]
 
 
 def test_watchdog_polling_too_slow(checks_intent_dir: Path, checks_edit: Editor) -> None:
