@@ -130,11 +130,98 @@ class Naming(IntentModel):
         return value
 
 
+VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+SecretName = Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+"""The NAME of a ``<secret:NAME>`` reference, resolved on the way to a device (never a value)."""
+
+
+class AccessRule(IntentModel):
+    """Who may reach one management service of the switches: an ACL of source prefixes."""
+
+    acl: ProfileName
+    # None: services.management_prefixes (gNMI adds services.collectors.gnmi).
+    prefixes: tuple[ipaddress.IPv4Network, ...] | None = None
+
+
+class Access(IntentModel):
+    """One ACL per management service (eAPI, SSH, gNMI), on every switch."""
+
+    eapi: AccessRule = AccessRule(acl="MGMT-EAPI")
+    ssh: AccessRule = AccessRule(acl="MGMT-SSH")
+    gnmi: AccessRule = AccessRule(acl="MGMT-GNMI")
+
+
+class Aaa(IntentModel):
+    """Remote AAA beside the local admin user: TACACS+ or RADIUS servers, one shared key."""
+
+    protocol: Literal["tacacs+", "radius"] = "tacacs+"
+    servers: tuple[ipaddress.IPv4Address, ...] = Field(min_length=1)
+    # The server key, type 7 as EOS stores it: written <secret:NAME>, resolved at deploy.
+    key: SecretName = "aaa_key"
+    group: ProfileName = "AAA-SERVERS"
+
+
+class Snmp(IntentModel):
+    """SNMPv3 with authentication and privacy (no community exists to leak); absent: no SNMP."""
+
+    user: Name
+    group: ProfileName = "NMS-RO"
+    view: ProfileName = "NMS-VIEW"
+    auth: Literal["sha", "sha256", "sha384", "sha512"] = "sha256"
+    priv: Literal["aes", "aes192", "aes256"] = "aes256"
+    # The passphrases: <secret:NAME> references resolved at deploy.
+    auth_secret: SecretName = "snmp_auth"
+    priv_secret: SecretName = "snmp_priv"
+    hosts: tuple[ipaddress.IPv4Address, ...] = ()
+
+
+class Collectors(IntentModel):
+    """Where telemetry goes: gNMI collectors subscribe to the switches, sFlow collectors receive samples."""
+
+    gnmi: tuple[ipaddress.IPv4Address, ...] = ()
+    sflow: tuple[ipaddress.IPv4Address, ...] = ()
+
+
+class Gnmi(IntentModel):
+    """The gNMI server of every switch (dial-in, TLS) and how the collector verifies it."""
+
+    port: int = Field(6030, ge=1, le=65535)
+    ssl_profile: ProfileName = "GNMI"
+    # Each switch's certificate and key, installed on its certificate: and sslkey: file systems.
+    certificate: str = "{hostname}.crt"
+    key: str = "{hostname}.key"
+    # The CA that signed them, where the collector reads it (gnmic tls-ca).
+    ca_file: str = "/etc/gnmic/fabric-ca.pem"
+    # Whether the collector skips verifying the switches' certificates (a lab shortcut, never production).
+    skip_verify: bool = False
+
+    @field_validator("certificate", "key")
+    @classmethod
+    def _per_switch(cls, value: str) -> str:
+        return format_template(value, {"hostname": "h"})
+
+
+class Sflow(IntentModel):
+    """sFlow from the leaves and spines to ``collectors.sflow`` (1 packet in ``sample_rate``)."""
+
+    # EOS takes a rate below 16384 only with "dangerous"; its default, 1048576, sees too little.
+    sample_rate: int = Field(16384, ge=16384, le=16777215)
+
+
 class Services(IntentModel):
     ntp: tuple[ipaddress.IPv4Address, ...] = ()
     dns: tuple[ipaddress.IPv4Address, ...] = ()
     syslog: tuple[ipaddress.IPv4Address, ...] = ()
     admin_user: Name = "admin"
+    # The sources (bastions, automation runners, collectors) eAPI, SSH and gNMI accept.
+    management_prefixes: tuple[ipaddress.IPv4Network, ...] = ()
+    access: Access = Access()
+    aaa: Aaa | None = None
+    snmp: Snmp | None = None
+    collectors: Collectors = Collectors()
+    gnmi: Gnmi = Gnmi()
+    sflow: Sflow = Sflow()
 
 
 class Mtu(IntentModel):
@@ -187,10 +274,6 @@ class ServerModel(IntentModel):
 
     def nics_on(self, network: NetworkName) -> tuple[Nic, ...]:
         return tuple(nic for nic in self.nics if nic.network == network)
-
-
-VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
-ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
 
 
 class Vlan(IntentModel):
@@ -412,6 +495,9 @@ class Management(IntentModel):
     pool: ipaddress.IPv4Network
     vlan_base: int = Field(2000, ge=2, le=3800)
     vlan_name: str = "MGMT_RACK{rack:02d}"
+    # The servers' management VLAN of each rack (their subnet is the upper half of the rack's /24).
+    server_vlan_base: int = Field(2500, ge=2, le=3800)
+    server_vlan_name: str = "SRV_MGMT_RACK{rack:02d}"
     switch_name: str = "rack{rack:02d}-mgmt"
     switch_model: str
     switch_uplink_port: int = Field(ge=1)
@@ -421,7 +507,7 @@ class Management(IntentModel):
     # The VRF of Management1 on the fabric switches (the management network itself routes in default).
     vrf: ProfileName = "MGMT"
 
-    @field_validator("vlan_name", "switch_name")
+    @field_validator("vlan_name", "switch_name", "server_vlan_name")
     @classmethod
     def _rack_names(cls, value: str) -> str:
         return format_template(value, {"rack": 1})

@@ -198,6 +198,7 @@ _mode(
     _c("management ssh", None, opens="mgmt-ssh"),
     _c("management console", None, opens="mgmt-console"),
     _c("management api gnmi", None, opens="mgmt-gnmi"),
+    _c("management security", None, opens="mgmt-security"),
     _c("mlag configuration", None, opens="mlag"),
     _c("qos profile <word>", None, opens="qos-profile"),
     _c("aaa group server ( tacacs+ | radius ) <word>", None, opens="aaa-group"),
@@ -303,6 +304,7 @@ _mode(
     _c("snmp-server contact <line>", 2),
     _c("snmp-server location <line>", 2),
     _c("snmp-server [ vrf <word> ] local-interface <ifname>", _key_upto("local-interface")),
+    _c("snmp-server vrf <word>", None),
     _c("snmp-server view <word> <word> ( included | excluded )", None),
     _c(
         "snmp-server group <word> ( v1 | v2c | v3 ) [ ( auth | noauth | priv ) ] [ read <word> ] "
@@ -606,9 +608,28 @@ _mode(
 _mode(
     "mgmt-transport",
     ("mgmt-gnmi",),
+    _c("ssl profile <word>", 2),
     _c("vrf <word>", 1),
     _c("port <int>", 1),
     _c("ip access-group <word>", 2),
+    _c("notification timestamp ( send-time | last-change-time )", 2),
+)
+_mode(
+    "mgmt-security",
+    ("config",),
+    _c("ssl profile <word>", None, opens="ssl-profile"),
+    _c("password minimum length <int>", 3),
+    _c("entropy source <line>", 2),
+)
+_mode(
+    "ssl-profile",
+    ("mgmt-security",),
+    _c("certificate <word> key <word>", 1),
+    _c("tls versions <line>", 2),
+    _c("cipher-list <line>", 1),
+    _c("trust certificate <word>", None),
+    _c("chain certificate <word>", None),
+    _c("crl <word>", None),
 )
 _mode("aaa-group", ("config",), _c("server ( <ip> | <word> ) [ vrf <word> ] [ port <int> ]", None))
 _mode(

@@ -9,7 +9,8 @@ Layout:
   ``!`` line between sections and around every block (a line that opens a
   mode), consecutive one-line commands of the same section together; inside
   a block, 3 spaces of indentation per level, ``!!`` mode comments first and
-  an indented ``!`` before every nested block;
+  an indented ``!`` before every nested block but one that opens its block (a real
+  capture prints ``management api gnmi`` then ``transport grpc def`` directly);
 * ``end``.
 
 As on EOS, ``neighbor X maximum-routes N`` is printed with a trailing space
@@ -123,6 +124,7 @@ SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("management-api", r"management api http-commands"),
     ("management-console", r"management console"),
     ("management-gnmi", r"management api gnmi"),
+    ("management-security", r"management security"),
     ("radius", r"radius-server "),
     ("tacacs", r"tacacs-server "),
     ("aaa-groups", r"aaa group server"),
@@ -319,12 +321,14 @@ def _block(node: ConfigLine, depth: int) -> list[str]:
     inner = "   " * (depth + 1)
     out += [inner + c for c in node.comments]
     hidden = hidden_in(node.text) if depth == 0 else frozenset()
+    printed = False
     for child in node.children:
         if child.text in hidden:
             continue
-        if child.mode:
+        if child.mode and printed:
             out.append(inner + "!")
         out += _block(child, depth + 1)
+        printed = True
     return out
 
 

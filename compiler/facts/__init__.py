@@ -20,7 +20,7 @@ Example:
     >>> facts = build_facts(load_intent(Path("intent")))
     >>> leaf = facts.device("rack01-leaf-a")
     >>> leaf.switch.role, leaf.loopback, leaf.management.address, len(leaf.ports)
-    ('leaf', '10.31.0.65', '172.16.1.3/24', 15)
+    ('leaf', '10.31.0.65', '172.16.1.3/25', 15)
     >>> facts.servers["rack05-gpu007"].compute_address
     '10.30.5.17/24'
 """

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
+from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +40,8 @@ class EosData(BaseModel):
     vlan_internal_range: tuple[int, int]
     admin_privilege: int = Field(ge=0, le=15)
     admin_role: str
+    gnmi_transport: str
+    gnmi_default_port: int = Field(ge=1, le=65535)
     spanning_tree_mode: Literal["mstp", "rstp", "rapid-pvst"]
     routed_spanning_tree_mode: Literal["none", "mstp"]
     default_dscp_to_tc: tuple[int, int, int, int, int, int, int, int]
@@ -224,6 +227,60 @@ def ecn_marking(min_kbytes: int, max_kbytes: int, max_mark_probability: int, wei
     )
 
 
+def acl_source(prefix: IPv4Network) -> str:
+    """A standard ACL's source as EOS prints it: ``host A.B.C.D`` for one address.
+
+    Example:
+        >>> acl_source(IPv4Network("172.20.0.40/32")), acl_source(IPv4Network("172.20.0.0/24"))
+        ('host 172.20.0.40', '172.20.0.0/24')
+    """
+    return f"host {prefix.network_address}" if prefix.prefixlen == 32 else str(prefix)
+
+
+def acl_source_prefix(source: str) -> IPv4Network | None:
+    """The prefix a standard ACL source names (``any`` is 0.0.0.0/0), or None when it is not one.
+
+    Example:
+        >>> acl_source_prefix("host 172.20.0.40"), acl_source_prefix("any"), acl_source_prefix("x")
+        (IPv4Network('172.20.0.40/32'), IPv4Network('0.0.0.0/0'), None)
+    """
+    words = source.split()
+    text = {"any": "0.0.0.0/0"}.get(source, words[1] + "/32" if words[:1] == ["host"] and len(words) == 2 else source)
+    try:
+        return IPv4Network(text)
+    except ValueError:
+        return None
+
+
+def aaa_server_keyword(protocol: str) -> str:
+    """The command that names a server of an AAA protocol.
+
+    Example:
+        >>> aaa_server_keyword("tacacs+"), aaa_server_keyword("radius")
+        ('tacacs-server', 'radius-server')
+    """
+    return {"tacacs+": "tacacs-server", "radius": "radius-server"}[protocol]
+
+
+def aaa_methods(protocol: str, group: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Method lists: the server group first, local accounts when no server answers.
+
+    TACACS+ also authorizes every command; RADIUS cannot, so only the exec session is.
+
+    Example:
+        >>> authentication, authorization, accounting = aaa_methods("radius", "AAA")
+        >>> authentication, authorization, accounting
+        (('login default group AAA local',), ('exec default group AAA local',), ('exec default start-stop group AAA',))
+    """
+    authentication = (f"login default group {group} local",)
+    authorization = [f"exec default group {group} local"]
+    accounting = [f"exec default start-stop group {group}"]
+    if protocol == "tacacs+":
+        authorization.append(f"commands all default group {group} local")
+        accounting.append(f"commands all default start-stop group {group}")
+    return authentication, tuple(authorization), tuple(accounting)
+
+
 STORM_CONTROL_KINDS = {"broadcast": "broadcast", "multicast": "multicast", "unknown_unicast": "unknown-unicast"}
 
 
@@ -234,9 +291,7 @@ def storm_control(levels: dict[str, float | None]) -> tuple[tuple[str, str], ...
         >>> storm_control({"broadcast": 1.0, "multicast": None, "unknown_unicast": 0.5})
         (('broadcast', '1'), ('unknown-unicast', '0.5'))
     """
-    return tuple(
-        (STORM_CONTROL_KINDS[kind], f"{level:g}") for kind, level in levels.items() if level is not None
-    )
+    return tuple((STORM_CONTROL_KINDS[kind], f"{level:g}") for kind, level in levels.items() if level is not None)
 
 
 def default_traffic_class(dscp: int) -> int:

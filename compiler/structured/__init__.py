@@ -16,12 +16,16 @@ Example:
 from __future__ import annotations
 
 from compiler.facts import DeviceFacts
-from compiler.structured import interfaces, qos, routing, switching, system
+from compiler.structured import interfaces, management, qos, routing, switching, system
 from compiler.structured.model import (
+    AaaConfig,
+    AclEntry,
     BgpNeighbor,
     BgpPeerGroup,
     DeviceConfig,
+    GnmiServer,
     Interface,
+    ManagementService,
     Mlag,
     PfcWatchdog,
     PrefixList,
@@ -34,7 +38,11 @@ from compiler.structured.model import (
     RouterBfd,
     RouterBgp,
     RouterOspf,
+    SflowConfig,
+    SnmpConfig,
     SpanningTree,
+    SslProfile,
+    StandardAcl,
     StaticRoute,
     User,
     VlanDef,
@@ -42,10 +50,14 @@ from compiler.structured.model import (
 )
 
 __all__ = [
+    "AaaConfig",
+    "AclEntry",
     "BgpNeighbor",
     "BgpPeerGroup",
     "DeviceConfig",
+    "GnmiServer",
     "Interface",
+    "ManagementService",
     "Mlag",
     "PfcWatchdog",
     "PrefixList",
@@ -58,7 +70,11 @@ __all__ = [
     "RouterBfd",
     "RouterBgp",
     "RouterOspf",
+    "SflowConfig",
+    "SnmpConfig",
     "SpanningTree",
+    "SslProfile",
+    "StandardAcl",
     "StaticRoute",
     "User",
     "VlanDef",
@@ -82,10 +98,16 @@ def structured_config(facts: DeviceFacts) -> DeviceConfig:
         logging_source=system.logging_source(facts),
         spanning_tree=switching.spanning_tree(facts),
         vlans=switching.vlans(facts),
+        sflow=management.sflow(facts),
+        snmp=management.snmp(facts),
         vrfs=(vrf,) if vrf else (),
-        management_api_vrf=vrf,
+        management_api=management.management_api(facts),
+        management_gnmi=management.management_gnmi(facts),
+        ssl_profiles=management.ssl_profiles(facts),
+        aaa=management.aaa(facts),
         interfaces=interfaces.interfaces(facts),
         virtual_router_mac=switching.virtual_router_mac(facts),
+        access_lists=management.access_lists(facts),
         ip_routing=system.routes_ip(facts),
         no_ip_routing_vrfs=(vrf,) if vrf else (),
         prefix_lists=routing.prefix_lists(facts),
@@ -97,6 +119,6 @@ def structured_config(facts: DeviceFacts) -> DeviceConfig:
         router_bfd=routing.router_bfd(facts),
         router_bgp=routing.router_bgp(facts),
         router_ospf=routing.router_ospf(facts),
-        management_ssh_vrf=vrf,
+        management_ssh=management.management_ssh(facts),
         extra_config=extra.rstrip("\n") if extra is not None else None,
     )

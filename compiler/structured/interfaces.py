@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.facts import DeviceFacts, UsedPort
+from compiler.facts.management import RackManagement
 from compiler.facts.servers import BOND_NAMES
 from compiler.platforms import eos
 from compiler.structured.model import Interface
@@ -185,9 +186,11 @@ def _access(name: str, description: str, vlan: int, storm: tuple[tuple[str, str]
     )
 
 
-def _trunk(name: str, description: str, mtu: int, vlan: int) -> Interface:
+def _trunk(name: str, description: str, mtu: int, rack: RackManagement) -> Interface:
+    """A trunk carrying a rack's two management VLANs (switches', servers')."""
+    allowed = eos.vlan_list((rack.vlan, rack.server_vlan))
     return Interface(
-        name, description=description, mtu=mtu, switchport_mode="trunk", switchport_trunk_allowed_vlan=str(vlan)
+        name, description=description, mtu=mtu, switchport_mode="trunk", switchport_trunk_allowed_vlan=allowed
     )
 
 
@@ -197,13 +200,13 @@ def _rack_switch(facts: DeviceFacts) -> Iterator[Interface]:
     for port in facts.ports:
         if port.kind == "server":
             description = describe.server_port.format(server=port.peer, nic=port.peer_port)
-            yield _access(port.name, description, rack.vlan, storm_control(facts))
+            yield _access(port.name, description, rack.server_vlan, storm_control(facts))
         elif port.kind == "management":
             description = describe.management_port.format(peer=port.peer, peer_port=port.peer_port)
             yield _access(port.name, description, rack.vlan)
         elif port.kind == "rack-uplink":
             description = describe.rack_uplink.format(peer=port.peer, peer_port=port.peer_port)
-            yield _trunk(port.name, description, facts.design.mtu.switch, rack.vlan)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack)
     yield Interface(eos.vlan_interface(rack.vlan), description=rack.vlan_name, ip_address=rack.switch_address)
 
 
@@ -213,10 +216,15 @@ def _core(facts: DeviceFacts) -> Iterator[Interface]:
     for port in facts.ports:
         if port.kind == "rack-downlink":
             description = describe.rack_downlink.format(peer=port.peer, peer_port=port.peer_port)
-            yield _trunk(port.name, description, facts.design.mtu.switch, rack_of[port.peer].vlan)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack_of[port.peer])
         elif port.kind == "upstream" and facts.upstream is not None:
             address = facts.upstream.address
             yield Interface(port.name, description=describe.upstream, routed=True, ip_address=address)
     for rack in facts.racks:
-        description = describe.rack_gateway.format(vlan=rack.vlan_name)
-        yield Interface(eos.vlan_interface(rack.vlan), description=description, ip_address=rack.gateway)
+        for vlan, name, gateway in (
+            (rack.vlan, rack.vlan_name, rack.gateway),
+            (rack.server_vlan, rack.server_vlan_name, rack.server_gateway),
+        ):
+            yield Interface(
+                eos.vlan_interface(vlan), description=describe.rack_gateway.format(vlan=name), ip_address=gateway
+            )

@@ -317,7 +317,7 @@ def test_upstream_inside_a_rack_subnet(checks_intent_dir: Path, checks_edit: Edi
     )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"ADR002", "ADR003"}
-    assert "overlaps the rack management subnet 172.16.5.0/24" in _of(findings, "ADR003")[0].message
+    assert "overlaps the rack management subnet 172.16.5.0/25" in _of(findings, "ADR003")[0].message
 
 
 def test_pool_exhausted(checks_intent_dir: Path, checks_edit: Editor) -> None:
@@ -647,6 +647,128 @@ def test_storm_control_on_lacp_port_channels(checks_intent_dir: Path, checks_edi
         "error STC001 [C2] rack01-stor-leaf-b: 1 server-facing port(s) without multicast storm-control at or below "
         "10% (Port-Channel3): set storm_control.multicast in fabric.yaml",
     ]
+
+
+def test_management_services_open_to_any_source(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Without management prefixes eAPI, SSH and gNMI have no ACL: every switch says so."""
+    checks_edit("fabric.yaml", "  management_prefixes: [172.20.0.0/24]\n", "")
+    checks_edit("fabric.yaml", "collectors: {gnmi: [172.20.0.40], ", "collectors: {")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"MGT001"}
+    assert len(_of(findings, "MGT001")) == 53
+    assert _of(findings, "MGT001")[0].message == (
+        "eAPI, SSH, gNMI accept any source: list the bastions, runners and collectors in services.management_prefixes"
+    )
+
+
+def test_management_acl_that_admits_the_servers(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Permitting the whole management pool lets every server's BMC network reach the switches."""
+    checks_edit("fabric.yaml", "management_prefixes: [172.20.0.0/24]", "management_prefixes: [172.16.0.0/16]")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"MGT001"}
+    messages = {f.message for f in _of(findings, "MGT001") if f.subject == "spine01"}
+    assert messages == {
+        f"{acl} permits 172.16.0.0/16, which holds the servers' management subnet of rack 1 and 13 more: "
+        "servers could reach it"
+        for acl in ("MGMT-EAPI", "MGMT-GNMI", "MGMT-SSH")
+    }
+
+
+def test_server_management_inside_the_switch_subnet(checks_intent_dir: Path) -> None:
+    """A server on the switches' management subnet reaches their management plane without the core."""
+    from compiler.facts import HostAddress
+
+    intent, fabric = _resolved(checks_intent_dir)
+    management = fabric.facts.management
+    servers = dict(management.servers)
+    servers["rack03-gpu004"] = HostAddress("172.16.3.25/25", "172.16.3.1")
+    facts = fabric.facts._replace(management=management._replace(servers=servers))
+    findings = run_checks(intent, _replaced(fabric, facts=facts))
+    assert [f.line() for f in _of(findings, "MGT002")] == [
+        "error MGT002 [C2] rack03-gpu004: management address 172.16.3.25/25 is inside the switches' "
+        "management subnet 172.16.3.0/25 of rack 3"
+    ]
+
+
+def test_servers_on_the_switch_management_vlan(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """The same VLAN for servers and switches is one broadcast domain again, whatever the subnets."""
+    checks_edit("fabric.yaml", "  vlan_base: 2000\n", "  vlan_base: 2000\n  server_vlan_base: 2000\n")
+    findings = _check(checks_intent_dir)
+    assert "MGT002" in _ids(findings)
+    assert _of(findings, "MGT002")[0].message == (
+        "servers and switches of rack 1 share management VLAN 2001: "
+        "set management.server_vlan_base apart from vlan_base"
+    )
+
+
+def test_secret_value_and_snmp_community_in_extra_config(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """extra_config can bring back a clear key and SNMPv2c: both are caught, the reference is not."""
+    checks_edit(
+        "fabric.yaml",
+        "extra_config: {}",
+        "extra_config:\n  spine02: |\n    tacacs-server host 172.20.0.32 key 7 0832585B1910010713\n"
+        "    snmp-server community public ro\n"
+        "  spine03: |\n    tacacs-server host 172.20.0.32 key 7 <secret:aaa_key>\n",
+    )
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"MGT003", "MGT004"}
+    assert [f.subject for f in findings if f.severity == "error"] == ["spine02", "spine02"]
+    assert _of(findings, "MGT003")[0].message == (
+        "extra_config holds 1 secret value(s) (tacacs-server): write <secret:NAME> and set FABRICOPS_SECRET_<NAME> "
+        "at deploy"
+    )
+
+
+def test_collector_that_skips_certificate_verification(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """skip-verify makes gNMI's TLS decorative: anyone on the path can pose as a switch."""
+    checks_edit("fabric.yaml", "collectors: {gnmi:", "gnmi: {skip_verify: true}\n  collectors: {gnmi:")
+    findings = _check(checks_intent_dir)
+    assert [f.line() for f in findings if f.severity == "error"] == [
+        "error TEL001 [O2] services.gnmi: gnmic.yaml skips certificate verification: set a CA file and skip_verify: false"
+    ]
+
+
+def test_gnmi_acl_that_shuts_out_the_collector(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """A gNMI ACL of its own that forgets the collector: every switch would refuse the subscription."""
+    checks_edit(
+        "fabric.yaml",
+        "  management_prefixes: [172.20.0.0/24]\n",
+        "  management_prefixes: [172.20.0.0/24]\n  access: {gnmi: {acl: MGMT-GNMI, prefixes: [172.20.0.0/28]}}\n",
+    )
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"TEL001"}
+    assert len(_of(findings, "TEL001")) == 53
+    assert {f.message for f in _of(findings, "TEL001")} == {"MGMT-GNMI does not admit the gNMI collector 172.20.0.40"}
+
+
+def test_gnmi_served_where_the_collector_does_not_dial(checks_intent_dir: Path) -> None:
+    """gNMI in the default VRF of a leaf whose management address lives in VRF MGMT: no session comes up."""
+    intent, fabric = _resolved(checks_intent_dir)
+    gnmi = fabric.devices["rack04-leaf-b"].config.management_gnmi
+    assert gnmi is not None
+    fabric = _config_replaced(fabric, "rack04-leaf-b", management_gnmi=gnmi._replace(vrf=None, port=6031))
+    findings = run_checks(intent, fabric)
+    assert [f.line() for f in findings if f.severity == "error"] == [
+        "error TEL001 [O2] rack04-leaf-b: gNMI serves VRF default, but the address the collector dials is in MGMT",
+        "error TEL001 [O2] rack04-leaf-b: gNMI serves port 6031, the collector dials 6030",
+    ]
+
+
+def test_alert_querying_a_label_the_collector_does_not_produce(
+    checks_intent_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Subscribed without its keys the QoS path has no interface label: the ECN alert could never fire."""
+    from compiler.artifacts import monitoring
+
+    keyless = "/qos/interfaces/interface/output/queues/queue/state/ecn-marked-pkts"
+    monkeypatch.setitem(monitoring.METRICS, "ecn_marked", keyless)
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"TEL002"}
+    metric = "gnmic_qos_interfaces_interface_output_queues_queue_state_ecn_marked_pkts"
+    assert {f.message for f in _of(findings, "TEL002") if "leaf-a" in f.subject} == {
+        f"EcnMarksHigh: {metric} has no label interface_interface_id",
+        f"EcnMarksHigh: {metric} has no label queue_name",
+    }
 
 
 def test_watchdog_polling_too_slow(checks_intent_dir: Path, checks_edit: Editor) -> None:

@@ -49,7 +49,7 @@ def test_loopbacks_svis_and_server_addresses(fabric: ResolvedFabric) -> None:
     server = fabric.servers["rack05-gpu007"]
     assert server.compute_address == "10.30.5.17/24"
     assert server.compute_gateway == "10.30.5.1"
-    assert server.mgmt_address == "172.16.5.27/24"
+    assert server.mgmt_address == "172.16.5.136/25"
     nic_ports = {(n.switch, n.switch_port) for n in server.nics}
     assert ("rack05-leaf-a", "Ethernet7") in nic_ports and ("rack05-leaf-b", "Ethernet7") in nic_ports
 
@@ -98,4 +98,4 @@ def test_every_fabric_switch_keeps_its_management_interface(fabric: ResolvedFabr
     for device in fabric.devices.values():
         if device.role in {"leaf", "spine"}:
             mgmt = iface(fabric, device.name, "Management1")
-            assert mgmt.vrf == "MGMT" and mgmt.ip_address == f"{device.mgmt_address}/24"
+            assert mgmt.vrf == "MGMT" and mgmt.ip_address == f"{device.mgmt_address}/25"

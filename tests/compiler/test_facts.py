@@ -45,7 +45,7 @@ def test_each_builder_runs_alone_on_what_it_depends_on(intent: Intent) -> None:
     assert len(topology.switches) == 53
     assert len(attachments.nics) == 112 + 2 * 108 + 2 * 112
     assert addressing.loopbacks["spine03"] == "10.31.0.3"
-    assert management.racks[13].switch_address == "172.16.13.2/24"
+    assert management.racks[13].switch_address == "172.16.13.2/25"
     assert len(cabling.cables) == 748
     assert routing.switches["spine01"].protocol == "ospf"
     assert set(qos.fabrics) == {"compute"}

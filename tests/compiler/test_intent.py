@@ -40,7 +40,7 @@ BAD_INPUTS = [
         "  domain: cluster.example.net\n  colour: blue\n",
         "fabric.yaml:6: site.colour: unknown key",
     ),
-    ("fabric.yaml", "  host: 9000\n", "  host: jumbo\n", "fabric.yaml:19: mtu.host: Input should be a valid integer"),
+    ("fabric.yaml", "  host: 9000\n", "  host: jumbo\n", "fabric.yaml:26: mtu.host: Input should be a valid integer"),
     ("fabric.yaml", "    power_w: 1100\n", "", "switch_models.leaf-48x100g-8x400g.power_w: required key is missing"),
     ("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 10.30.0.0/33", "fabrics.compute.pools.hosts"),
     (

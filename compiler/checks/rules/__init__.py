@@ -12,6 +12,8 @@ Module                 Rules
 ``references``         REF001 REF002 REF003 RES001
 ``power``              PWR001 PWR002 PWR003 PWR004 CAB001
 ``edge``               STC001
+``management``         MGT001 MGT002 MGT003 MGT004
+``telemetry``          TEL001 TEL002
 =====================  ==============================================================
 
 ``docs/checks.md`` is the table of every rule for users.
@@ -19,6 +21,30 @@ Module                 Rules
 
 from __future__ import annotations
 
-from compiler.checks.rules import addressing, edge, mlag, ports, power, qos, references, routing, topology
+from compiler.checks.rules import (
+    addressing,
+    edge,
+    management,
+    mlag,
+    ports,
+    power,
+    qos,
+    references,
+    routing,
+    telemetry,
+    topology,
+)
 
-__all__ = ["addressing", "edge", "mlag", "ports", "power", "qos", "references", "routing", "topology"]
+__all__ = [
+    "addressing",
+    "edge",
+    "management",
+    "mlag",
+    "ports",
+    "power",
+    "qos",
+    "references",
+    "routing",
+    "telemetry",
+    "topology",
+]

@@ -18,7 +18,7 @@ ip -brief address show dev bond1 | grep -qw "10.40.2.40/24" || fail "bond1 lacks
 [ "$(cat /sys/class/net/enp66s0f0/mtu)" = "9000" ] || fail "enp66s0f0 MTU is not 9000"
 [ "$(cat /sys/class/net/enp66s0f1/mtu)" = "9000" ] || fail "enp66s0f1 MTU is not 9000"
 [ "$(cat /sys/class/net/eno1/mtu)" = "1500" ] || fail "eno1 MTU is not 1500"
-ip -brief address show dev eno1 | grep -qw "172.16.7.28/24" || fail "eno1 lacks 172.16.7.28/24"
+ip -brief address show dev eno1 | grep -qw "172.16.7.137/25" || fail "eno1 lacks 172.16.7.137/25"
 rdma link show | grep -q "netdev enp65s0f0" || fail "enp65s0f0 has no RDMA link (RoCE off or mlx5_ib not loaded)"
 mlnx_qos -i enp65s0f0 | grep -q "trust state: dscp" || fail "enp65s0f0 does not trust DSCP"
 ethtool -k enp65s0f0 | grep -q "^large-receive-offload: off" || fail "enp65s0f0 large-receive-offload is on"
@@ -29,7 +29,7 @@ ethtool -k enp193s0f0 | grep -q "^large-receive-offload: off" || fail "enp193s0f
 ethtool -k enp193s0f0 | grep -q "^generic-receive-offload: off" || fail "enp193s0f0 generic-receive-offload is on"
 ping -c 3 -W 1 -M do -s 8972 10.30.7.1 > /dev/null || fail "no 9000-byte path to 10.30.7.1 (compute gateway via bond0)"
 ping -c 3 -W 1 -M do -s 8972 10.40.2.1 > /dev/null || fail "no 9000-byte path to 10.40.2.1 (storage gateway via bond1)"
-ping -c 3 -W 1 -M do -s 1472 172.16.7.1 > /dev/null || fail "no 1500-byte path to 172.16.7.1 (management gateway via eno1)"
+ping -c 3 -W 1 -M do -s 1472 172.16.7.129 > /dev/null || fail "no 1500-byte path to 172.16.7.129 (management gateway via eno1)"
 findmnt /mnt/datasets > /dev/null || fail "/mnt/datasets is not mounted"
 findmnt /lustre/scratch > /dev/null || fail "/lustre/scratch is not mounted"
 
