@@ -226,8 +226,15 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     root = Node("")
     stack: list[tuple[int, Node]] = [(-1, root)]
     volatile = _alternation(rules.volatile)
+    heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
+        if heredoc is not None:  # free text up to EOF (NAPALM sends it without indentation)
+            if line == "EOF":
+                heredoc = None
+            elif line.strip():
+                heredoc.children.setdefault(line.strip(), Node(line.strip(), line))
+            continue
         if volatile.match(line):
             continue
         indent = len(line) - len(line.lstrip(" "))
@@ -237,6 +244,8 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
         masked, secret = _mask(stripped, rules, fingerprint)
         node = stack[-1][1].add(Node(masked, stripped, secret), rules)
         stack.append((indent, node))
+        if indent == 0 and any(rx.match(stripped) for rx in rules.heredocs):
+            heredoc = node
     return root
 
 
@@ -250,26 +259,18 @@ def normalise(tree: Node, rules: PlatformRules) -> Node:
         >>> normalise(parse(text, eos), eos).body(eos)
         ['hostname a']
     """
-    _normalise(tree, None, rules)
+    _normalise(tree, (), rules)
     return tree
 
 
-def _normalise(node: Node, header: str | None, rules: PlatformRules) -> None:
+def _normalise(node: Node, path: tuple[str, ...], rules: PlatformRules) -> None:
     for text, child in list(node.children.items()):
         if child.children:
-            _normalise(child, text, rules)
+            _normalise(child, (*path, text), rules)
             if child.children:
                 continue
-        if any(_is_default(d.section, d.line, header, text) for d in rules.default_lines) or (
-            header is None and _empty_default(text, rules)
-        ):
+        if any(d.matches(path, text) for d in rules.default_lines) or (not path and _empty_default(text, rules)):
             del node.children[text]
-
-
-def _is_default(section: re.Pattern[str] | None, line: re.Pattern[str], header: str | None, text: str) -> bool:
-    if section is None:
-        return header is None and line.match(text) is not None
-    return header is not None and section.match(header) is not None and line.match(text) is not None
 
 
 def _with_empty_defaults(expected: Node, actual: Node, rules: PlatformRules) -> tuple[Node, Node]:

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.configtree import Change, Node, diff, normalise, parse, remediation, unverified_secrets
 from core.platforms import PlatformRules, get_rules
+from core.platforms.versions import version_from_header
 from core.secrets import PLACEHOLDER, fingerprint, redact
 
 __all__ = ["Comparison", "compare_config"]
@@ -59,9 +61,16 @@ def compare_config(
     values: Mapping[str, str],
     key: bytes,
     platform: str = "eos",
+    version: str | None = None,
+    table: Path | None = None,
 ) -> Comparison:
-    """Compare ``generated`` (git, with placeholders) with ``running`` (the device's text)."""
-    rules = get_rules(platform)
+    """Compare ``generated`` (git, with placeholders) with ``running`` (the device's text).
+
+    The device's default lines are those of its release: ``version`` (from ``show version``),
+    else the one its running config's ``! device:`` header names; ``table`` is a repository's
+    own defaults table (``platforms/eos.yaml``), added to the built-in one.
+    """
+    rules = get_rules(platform, version or version_from_header(running), table)
 
     def expected_fp(secret: str) -> str | None:
         match = PLACEHOLDER.fullmatch(secret)

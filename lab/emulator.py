@@ -19,7 +19,7 @@ from typing import Any
 from lab.configtree import load_text
 from lab.device import EmulatedDevice
 from lab.hashing import sha512_crypt
-from lab.printer import DEFAULT_MODEL
+from lab.printer import DEFAULT_MODEL, EOS_VERSION
 from lab.server import EapiServer
 from lab.state import device_state, read_state, write_json_atomic
 from lab.topology import Fabric, Link
@@ -33,6 +33,8 @@ class DeviceSpec:
     config: str | None
     model: str = DEFAULT_MODEL
     ethernet_ports: int = 64
+    #: The EOS release it runs: ``show version`` and the lines the release prints by itself.
+    eos_version: str = EOS_VERSION
 
 
 class LabError(Exception):
@@ -99,6 +101,7 @@ class Lab:
                 spec.name,
                 model=spec.model,
                 ethernet_ports=spec.ethernet_ports,
+                version=spec.eos_version,
                 lock=self.lock,
                 on_change=self._changed,
             )

@@ -81,6 +81,7 @@ def up(
     empty: bool = False,
     devices: list[str] | None = None,
     fresh: bool = False,
+    eos_version: str | None = None,
     timeout: float = 180.0,
 ) -> dict[str, Any]:
     """Start the background lab and wait until every device listens."""
@@ -100,6 +101,8 @@ def up(
         cmd.append("--empty")
     for name in devices or []:
         cmd += ["--device", name]
+    if eos_version:
+        cmd += ["--eos-version", eos_version]
     env = dict(os.environ)
     env[ENV_PASSWORD] = secrets.token_urlsafe(18)
     env[ENV_TOKEN] = secrets.token_urlsafe(24)

@@ -29,12 +29,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--empty", action="store_true")
     parser.add_argument("--device", action="append", default=[])
     parser.add_argument("--username", default="admin")
+    parser.add_argument("--eos-version")
     args = parser.parse_args(argv)
 
     password = os.environ.pop(ENV_PASSWORD, "admin")
     token = os.environ.pop(ENV_TOKEN, "")
     snapshot = open_snapshot(args.root, args.ref)
-    specs, links = specs_from_snapshot(snapshot, empty=args.empty, only=set(args.device) or None, lab_password=password)
+    specs, links = specs_from_snapshot(
+        snapshot, empty=args.empty, only=set(args.device) or None, lab_password=password, eos_version=args.eos_version
+    )
     if not specs:
         print("no devices: generated/ has no configs or inventory (run 'fabricops compile')")
         return 2

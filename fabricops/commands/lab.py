@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -49,19 +50,40 @@ def lab_group() -> None:
     """
 
 
+def _eos_version(value: str | None) -> str | None:
+    """An EOS release as ``show version`` gives it (NAPALM refuses other forms)."""
+    if value is not None and not re.fullmatch(r"\d+\.\d+\.\d+[A-Z]*", value):
+        raise click.BadParameter(f"{value!r}: give a release such as 4.33.0F")
+    return value
+
+
 @lab_group.command("up")
 @root_option
 @click.option("--ref", default=None, help="Git ref of generated/ to serve (default: the work tree).")
 @click.option("--empty", is_flag=True, help="Start every switch at factory default.")
 @click.option("--devices", "devices", multiple=True, help="Only these devices (repeat or comma-separate).")
 @click.option("--fresh", is_flag=True, help="Ignore the state saved in .lab/state by an earlier lab.")
-def up_cmd(root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool) -> None:
-    """Start one background process serving every switch; writes .lab/lab.json."""
+@click.option(
+    "--eos-version",
+    default=None,
+    callback=lambda _ctx, _param, value: _eos_version(value),
+    help="Run every switch as this EOS release (e.g. 4.33.0F): show version and its default lines.",
+)
+def up_cmd(
+    root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool, eos_version: str | None
+) -> None:
+    """Start one background process serving every switch; writes .lab/lab.json.
+
+    \b
+    Examples:
+      fabricops lab up --empty
+      fabricops lab up --eos-version 4.33.0F    # switches print what 4.33 prints by itself
+    """
     from lab import process
 
     root = root or repo_root()
     names = [n for d in devices for n in d.split(",") if n]
-    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh)
+    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh, eos_version=eos_version)
     click.echo(
         f"lab up: {len(info['devices'])} devices on 127.0.0.1 (pid {info['pid']}); "
         f"endpoints in {process.info_path(root)}"
