@@ -30,15 +30,16 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from core.configtree import Change, Node, diff, normalise, parse, remediation, unverified_secrets
+from core.errors import FabricopsError
 from core.platforms import PlatformRules, get_rules
 from core.platforms.versions import version_from_header
-from core.secrets import PLACEHOLDER, fingerprint, redact
+from core.secrets import PLACEHOLDER, fingerprint, load_values, placeholders, redact, run_key
 
-__all__ = ["Comparison", "compare_config"]
+__all__ = ["Comparison", "FileComparison", "compare_config", "compare_files"]
 
 NOT_SET = "secret not compared (not set)"
 
@@ -91,3 +92,57 @@ def _safe_remediation(want: Node, have: Node, rules: PlatformRules, key: bytes) 
     # Lines from the device side may carry its secret (a negated 'snmp-server user ...'):
     # only keyed fingerprints leave this module.
     return tuple(redact("\n".join(lines), key).split("\n")) if lines else ()
+
+
+@dataclass(frozen=True)
+class FileComparison:
+    """``fabricops drift --compare``: two config files compared offline, as the audit compares."""
+
+    intended: str
+    live: str
+    #: The release whose default lines were dropped (``None``: unknown, only those of every release).
+    version: str | None
+    comparison: Comparison
+
+    def text(self) -> str:
+        """One line per change, then a summary (no secret value: they are masked)."""
+        release = f"EOS {self.version}" if self.version else "an unknown EOS release (--eos-version to name one)"
+        lines = [f"compare {self.intended} (intended) with {self.live} (live) as {release}"]
+        lines += [f"  {change}" for change in self.comparison.changes]
+        lines += [f"  note: {note}" for note in self.comparison.notes]
+        count = len(self.comparison.changes)
+        lines.append(f"{count} change(s)" if count else "in sync")
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "intended": self.intended,
+            "live": self.live,
+            "eos_version": self.version,
+            "changes": [asdict(change) for change in self.comparison.changes],
+            "notes": list(self.comparison.notes),
+            "remediation": list(self.comparison.remediation),
+        }
+
+
+def compare_files(
+    intended: Path, live: Path, *, version: str | None = None, table: Path | None = None
+) -> FileComparison:
+    """Compare two config files offline: ``intended`` (e.g. ``generated/configs/X.cfg``) and
+    ``live`` (a device's ``show running-config``).
+
+    The release is ``version``, else the one the ``! device:`` header of ``live`` (then of
+    ``intended``) names. Placeholders ``<secret:NAME>`` are compared when their value is in the
+    environment or the secrets file, else noted as not compared.
+    """
+    texts = {}
+    for path in (intended, live):
+        try:
+            texts[path] = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FabricopsError(f"{path}: cannot read it as a config file: {exc}") from None
+    want, have = texts[intended], texts[live]
+    version = version or version_from_header(have) or version_from_header(want)
+    values = load_values(placeholders(want))
+    comparison = compare_config(want, have, values=values, key=run_key(), version=version, table=table)
+    return FileComparison(str(intended), str(live), version, comparison)
