@@ -5,7 +5,11 @@ device; it writes ``.lab/lab.json`` in the repository root once all devices
 listen::
 
     {"pid": 1234, "username": "admin", "password": "...", "control": {"port": N, "token": "..."},
-     "ref": "WORKTREE", "devices": {"leaf1": {"host": "127.0.0.1", "port": 40001}, ...}}
+     "ref": "WORKTREE", "tls_certificate": ".lab/tls-certificate.pem",
+     "devices": {"leaf1": {"host": "127.0.0.1", "port": 40001, "https_port": 40002}, ...}}
+
+``port`` serves eAPI over HTTP, ``https_port`` over HTTPS with the lab's self-signed
+certificate (EOS's default transport, which deploy and drift use).
 
 Deploy and drift read it to reach the lab. Device state is kept in
 ``.lab/state/<device>.json``; an ``up`` after a ``down`` resumes from it
@@ -30,6 +34,8 @@ from lab import control
 
 LAB_DIR = ".lab"
 INFO_FILE = "lab.json"
+#: The lab's self-signed HTTPS certificate (public), for a client that verifies it.
+CERT_FILE = "tls-certificate.pem"
 LOG_FILE = "lab.log"
 ENV_PASSWORD = "FABRICOPS_LAB_PASSWORD"
 ENV_TOKEN = "FABRICOPS_LAB_TOKEN"

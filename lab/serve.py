@@ -13,11 +13,12 @@ import os
 import signal
 import threading
 from pathlib import Path
+from typing import Any
 
 from core.generated import open_snapshot
 from lab.emulator import Lab
 from lab.fromgenerated import specs_from_snapshot
-from lab.process import ENV_PASSWORD, ENV_TOKEN, INFO_FILE
+from lab.process import CERT_FILE, ENV_PASSWORD, ENV_TOKEN, INFO_FILE
 from lab.state import write_json_atomic
 
 
@@ -47,14 +48,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {error}", flush=True)
     lab.start(control_token=token)
     assert lab.server is not None
-    info = {
+    info: dict[str, Any] = {
         "pid": os.getpid(),
         "username": args.username,
         "password": password,
         "ref": snapshot.ref,
         "control": {"host": "127.0.0.1", "port": lab.server.control_port, "token": token},
         "devices": {n: {"host": h, "port": p} for n, (h, p) in lab.endpoints().items()},
+        "tls_certificate": str(args.root / ".lab" / CERT_FILE),
     }
+    for name, (_, port) in lab.endpoints(https=True).items():
+        info["devices"][name]["https_port"] = port
+    (args.root / ".lab" / CERT_FILE).write_bytes(lab.tls_certificate)
     info_file = args.root / ".lab" / INFO_FILE
     write_json_atomic(info_file, info)
     os.chmod(info_file, 0o600)
