@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.masking import secret_spans
 from core.platforms import PlatformRules
 
 __all__ = [
@@ -205,13 +206,17 @@ def negate(text: str, rules: PlatformRules) -> str:
 
 
 def _mask(line: str, rules: PlatformRules, fingerprint: Fingerprinter | None) -> tuple[str, str | None]:
-    match = rules.secret_line.match(line)
-    if match is None:
+    """The line with each secret as ``<secret>``, and their keyed fingerprint ("" if one is unknown)."""
+    spans = secret_spans(line, rules.secrets)
+    if not spans:
         return line, None
-    text = f"{match.group(1)} {SECRET_MASK}{match.group(3)}"
+    text = line
+    for start, end in reversed(spans):
+        text = text[:start] + SECRET_MASK + text[end:]
     if fingerprint is None:
         return text, ""
-    return text, fingerprint(match.group(2)) or ""
+    prints = [fingerprint(line[start:end]) for start, end in spans]
+    return text, "" if any(p is None for p in prints) else "-".join(p for p in prints if p)
 
 
 def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = None) -> Node:

@@ -6,7 +6,7 @@ device prints as defaults, then diff per section path.
 
 Secrets. ``generated/`` holds ``<secret:NAME>``; the device prints the stored form (a
 ``$6$`` sha512-crypt string for ``username ... secret``). Each side's secret is replaced by a
-keyed fingerprint (``core.secrets.fingerprint`` under a key that lives for one run), so the
+keyed hash (``core.masking.keyed_hash`` under a key that lives for one run), so the
 tree, the diff and the report never hold a value. When the value behind a placeholder is known
 (``--lab`` always; otherwise the environment or the secrets file), the fingerprints are
 compared and a difference is a change of kind ``secret``. A crypt string re-hashed with another
@@ -35,9 +35,10 @@ from pathlib import Path
 
 from core.configtree import Change, Node, diff, normalise, parse, remediation, unverified_secrets
 from core.errors import FabricopsError
+from core.masking import keyed_hash, mask
 from core.platforms import PlatformRules, get_rules
 from core.platforms.versions import version_from_header
-from core.secrets import PLACEHOLDER, fingerprint, load_values, placeholders, redact, run_key
+from core.secrets import PLACEHOLDER, load_values, placeholders, run_key
 
 __all__ = ["Comparison", "FileComparison", "compare_config", "compare_files"]
 
@@ -76,22 +77,24 @@ def compare_config(
     def expected_fp(secret: str) -> str | None:
         match = PLACEHOLDER.fullmatch(secret)
         if match is None:
-            return fingerprint(secret, key)
+            return keyed_hash(secret, key)
         value = values.get(match.group(1))
-        return None if value is None else fingerprint(value, key)
+        return None if value is None else keyed_hash(value, key)
 
     want = normalise(parse(generated, rules, expected_fp), rules)
-    have = normalise(parse(running, rules, lambda secret: fingerprint(secret, key)), rules)
+    have = normalise(parse(running, rules, lambda secret: keyed_hash(secret, key)), rules)
     changes = tuple(diff(want, have, rules))
     notes = tuple(f"{' > '.join((*path, line))}: {NOT_SET}" for path, line in unverified_secrets(want, have))
-    return Comparison(changes, notes, _safe_remediation(want, have, rules, key))
+    return Comparison(changes, notes, _safe_remediation(want, have, rules, key, values))
 
 
-def _safe_remediation(want: Node, have: Node, rules: PlatformRules, key: bytes) -> tuple[str, ...]:
+def _safe_remediation(
+    want: Node, have: Node, rules: PlatformRules, key: bytes, values: Mapping[str, str]
+) -> tuple[str, ...]:
     lines = remediation(want, have, rules)
     # Lines from the device side may carry its secret (a negated 'snmp-server user ...'):
-    # only keyed fingerprints leave this module.
-    return tuple(redact("\n".join(lines), key).split("\n")) if lines else ()
+    # only placeholders and keyed hashes leave this module.
+    return tuple(mask("\n".join(lines), key, values).split("\n")) if lines else ()
 
 
 @dataclass(frozen=True)

@@ -391,6 +391,11 @@ _mode(
     _c("ip ospf cost <int>", 3),
     _c("ip ospf neighbor bfd", 3, neg="store"),
     _c("ip ospf authentication [ <line> ]", 3),
+    _c("ip ospf authentication-key [ ( 0 | 7 | 8a ) ] <word>", 3, canon=_type7("authentication-key")),
+    _c(
+        "ip ospf message-digest-key <int> ( md5 | sha1 | sha256 | sha384 | sha512 ) [ ( 0 | 7 | 8a ) ] <word>",
+        4,
+    ),
     _c("ip helper-address <ip> [ <line> ]", None),
     _c("arp aging timeout <int>", 3),
     _QOS_TRUST,

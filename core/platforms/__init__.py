@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.errors import FabricopsError
+from core.masking import SecretRule
 
 __all__ = ["DefaultLine", "PlatformRules", "get_rules"]
 
@@ -60,8 +61,8 @@ class PlatformRules:
     indent: int
     #: Lines masked before comparing (headers, comments, ``end``), matched after ``rstrip``.
     volatile: tuple[re.Pattern[str], ...]
-    #: Lines that carry a secret: group 1 is everything before it, group 2 the secret, group 3 the rest.
-    secret_line: re.Pattern[str]
+    #: Where lines carry a secret (:data:`core.masking.SECRET_RULES` for EOS).
+    secrets: tuple[SecretRule, ...]
     #: Lines a device prints although nobody configured them, or hides although configured.
     default_lines: tuple[DefaultLine, ...]
     #: Section headers whose *empty* block is a default (unconfigured physical ports).

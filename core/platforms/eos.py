@@ -12,7 +12,7 @@ comment (``!`` and ``!!``), ``end``, empty lines and trailing whitespace (EOS pr
 Examples:
     >>> EOS.name, EOS.indent
     ('eos', 3)
-    >>> bool(EOS.secret_line.match("username admin privilege 15 role network-admin secret sha512 $6$a$b"))
+    >>> len(EOS.secrets) > 10
     True
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
+from core.masking import SECRET_RULES
 from core.platforms import PlatformRules
-from core.secrets import SECRET_LINE
 
 
 def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
@@ -32,7 +32,7 @@ EOS = PlatformRules(
     name="eos",
     indent=3,
     volatile=_rx(r"\s*!", r"end$", r"\s*$"),
-    secret_line=SECRET_LINE,
+    secrets=SECRET_RULES,
     default_lines=(),  # per release: core/platforms/eos.yaml
     empty_sections=(),
     idempotent=_rx(
