@@ -1,15 +1,14 @@
 """Config text as a tree of sections, compared by meaning under per-platform rules.
 
-Why a small tree of our own rather than hier_config or deepdiff: hier_config 3.x (checked on
-the generated configs: it parses ``interface X`` > ``uc-tx-queue 3`` > ``random-detect ecn
-count`` correctly and its EOS remediation is sound) answers "which commands fix this", but a
-drift audit must also say *what kind* of difference each one is (a changed value, a secret
-whose keyed fingerprint differs, a reordered sequence) and must drop the lines a device adds
-as defaults and compare secrets without holding their values in the tree. Those are a few
-dozen lines on a plain tree, driven by the same rule data (:mod:`core.platforms`) that
-remediation reads; deepdiff compares generic objects and knows nothing of sections or
-negation. hier_config stays in the test suite as an independent oracle: the remediation this
-module computes, applied by hier_config's own ``future()``, must give the intended config.
+Why a small tree of our own rather than hier_config or deepdiff (measured in
+``bench/configtree.py``): hier_config 3.7 parses as fast and as completely and answers "which
+commands fix this", but a drift audit must also say *what kind* of difference each one is (a
+changed value, a secret whose keyed hash differs, a reordered sequence), drop the lines a
+device's release prints by itself, and compare secrets without holding their values; and
+hier_config's ``future()`` keeps the old value of an EOS single-valued command where the switch
+replaces it. Those are a few dozen lines on a plain tree, driven by the same rule data
+(:mod:`core.platforms`) that remediation reads; deepdiff compares generic objects and knows
+nothing of sections or negation.
 
 The model:
 
