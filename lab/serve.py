@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from core.errors import FabricopsError
 from core.generated import open_snapshot
 from lab.emulator import Lab
 from lab.fromgenerated import specs_from_snapshot
@@ -29,16 +30,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ref")
     parser.add_argument("--empty", action="store_true")
     parser.add_argument("--device", action="append", default=[])
+    parser.add_argument("--model", action="append", default=[], help="DEVICE=MODEL: start DEVICE as MODEL")
     parser.add_argument("--username", default="admin")
     parser.add_argument("--eos-version")
     args = parser.parse_args(argv)
 
     password = os.environ.pop(ENV_PASSWORD, "admin")
     token = os.environ.pop(ENV_TOKEN, "")
-    snapshot = open_snapshot(args.root, args.ref)
-    specs, links = specs_from_snapshot(
-        snapshot, empty=args.empty, only=set(args.device) or None, lab_password=password, eos_version=args.eos_version
-    )
+    models = dict(item.split("=", 1) for item in args.model)
+    try:
+        snapshot = open_snapshot(args.root, args.ref)
+        only = set(args.device) or None
+        specs, links = specs_from_snapshot(
+            snapshot,
+            empty=args.empty,
+            only=only,
+            lab_password=password,
+            models=models,
+            eos_version=args.eos_version,
+        )
+    except FabricopsError as exc:
+        print(exc.message, flush=True)
+        return 1
     if not specs:
         print("no devices: generated/ has no configs or inventory (run 'fabricops compile')")
         return 2

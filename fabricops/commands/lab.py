@@ -64,30 +64,65 @@ def _eos_version(value: str | None) -> str | None:
 @click.option("--devices", "devices", multiple=True, help="Only these devices (repeat or comma-separate).")
 @click.option("--fresh", is_flag=True, help="Ignore the state saved in .lab/state by an earlier lab.")
 @click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="DEVICE=MODEL",
+    help="Start DEVICE as this catalog model instead of the one generated/ names (repeat).",
+)
+@click.option(
     "--eos-version",
     default=None,
     callback=lambda _ctx, _param, value: _eos_version(value),
     help="Run every switch as this EOS release (e.g. 4.33.0F): show version and its default lines.",
 )
 def up_cmd(
-    root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool, eos_version: str | None
+    root: Path | None,
+    ref: str | None,
+    empty: bool,
+    devices: tuple[str, ...],
+    fresh: bool,
+    models: tuple[str, ...],
+    eos_version: str | None,
 ) -> None:
     """Start one background process serving every switch; writes .lab/lab.json.
+
+    Each switch is the model generated/inventory/hosts.yaml names: a catalog model
+    (docs/hardware.md) has exactly that model's ports and refuses a port it lacks. Each runs an
+    EOS release (default 4.31.2F) and prints what that release prints by itself.
 
     \b
     Examples:
       fabricops lab up --empty
+      fabricops lab up --model rack01-leaf-a=DCS-7050SX3-48YC8   # the wrong switch in the rack
       fabricops lab up --eos-version 4.33.0F    # switches print what 4.33 prints by itself
     """
     from lab import process
 
     root = root or repo_root()
     names = [n for d in devices for n in d.split(",") if n]
-    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh, eos_version=eos_version)
+    info = process.up(
+        root, ref=ref, empty=empty, devices=names or None, fresh=fresh, models=_models(models), eos_version=eos_version
+    )
     click.echo(
         f"lab up: {len(info['devices'])} devices on 127.0.0.1 (pid {info['pid']}); "
         f"endpoints in {process.info_path(root)}"
     )
+
+
+def _models(values: tuple[str, ...]) -> dict[str, str]:
+    """``DEVICE=MODEL`` options, each model checked against the catalog."""
+    from core.hardware import model
+
+    chosen = {}
+    for value in values:
+        device, sep, name = value.partition("=")
+        if not sep or not device or not name:
+            example = "e.g. rack01-mgmt=DCS-7010TX-48"
+            raise click.BadParameter(f"{value!r}: expected DEVICE=MODEL, {example}", param_hint="--model")
+        model(name)  # an unknown model is an error that lists the catalog
+        chosen[device] = name
+    return chosen
 
 
 @lab_group.command("down")
