@@ -231,16 +231,21 @@ def interfaces() -> list[str]:
     for abbreviation, want in ABBREVIATIONS.items():
         with contextlib.suppress(Exception):  # an abbreviation netutils does not know raises: wrong
             net += canonical_interface_name(abbreviation) == want
-    order_lab = order_net = 0
+    order_lab = order_net = ethernet_net = 0
     for path in CAPTURES:
         printed = re.findall(r"^interface (\S+)$", path.read_text(), re.M)
         order_lab += sorted(printed, key=interface_sort_key) == printed
         order_net += sort_interface_list(printed) == printed
+        ports = [name for name in printed if name.startswith("Ethernet")]
+        ethernet_net += sort_interface_list(ports) == ports
     return [
         f"EOS abbreviations made canonical: lab `canonical_interface` {lab}/{len(ABBREVIATIONS)}, "
         f"netutils `canonical_interface_name` {net}/{len(ABBREVIATIONS)}.",
-        f"Interface order as EOS prints it (the captures): lab `interface_sort_key` {order_lab}/{len(CAPTURES)}, "
-        f"netutils `sort_interface_list` {order_net}/{len(CAPTURES)}.",
+        f"Every interface in the order EOS prints them (the captures; Port-Channel before Ethernet before "
+        f"Loopback...): lab `interface_sort_key` {order_lab}/{len(CAPTURES)}, netutils `sort_interface_list` "
+        f"{order_net}/{len(CAPTURES)}.",
+        f"The Ethernet ports alone (numeric by slot, port, lane), as `core.hardware` sorts a model's ports: "
+        f"netutils `sort_interface_list` {ethernet_net}/{len(CAPTURES)}.",
     ]
 
 
