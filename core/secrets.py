@@ -4,7 +4,8 @@
 the environment (``FABRICOPS_SECRET_ADMIN_SHA512``), from a YAML file outside git
 (``FABRICOPS_SECRETS_FILE``, default ``~/.config/fabricops/secrets.yaml``), or, for the lab,
 from values derived from the lab's own password. Anything that leaves the process
-(backups, reports, logs) goes through :func:`redact` first.
+(backups, reports, logs) goes through :func:`core.masking.mask` first, under
+:func:`mask_key` where the masked text must be matched again later (backups).
 
 Example:
     >>> text = "username admin privilege 15 role network-admin secret sha512 <secret:admin_sha512>"

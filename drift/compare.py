@@ -52,7 +52,7 @@ class Comparison:
     changes: tuple[Change, ...]
     notes: tuple[str, ...]
     #: Config lines that turn the running config back into git's (secrets as ``<secret:NAME>``
-    #: or redacted): informative, the rollback command is the supported way back.
+    #: or ``<masked:HASH>``): informative, the rollback command is the supported way back.
     remediation: tuple[str, ...]
 
 
