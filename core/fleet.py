@@ -2,8 +2,9 @@
 
 The inventory files of the snapshot are handed to Nornir's own ``SimpleInventory``; the
 transform function :func:`fabricops_transform` then sets credentials and, for ``--lab``,
-points each host at its emulated switch (127.0.0.1, its port, eAPI over plain HTTP). The
-inventory itself is never copied or edited.
+points each host at its emulated switch (127.0.0.1, its port, eAPI over HTTPS with the lab's
+self-signed certificate, as a switch serves it by default; plain HTTP for a lab that lists no
+HTTPS port). The inventory itself is never copied or edited.
 
 Credentials come from ``FABRICOPS_USERNAME``/``FABRICOPS_PASSWORD``, from a YAML file outside
 git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.yaml`` with
@@ -46,6 +47,8 @@ class LabTarget:
     username: str
     password: str = field(repr=False)
     endpoints: dict[str, tuple[str, int]]
+    #: Device -> its HTTPS port, when the lab serves HTTPS (``fabricops lab up`` does).
+    https_ports: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, root: Path) -> LabTarget:
@@ -58,8 +61,10 @@ class LabTarget:
         except json.JSONDecodeError as exc:
             restart = "restart the lab with 'fabricops lab down; fabricops lab up'"
             raise FabricopsError(f"{path} is unreadable ({exc}): {restart}") from exc
-        endpoints = {name: (str(d["host"]), int(d["port"])) for name, d in info.get("devices", {}).items()}
-        return cls(str(info["username"]), str(info["password"]), endpoints)
+        devices = info.get("devices", {})
+        endpoints = {name: (str(d["host"]), int(d["port"])) for name, d in devices.items()}
+        https = {name: int(d["https_port"]) for name, d in devices.items() if d.get("https_port")}
+        return cls(str(info["username"]), str(info["password"]), endpoints, https)
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,7 @@ class Credentials:
 def fabricops_transform(host: Host, **options: Any) -> None:
     """Nornir transform: credentials on every host and, for the lab, its local endpoint.
 
-    Options: ``username``, ``password`` and, for the lab, ``lab`` = {name: [host, port]}.
+    Options: ``username``, ``password`` and, for the lab, ``lab`` = {name: [host, port, transport]}.
     A host the lab does not serve is marked ``data["unreachable"]`` and left pointing nowhere.
     """
     from nornir.core.inventory import ConnectionOptions
@@ -98,14 +103,23 @@ def fabricops_transform(host: Host, **options: Any) -> None:
     if lab is None:
         return
     endpoint = lab.get(host.name)
+    transport = "http"
     if endpoint is None:
         host.data["unreachable"] = "not served by the lab"
         host.hostname, host.port = "127.0.0.1", 1
     else:
         host.hostname, host.port = str(endpoint[0]), int(endpoint[1])
+        transport = str(endpoint[2]) if len(endpoint) > 2 else "http"
     host.connection_options["napalm"] = ConnectionOptions(
-        extras={"optional_args": {"transport": "http", "port": host.port}, "timeout": LAB_TIMEOUT}
+        extras={"optional_args": {"transport": transport, "port": host.port}, "timeout": LAB_TIMEOUT}
     )
+
+
+def _lab_endpoint(lab: LabTarget, name: str) -> list[Any]:
+    """[host, port, transport] of a lab device: HTTPS when the lab serves it."""
+    host, port = lab.endpoints[name]
+    https = lab.https_ports.get(name)
+    return [host, https, "https"] if https else [host, port, "http"]
 
 
 def _register() -> None:
@@ -139,7 +153,7 @@ def open_fleet(
             paths[name] = str(path)
         options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
         if lab is not None:
-            options["lab"] = {name: list(endpoint) for name, endpoint in lab.endpoints.items()}
+            options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
         nornir = InitNornir(
             runner={"plugin": "threaded", "options": {"num_workers": workers}},
             inventory={

@@ -2,8 +2,9 @@
 
 Configs are held in placeholder form (``<secret:NAME>``) as git has them and resolved only on
 their way to a device (:meth:`Target.resolved`). Anything read back from a device passes
-through :meth:`Target.scrub` before it is printed or stored: known secret values become their
-placeholders again, any other secret a keyed fingerprint that does not outlive the run.
+through :meth:`Target.scrub` (:func:`core.masking.mask`) before it is printed or stored: known
+secret values become their placeholders again, any other secret a keyed hash under the
+persistent key (:func:`core.secrets.mask_key`), so a masked backup can be restored later.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import FabricopsError
-from core.fleet import LabTarget, open_fleet
+from core.fleet import Credentials, LabTarget, open_fleet
 from core.generated import Snapshot, open_snapshot
-from core.secrets import load_values, placeholders, redact, resolve, run_key, unresolve
+from core.masking import mask
+from core.secrets import load_values, mask_key, placeholders, resolve
 from deploy.postchecks import CabledPort, Expectations, expectations, switch_cables
 from deploy.waves import Member
 
@@ -54,16 +56,8 @@ class Target:
         return resolve(self.desired[device], self.values)
 
     def scrub(self, text: str) -> str:
-        """``text`` fit to print or store: no secret value left in it.
-
-        Diff lines are redacted without their ``+``/``-`` marker, which would hide the secret
-        from the line patterns of :func:`core.secrets.redact`.
-        """
-        lines = []
-        for line in unresolve(text, self.values).split("\n"):
-            marked = line[:1] in ("+", "-") and not line.startswith(("+++", "---"))
-            lines.append(line[0] + redact(line[1:], self.key) if marked else redact(line, self.key))
-        return "\n".join(lines)
+        """``text`` fit to print or store: no secret value left in it (diffs, errors, configs)."""
+        return mask(text, self.key, self.values)
 
     def members(self) -> list[Member]:
         hosts = self.nornir.inventory.hosts
@@ -121,4 +115,5 @@ def open_target(
         resolve(text, values)  # every secret must be known before the first device is touched
     cabling = snapshot.read_text("inventory/cabling.csv") if snapshot.exists("inventory/cabling.csv") else ""
     cables = switch_cables(cabling, hosts)
-    return Target(root, snapshot, nornir, scope, chosen, values, run_key(), cables)
+    password = lab_target.password if lab_target is not None else Credentials.load().password
+    return Target(root, snapshot, nornir, scope, chosen, values, mask_key(password), cables)

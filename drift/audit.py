@@ -37,6 +37,7 @@ from core.configtree import Change
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
 from core.generated import Snapshot, open_snapshot
+from core.platforms.versions import USER_TABLE
 from core.secrets import load_values, placeholders, run_key
 from drift.compare import compare_config
 
@@ -221,9 +222,12 @@ def _audit_devices(
     lab: LabTarget | None,
     workers: int,
     progress: Callable[[str], None],
-    judge: Callable[[str, str], DeviceResult],
+    judge: Callable[[str, str, str | None], DeviceResult],
 ) -> dict[str, DeviceResult]:
     """Read each running config via Nornir + NAPALM ``get_config(retrieve='running')`` and judge it.
+
+    ``get_facts`` comes in the same task: its ``os_version`` (``show version``) says which
+    release's default lines the comparison drops.
 
     The comparison runs in the device's worker thread, so it overlaps with the other devices'
     I/O instead of waiting for the slowest device.
@@ -238,10 +242,13 @@ def _audit_devices(
         try:
             if task.host.data.get("unreachable"):
                 raise FabricopsError(str(task.host.data["unreachable"]))
-            sub = task.run(task=napalm_get, getters=["config"], getters_options={"config": {"retrieve": "running"}})
+            sub = task.run(
+                task=napalm_get, getters=["config", "facts"], getters_options={"config": {"retrieve": "running"}}
+            )
             running = str(sub[0].result["config"]["running"])
+            version = sub[0].result.get("facts", {}).get("os_version") or None
             try:
-                verdict = judge(task.host.name, running)
+                verdict = judge(task.host.name, running, version)
             except Exception as exc:
                 raise _CompareFailed(task.host.name) from exc
             return Result(host=task.host, result=verdict)
@@ -310,11 +317,15 @@ def run_audit(
     values = load_values(names, lab_password=target.password if target is not None else None)
     key = run_key()
 
-    def judge(name: str, running: str) -> DeviceResult:
+    table = root / USER_TABLE
+
+    def judge(name: str, running: str, version: str | None) -> DeviceResult:
         if name not in configs:
             return DeviceResult(name, "drifted", error=f"no generated/configs/{name}.cfg at {chosen}")
         platform = str(hosts.get(name, {}).get("platform", "eos"))
-        comparison = compare_config(configs[name], running, values=values, key=key, platform=platform)
+        comparison = compare_config(
+            configs[name], running, values=values, key=key, platform=platform, version=version, table=table
+        )
         status: DriftStatus = "drifted" if comparison.changes else "in-sync"
         return DeviceResult(name, status, comparison.changes, comparison.notes, comparison.remediation)
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import click
 
 from core.errors import FabricopsError
+from core.masking import mask, mask_logging
+from core.secrets import run_key
 
 # Verb -> "module:attribute". A verb's module is imported only when that verb runs (or for
 # --help), so `fabricops compile` never pays for the lab, deploy or drift imports.
@@ -60,14 +62,19 @@ def cli() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: print one line per problem for our errors, keep tracebacks for bugs."""
+    """Entry point: print one line per problem for our errors, keep tracebacks for bugs.
+
+    No secret value leaves through a log record or an error message (:mod:`core.masking`).
+    """
+    key = run_key()
+    mask_logging(key)
     try:
         # Outside standalone mode click returns the code of a ``ctx.exit(N)`` instead of exiting
         code = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
         if isinstance(code, int) and code:
             sys.exit(code)
     except FabricopsError as exc:
-        for index, line in enumerate(exc.lines()):
+        for index, line in enumerate(mask(text, key) for text in exc.lines()):
             click.echo(f"Error: {line}" if index == 0 else f"  {line}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:

@@ -23,7 +23,7 @@ from core import secrets
 from core.errors import FabricopsError
 from core.generated import Snapshot
 from lab.emulator import DeviceSpec
-from lab.printer import DEFAULT_MODEL
+from lab.printer import DEFAULT_MODEL, EOS_VERSION
 from lab.topology import Link
 
 SWITCH_PLATFORMS = ("eos",)
@@ -52,6 +52,7 @@ def specs_from_snapshot(
     only: set[str] | None = None,
     lab_password: str | None = None,
     models: Mapping[str, str] | None = None,
+    eos_version: str | None = None,
 ) -> tuple[list[DeviceSpec], list[Link]]:
     """The lab's devices (sorted by name) and cables for one ``generated/`` snapshot.
 
@@ -61,6 +62,8 @@ def specs_from_snapshot(
     With ``lab_password``, ``<secret:NAME>`` references are resolved to the values deploy
     uses for the lab (:func:`core.secrets.lab_secret`), so a preloaded lab shows no drift;
     without it they stay, and the switch refuses those lines as a real one would.
+    Each switch runs ``eos_version`` if given, else its inventory's ``eos_version``, else the
+    lab's default release.
     """
     configs = snapshot.configs()
     hosts: dict[str, dict[str, Any]] = snapshot.hosts()
@@ -83,6 +86,7 @@ def specs_from_snapshot(
                 config=config,
                 model=(models or {}).get(name) or str(data.get("model") or DEFAULT_MODEL),
                 ethernet_ports=int(data.get("ethernet_ports") or 64),
+                eos_version=str(eos_version or data.get("eos_version") or EOS_VERSION),
             )
         )
     links: list[Link] = []

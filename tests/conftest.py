@@ -166,11 +166,15 @@ def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | Non
     import os
 
     endpoints = {**lab.endpoints(), **(extra or {})}
+    https = lab.endpoints(https=True)
     info = {
         "pid": os.getpid(),
         "username": lab.username,
         "password": lab.password,
-        "devices": {name: {"host": host, "port": port} for name, (host, port) in endpoints.items()},
+        "devices": {
+            name: {"host": host, "port": port, **({"https_port": https[name][1]} if name in https else {})}
+            for name, (host, port) in endpoints.items()
+        },
     }
     (root / ".lab").mkdir(exist_ok=True)
     (root / ".lab" / "lab.json").write_text(json.dumps(info))

@@ -72,6 +72,18 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
     help="Merge the report directories of shard runs (DIR and the arguments after it); no device is contacted.",
 )
 @click.option("--workers", default=20, show_default=True, help="Devices read at the same time.")
+@click.option(
+    "--compare",
+    "compare",
+    nargs=2,
+    default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="INTENDED LIVE",
+    help="Compare two config files offline, as the audit does (no device, no git).",
+)
+@click.option(
+    "--eos-version", default=None, metavar="V", help="With --compare: the EOS release of LIVE (default: its header)."
+)
 @click.argument("more", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="")
 def drift_cmd(
     root: Path,
@@ -84,6 +96,8 @@ def drift_cmd(
     shard: str | None,
     merge: Path | None,
     workers: int,
+    compare: tuple[Path, Path] | None,
+    eos_version: str | None,
     more: tuple[Path, ...],
 ) -> None:
     """Compare every device's running config with generated/ in git, by meaning.
@@ -100,7 +114,13 @@ def drift_cmd(
       fabricops drift --format markdown --report-dir out/drift
       fabricops drift --shard 1/4 --report-dir out/shard1 --format json   # one CI matrix job
       fabricops drift --merge out/shard1 out/shard2 out/shard3 out/shard4 --report-dir out/all
+      fabricops drift --compare generated/configs/rack01-leaf-a.cfg live.cfg --eos-version 4.33.0F
     """
+    if compare is not None:
+        _compare_files(root, compare, eos_version, fmt, bool(ref or devices or lab or shard or merge or more))
+        return
+    if eos_version is not None:
+        raise click.UsageError("--eos-version goes with --compare (an audit reads each device's release)")
     from drift.audit import load_report, merge_audits, parse_shard, run_audit
     from drift.report import render_json, render_markdown, render_text, write_reports
 
@@ -139,6 +159,19 @@ def drift_cmd(
     if code == 3:
         drifted = [d.device for d in audit.devices if d.status in ("drifted", "unmanaged")]
         raise DifferencesFound(f"drift on {len(drifted)} device(s): {', '.join(drifted)}")
+
+
+def _compare_files(root: Path, files: tuple[Path, Path], version: str | None, fmt: str, other: bool) -> None:
+    """``drift --compare INTENDED LIVE``: exit 0 in sync, 3 differences."""
+    from core.platforms.versions import USER_TABLE
+    from drift.compare import compare_files
+
+    if other:
+        raise click.UsageError("--compare compares two files: drop --ref, --devices, --lab, --shard and --merge")
+    result = compare_files(*files, version=version, table=root / USER_TABLE)
+    click.echo(json.dumps(result.to_json(), indent=2) if fmt == "json" else result.text(), nl=fmt == "json")
+    if result.comparison.changes:
+        raise SystemExit(DifferencesFound.exit_code)  # a finding, printed above: not an error
 
 
 @click.command("health")

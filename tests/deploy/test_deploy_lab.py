@@ -90,14 +90,14 @@ def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: 
 
 @pytest.mark.e2e
 def test_backups_hold_no_secret_and_list_show_read_them_back(full_deploy: Ran, repo: Path, cli: Fabricops) -> None:
-    """Factory-default backups: the unknown password hash is redacted, never stored."""
+    """Factory-default backups: the unknown password hash is masked by a keyed hash, never stored."""
     listing = cli("backups", "list", "spine01", "--format", "json")
     assert listing.code == 0
     stamps = [row["stamp"] for row in listing.json()]
     assert stamps and all(row["device"] == "spine01" for row in listing.json())
     shown = cli("backups", "show", "spine01", "--at", stamps[0][:8])
     assert shown.code == 0 and "hostname spine01" in shown.out
-    assert "$6$" not in shown.out and "<redacted:" in shown.out
+    assert "$6$" not in shown.out and "<masked:" in shown.out
     assert cli("backups", "show", "spine01", "--at", "1999-01-01").code == 1
 
 
@@ -250,12 +250,14 @@ def test_rollback_to_a_device_backup(deployed: Lab, repo: Path, cli: Fabricops) 
 
 
 @pytest.mark.e2e
-def test_backup_with_a_redacted_secret_is_not_restored(full_deploy: Ran, cli: Fabricops) -> None:
-    """The factory-default backup holds a password hash fabricops never knew."""
+def test_a_backup_secret_neither_the_device_nor_the_store_holds_is_named(full_deploy: Ran, cli: Fabricops) -> None:
+    """The factory-default backup holds a password hash fabricops never knew, and the device no
+    longer has: the line is named (masked), nothing is applied."""
     oldest = cli("backups", "list", "spine02", "--format", "json").json()[0]
     result = cli("rollback", "--to-backup", f"spine02@{oldest['stamp']}", *FAST)
     assert result.code == 1
-    assert "redacted" in result.err
+    assert "1 secret(s) cannot be restored" in result.err
+    assert "username admin privilege 15 role network-admin secret sha512 <masked:" in result.err
 
 
 def test_one_deploy_at_a_time(deployed: Lab, repo: Path, cli: Fabricops) -> None:

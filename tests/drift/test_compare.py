@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from core.configtree import Change
-from core.platforms.eos import DEFAULT_LINES
+from core.platforms.versions import TABLE
 from drift.audit import Audit, DeployTag, DeviceResult, shard_of
 from drift.compare import compare_config
 from drift.report import adoption, render_json, render_markdown, render_text, revert_command
@@ -91,12 +91,16 @@ def test_shards_are_a_partition_stable_under_additions() -> None:
     assert set(before.values()) == {0, 1, 2, 3}
 
 
-def test_docs_list_every_default_line_of_the_rule_table() -> None:
-    """docs/drift.md and core/platforms/eos.py must not drift apart."""
+def test_docs_list_every_line_of_the_defaults_table() -> None:
+    """docs/drift.md and core/platforms/eos.yaml must not drift apart."""
     rows = [line for line in DOCS.read_text().splitlines() if line.startswith("| ")]
-    for default in DEFAULT_LINES:
-        example = re.sub(r"[$()]", "", default.line.pattern).split("|")[0]
-        assert any(f"`{example}" in row and row.endswith(f"| {default.why} |") for row in rows), default
+    for entry in yaml.safe_load(TABLE.read_text())["eos"]:
+        for item in entry.get("prints", ()):
+            first = item["text"].splitlines()[0]
+            assert any(f"`{first}`" in row and row.endswith(f"| {item['why']} |") for row in rows), item
+        for item in entry.get("hides", ()):
+            example = re.sub(r"[$()]", "", item["line"]).split("|")[0]
+            assert any(f"`{example}" in row and row.endswith(f"| {item['why']} |") for row in rows), item
 
 
 def test_drift_imports_neither_deploy_nor_compiler() -> None:
