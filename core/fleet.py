@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from core.errors import FabricopsError
-from core.generated import Snapshot
+from core.generated import INVENTORY_FILES, LAB_INFO, Snapshot, unknown_names
 
 if TYPE_CHECKING:
     from nornir.core import Nornir
@@ -34,9 +34,7 @@ ENV_USERNAME = "FABRICOPS_USERNAME"
 ENV_PASSWORD = "FABRICOPS_PASSWORD"
 ENV_CREDENTIALS_FILE = "FABRICOPS_CREDENTIALS_FILE"
 DEFAULT_CREDENTIALS_FILE = Path("~/.config/fabricops/credentials.yaml")
-LAB_INFO = Path(".lab") / "lab.json"
 LAB_TIMEOUT = 10
-INVENTORY_FILES = ("hosts.yaml", "groups.yaml", "defaults.yaml")
 
 
 @dataclass(frozen=True)
@@ -125,18 +123,18 @@ def open_fleet(
     """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given."""
     from nornir import InitNornir
 
-    missing = [name for name in INVENTORY_FILES if not snapshot.exists(f"inventory/{name}")]
+    missing = [path for path in INVENTORY_FILES if not snapshot.exists(path)]
     if missing:
-        lacks = ", ".join(missing)
-        raise FabricopsError(f"generated/inventory/ at {snapshot.ref[:12]} lacks {lacks}: run 'fabricops compile'")
+        lacks = ", ".join(f"generated/{path}" for path in missing)
+        raise FabricopsError(f"{lacks} missing at {snapshot.short}: run 'fabricops compile' and commit")
     credentials = Credentials(lab.username, lab.password) if lab is not None else Credentials.load()
     _register()
     with tempfile.TemporaryDirectory(prefix="fabricops-inventory-") as tmp:
         paths = {}
-        for name in INVENTORY_FILES:
-            path = Path(tmp) / name
-            path.write_bytes(snapshot.read_bytes(f"inventory/{name}"))
-            paths[name] = str(path)
+        for relpath in INVENTORY_FILES:
+            path = Path(tmp) / Path(relpath).name
+            path.write_bytes(snapshot.read_bytes(relpath))
+            paths[path.name] = str(path)
         options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
         if lab is not None:
             options["lab"] = {name: list(endpoint) for name, endpoint in lab.endpoints.items()}
@@ -155,10 +153,9 @@ def open_fleet(
             logging={"enabled": False},
         )
     if devices:
-        unknown = sorted(set(devices) - set(nornir.inventory.hosts))
+        unknown = set(devices) - set(nornir.inventory.hosts)
         if unknown:
-            where = f"generated/inventory/hosts.yaml at {snapshot.ref[:12]}"
-            raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in {where}")
+            raise unknown_names("device", unknown, nornir.inventory.hosts, f"generated/ at {snapshot.short}")
         wanted = set(devices)
         nornir = nornir.filter(filter_func=lambda host: host.name in wanted)
     return nornir

@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import FabricopsError
+from core.generated import STATE_BRANCH
 
 if TYPE_CHECKING:
     from git import Repo
 
-BRANCH = "fabricops-state"
+BRANCH = STATE_BRANCH
 REF = f"refs/heads/{BRANCH}"
 _ZERO = "0" * 40
 # Identity used only when the repository has none configured (CI runners often have none).

@@ -16,10 +16,11 @@ from typing import Any
 
 from core import gitstate
 from core.errors import FabricopsError
+from core.generated import DEPLOY_TAG_PREFIX
 from deploy.backups import utc_stamp
 from deploy.report import Report
 
-TAG_PREFIX = "deploy/"
+TAG_PREFIX = DEPLOY_TAG_PREFIX
 RECORDS = "deploys/"
 PLAN_VERSION = 1
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
-from core.generated import Snapshot, open_snapshot
+from core.generated import Snapshot, open_snapshot, unknown_names
 from core.secrets import load_values, placeholders, redact, resolve, run_key, unresolve
 from deploy.postchecks import Cable, Expectations, expectations, switch_cables
 from deploy.waves import Member
@@ -101,13 +101,13 @@ def open_target(
     device's own backup); the inventory, cabling and other configs still come from ``generated/``.
     """
     snapshot = open_snapshot(root, ref or "HEAD")
+    snapshot.verify()
     lab_target = LabTarget.load(root) if lab else None
     nornir = open_fleet(snapshot, lab=lab_target, workers=workers)
     hosts = set(nornir.inventory.hosts)
-    unknown = sorted(set(devices) - hosts)
+    unknown = set(devices) - hosts
     if unknown:
-        where = f"generated/inventory/hosts.yaml at {snapshot.ref[:12]}"
-        raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in {where}")
+        raise unknown_names("device", unknown, hosts, f"generated/ at {snapshot.short}")
     configs = {**snapshot.configs(), **(desired or {})}
     missing = sorted(set(devices) - set(configs))
     if missing:
@@ -119,6 +119,5 @@ def open_target(
     values = load_values(names, lab_password=lab_target.password if lab_target else None)
     for text in chosen.values():
         resolve(text, values)  # every secret must be known before the first device is touched
-    cabling = snapshot.read_text("inventory/cabling.csv") if snapshot.exists("inventory/cabling.csv") else ""
-    cables = switch_cables(cabling, hosts)
+    cables = switch_cables(snapshot.cables(), hosts)
     return Target(root, snapshot, nornir, scope, chosen, values, run_key(), cables)

@@ -313,7 +313,7 @@ def run_audit(
     def judge(name: str, running: str) -> DeviceResult:
         if name not in configs:
             return DeviceResult(name, "drifted", error=f"no generated/configs/{name}.cfg at {chosen}")
-        platform = str(hosts.get(name, {}).get("platform", "eos"))
+        platform = hosts[name].platform if name in hosts else "eos"
         comparison = compare_config(configs[name], running, values=values, key=key, platform=platform)
         status: Status = "drifted" if comparison.changes else "in-sync"
         return DeviceResult(name, status, comparison.changes, comparison.notes, comparison.remediation)

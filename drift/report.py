@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from core.configtree import Change, negate
+from core.generated import REPORTS_DIR
 from core.platforms import get_rules
 from drift.audit import Audit, DeviceResult
 
@@ -50,7 +51,7 @@ __all__ = [
     "write_reports",
 ]
 
-DEFAULT_REPORT_DIR = Path("drift") / "reports"
+DEFAULT_REPORT_DIR = Path(REPORTS_DIR) / "drift"
 _PORT = re.compile(r"interface ((?:Ethernet|Port-Channel)\S+)$")
 #: Device line prefix -> the field of a structured per-port override that would hold it.
 _PORT_FIELDS = (
@@ -298,7 +299,7 @@ def render_markdown(audit: Audit) -> str:
 
 
 def write_reports(audit: Audit, report_dir: Path | None, root: Path) -> Path:
-    """Write ``report.md`` and ``report.json``; the default directory is timestamped under drift/reports/."""
+    """Write ``report.md`` and ``report.json``; the default directory is timestamped under reports/drift/."""
     if report_dir is None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         report_dir = root / DEFAULT_REPORT_DIR / stamp

@@ -14,10 +14,10 @@ import signal
 import threading
 from pathlib import Path
 
-from core.generated import open_snapshot
+from core.generated import LAB_INFO, open_snapshot
 from lab.emulator import Lab
 from lab.fromgenerated import specs_from_snapshot
-from lab.process import ENV_PASSWORD, ENV_TOKEN, INFO_FILE
+from lab.process import ENV_PASSWORD, ENV_TOKEN
 from lab.state import write_json_atomic
 
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         "control": {"host": "127.0.0.1", "port": lab.server.control_port, "token": token},
         "devices": {n: {"host": h, "port": p} for n, (h, p) in lab.endpoints().items()},
     }
-    info_file = args.root / ".lab" / INFO_FILE
+    info_file = args.root / LAB_INFO
     write_json_atomic(info_file, info)
     os.chmod(info_file, 0o600)
     print(f"serving {len(specs)} devices", flush=True)

@@ -66,6 +66,22 @@ def make_repo(root: Path, compiled_example: Path, ignore: str = ".lab/\n") -> Pa
     return root
 
 
+def seal(root: Path) -> None:
+    """Rewrite generated/MANIFEST.json for the files as they are: a hand edit that deploy accepts.
+
+    Deploy refuses a generated/ that its manifest does not describe; tests that change a
+    generated config directly (to stage a one-line change fast) seal it as a compile would.
+    """
+    import json
+
+    from core.generated import MANIFEST, manifest_bytes
+
+    base = root / "generated"
+    digest = json.loads((base / MANIFEST).read_text())["intent_digest"]
+    files = {p.relative_to(base).as_posix(): p.read_bytes() for p in base.rglob("*") if p.is_file()}
+    (base / MANIFEST).write_bytes(manifest_bytes(files, digest))
+
+
 def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
     """``.lab/lab.json`` as ``fabricops lab up`` writes it (``extra``: devices git does not know)."""
     import json

@@ -9,9 +9,10 @@ from typing import Any
 import click
 
 from core.errors import DifferencesFound, FabricopsError, PartialDeployFailure
+from core.generated import PLAN_FILE
 
 FORMATS = click.Choice(["text", "json"])
-DEFAULT_PLAN = "plan.json"
+DEFAULT_PLAN = PLAN_FILE
 
 
 def _devices(values: tuple[str, ...]) -> list[str]:

@@ -59,7 +59,7 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where report.md and report.json go (default: drift/reports/<UTC timestamp>/).",
+    help="Where report.md and report.json go (default: reports/drift/<UTC timestamp>/).",
 )
 @click.option("--allow-unreachable", is_flag=True, help="Unreachable devices do not make the run fail (exit 1).")
 @click.option("--shard", default=None, metavar="i/N", help="Audit only shard i of N (stable split by device name).")

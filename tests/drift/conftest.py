@@ -55,7 +55,7 @@ def push_generated(root: Path, lab: Lab, devices: list[str] | None = None) -> No
 @pytest.fixture(scope="session")
 def fleet(tmp_path_factory: pytest.TempPathFactory, compiled_example: Path) -> Iterator[tuple[Path, Lab]]:
     """(repository, lab): the example lab running generated/ at HEAD, HEAD tagged as the last deploy."""
-    root = make_repo(tmp_path_factory.mktemp("drift") / "repo", compiled_example, ".lab/\ndrift/reports/\n")
+    root = make_repo(tmp_path_factory.mktemp("drift") / "repo", compiled_example, ".lab/\nreports/\n")
     lab = start_factory_lab(root)
     try:
         push_generated(root, lab)
