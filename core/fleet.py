@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from nornir.core import Nornir
     from nornir.core.inventory import Host
 
+_UNAUTHORIZED = re.compile(r"\bUnauthorized\b|\b401\b|authentication failed", re.IGNORECASE)
+_CLI_ERROR = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*?)' failed: (?P<why>.*?)(?: \[errors: (?P<errors>.*)\])?$")
 TRANSFORM = "fabricops"
 ENV_USERNAME = "FABRICOPS_USERNAME"
 ENV_PASSWORD = "FABRICOPS_PASSWORD"
@@ -80,6 +83,39 @@ class Credentials:
         raise FabricopsError(
             f"no device credentials: export {ENV_USERNAME} and {ENV_PASSWORD}, or write {DEFAULT_CREDENTIALS_FILE}"
         )
+
+
+def device_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "the device or the connection failed", not "fabricops has a bug"."""
+    from napalm.base.exceptions import NapalmException
+    from pyeapi.eapilib import EapiError
+
+    return (NapalmException, EapiError, OSError, TimeoutError)
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a device error: what a person needs to act on, without the library's wording.
+
+    Examples:
+        >>> msg = "Error [1002]: CLI command 5 of 9 'ntp server 10.0.0.1' failed: invalid command"
+        >>> describe_error(Exception(msg + ' [errors: ["Unavailable command"]]'))
+        "line 'ntp server 10.0.0.1' rejected: Unavailable command"
+        >>> describe_error(ConnectionError("Unauthorized. Unauthorized"))
+        'authentication failed'
+        >>> describe_error(OSError("Connection refused"))
+        'OSError: Connection refused'
+    """
+    text = " ".join(str(exc).split())
+    match = _CLI_ERROR.search(text)
+    if match:
+        why = match.group("errors") or match.group("why")
+        why = why.strip("[]").strip().strip('"').strip("'")
+        return f"line {match.group('line')!r} rejected: {why}"
+    if _UNAUTHORIZED.search(text):
+        return "authentication failed"
+    if type(exc).__name__ == "SessionLockedException":
+        return "configuration locked: another config session is pending on the device ('show configuration sessions')"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def fabricops_transform(host: Host, **options: Any) -> None:

@@ -309,6 +309,33 @@ def deploy_tags(repo: Repo) -> list[str]:
     return sorted(t.name for t in repo.tags if t.name.startswith(DEPLOY_TAG_PREFIX))
 
 
+def version_tags(repo: Repo) -> dict[str, str]:
+    """Commit -> the newest ``deploy/*`` tag on it: the fleet versions by commit."""
+    return {str(repo.commit(tag).hexsha): tag for tag in deploy_tags(repo)}
+
+
+def configs_at(root: Path, commit: str, devices: Iterable[str]) -> dict[str, str]:
+    """Generated configs of ``devices`` at a commit (one tree walk, a blob each); those it lacks are left out."""
+    import git
+
+    try:
+        tree = open_repo(root).commit(commit).tree / GENERATED / CONFIGS.rstrip("/")
+    except (KeyError, ValueError, git.exc.GitError):
+        return {}
+    out = {}
+    for device in devices:
+        try:
+            out[device] = (tree / f"{device}.cfg").data_stream.read().decode()
+        except KeyError:
+            continue
+    return out
+
+
+def config_at(root: Path, commit: str, device: str) -> str | None:
+    """A device's generated config at a commit, None when it has none there."""
+    return configs_at(root, commit, [device]).get(device)
+
+
 def describe_refs(repo: Repo) -> str:
     """What refs exist, in one line: branches and the newest deploy tags."""
     branches = sorted(h.name for h in repo.heads if h.name != STATE_BRANCH)
