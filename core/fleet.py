@@ -32,6 +32,14 @@ if TYPE_CHECKING:
 
 _UNAUTHORIZED = re.compile(r"\bUnauthorized\b|\b401\b|authentication failed", re.IGNORECASE)
 _CLI_ERROR = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*?)' failed: (?P<why>.*?)(?: \[errors: (?P<errors>.*)\])?$")
+#: Connection failures, as a person names them (matched in the lowercased error text).
+_CONNECTION_ERRORS = (
+    ("connection refused", "connection refused"),
+    ("timed out", "timed out"),
+    ("no route to host", "no route to host"),
+    ("name or service not known", "unknown host name"),
+    ("certificate verify failed", "TLS certificate not trusted"),
+)
 TRANSFORM = "fabricops"
 ENV_USERNAME = "FABRICOPS_USERNAME"
 ENV_PASSWORD = "FABRICOPS_PASSWORD"
@@ -102,8 +110,10 @@ def describe_error(exc: BaseException) -> str:
         "line 'ntp server 10.0.0.1' rejected: Unavailable command"
         >>> describe_error(ConnectionError("Unauthorized. Unauthorized"))
         'authentication failed'
-        >>> describe_error(OSError("Connection refused"))
-        'OSError: Connection refused'
+        >>> describe_error(ConnectionError("Socket error during eAPI connection: [Errno 111] Connection refused"))
+        'connection refused'
+        >>> describe_error(KeyError("x"))
+        "KeyError: 'x'"
     """
     text = " ".join(str(exc).split())
     match = _CLI_ERROR.search(text)
@@ -113,6 +123,9 @@ def describe_error(exc: BaseException) -> str:
         return f"line {match.group('line')!r} rejected: {why}"
     if _UNAUTHORIZED.search(text):
         return "authentication failed"
+    for pattern, said in _CONNECTION_ERRORS:
+        if pattern in text.lower():
+            return said
     if type(exc).__name__ == "SessionLockedException":
         return "configuration locked: another config session is pending on the device ('show configuration sessions')"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -6,9 +6,10 @@ Every deploy, rollback and restore (not a dry run) ends with one commit on ``fab
   its status, outcome, diff summary and the backup holding its previous config, who ran it);
 * ``devices/<device>.json`` for every device the run verified (:mod:`core.deployed`).
 
-A tag ``deploy/<stamp>`` marks a **fleet version**: it is made when, after the run, every device
-of the inventory at the ref is recorded as running that commit and the newest fleet version is
-another commit. A run over a few devices, or one that leaves a device behind, makes no tag.
+A tag ``deploy/<stamp>`` marks a **fleet version**: it is made by a run over the whole fleet (no
+``--devices``) that verified every device at the ref, when the newest fleet version is another
+commit. A run over a few devices, or one that leaves a device behind, makes no tag; a later
+run over the whole fleet (a no-op deploy verifies too) makes it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from core import gitstate
-from core.deployed import DeviceRecord, read_records, record_files
+from core.deployed import DeviceRecord, record_files
 from core.errors import FabricopsError
 from core.generated import DEPLOY_TAG_PREFIX, deploy_tag, deploy_tags, open_repo
 from deploy.backups import STAMP_FORMAT, utc_stamp
@@ -73,22 +74,15 @@ def newest_version(root: Path) -> tuple[str, str] | None:
     return tags[-1], str(repo.commit(tags[-1]).hexsha)
 
 
-def write_run(
-    root: Path,
-    report: Report,
-    verified: dict[str, DeviceRecord],
-    fleet: list[str],
-    tag: bool,
-) -> None:
+def write_run(root: Path, report: Report, verified: dict[str, DeviceRecord], fleet: list[str] | None) -> None:
     """Record the run and its verified devices in one commit; tag a new fleet version.
 
-    ``fleet`` is every device of the inventory at the ref: the version is a fleet version when
-    each of them is now recorded at the ref.
+    ``fleet`` is every device of the inventory at the ref when the run covered the whole fleet
+    (None otherwise): the ref is a fleet version when each of them was verified at it.
     """
-    records = {**read_records(root), **verified}
-    whole = bool(fleet) and all(records.get(n) is not None and records[n].commit == report.ref for n in fleet)
+    whole = bool(fleet) and all(name in verified and verified[name].commit == report.ref for name in fleet or ())
     newest = newest_version(root)
-    if tag and whole and (newest is None or newest[1] != report.ref):
+    if whole and (newest is None or newest[1] != report.ref):
         report.tag = deploy_tag(report.stamp)
     report.record = record_path(report.stamp)
     body = json.dumps(report.as_dict(with_diffs=False), indent=2, sort_keys=True) + "\n"

@@ -241,7 +241,8 @@ def _record(target: Target, report: Report, actor: Actor, tag: bool) -> None:
         for name, device in report.devices.items()
         if device.status in VERIFIED
     }
-    write_run(target.root, report, verified, target.fleet, tag)
+    whole = tag and target.scope == target.fleet
+    write_run(target.root, report, verified, target.fleet if whole else None)
 
 
 def _read_and_back_up(target: Target, options: RunOptions, report: Report, progress: Progress) -> dict[str, str]:

@@ -142,6 +142,8 @@ class Audit:
     shards: tuple[str, ...] = ()
     allow_unreachable: bool = False
     notes: tuple[str, ...] = ()
+    #: The merge of shard reports (then a shard without a report is a finding).
+    merged: bool = False
     root: str = field(default=".", compare=False)
 
     def count(self, status: Status) -> int:
@@ -156,7 +158,7 @@ class Audit:
 
     def missing_shards(self) -> list[str]:
         """Shards of a merge whose report is absent (their devices were not audited)."""
-        if not self.shards:
+        if not self.merged or not self.shards:
             return []
         count = int(self.shards[0].split("/")[1])
         return [f"{i}/{count}" for i in range(1, count + 1) if f"{i}/{count}" not in self.shards]
@@ -203,6 +205,7 @@ def audit_from_json(data: dict[str, Any]) -> Audit:
         shards=tuple(data.get("shards", ())),
         allow_unreachable=bool(data.get("allow_unreachable", False)),
         notes=tuple(data.get("notes", ())),
+        merged=bool(data.get("merged", False)),
     )
 
 
@@ -308,11 +311,19 @@ def _short(name: str) -> str:
     return name.split(".", 1)[0]
 
 
-def _lldp_unmanaged(reads: Mapping[str, _Read], known: set[str]) -> dict[str, list[str]]:
-    """LLDP neighbours that nothing in git knows: name -> ["<managed switch> <port>", ...]."""
+def _lldp_unmanaged(
+    reads: Mapping[str, _Read], known: set[str], planned: set[tuple[str, str]]
+) -> dict[str, list[str]]:
+    """LLDP neighbours that nothing in git knows: name -> ["<managed switch> <port>", ...].
+
+    A port the cabling plan cables to a managed switch shows that switch, whatever hostname it
+    now announces (its own audit reports a renamed switch): only the other ports are looked at.
+    """
     found: dict[str, list[str]] = {}
     for device, read in sorted(reads.items()):
         for port, neighbours in sorted(read.lldp.items()):
+            if (device, port) in planned:
+                continue
             for neighbour, _their_port in neighbours:
                 name = _short(neighbour)
                 if name and name not in known:
@@ -446,8 +457,11 @@ def run_audit(
         nornir = open_fleet(snapshot, lab=target, devices=managed, workers=workers)
         reads = _audit_devices(nornir, tick, judge)
     results = [reads[name].verdict for name in managed]
-    known = set(hosts) | {row.b_device for row in snapshot.cables()} | {row.a_device for row in snapshot.cables()}
-    seen = _lldp_unmanaged(reads, known)
+    cables = snapshot.cables()
+    known = set(hosts) | {row.a_device for row in cables} | {row.b_device for row in cables}
+    planned = {(r.a_device, r.a_port) for r in cables if r.b_device in hosts}
+    planned |= {(r.b_device, r.b_port) for r in cables if r.a_device in hosts}
+    seen = _lldp_unmanaged(reads, known, planned)
     for name in sorted(set(unmanaged) | set(seen)):
         why = unmanaged.get(name) or f"an LLDP neighbour of {seen[name][0].split()[0]}, unknown to git"
         results.append(DeviceResult(name, "unmanaged", error=why, seen_by=tuple(seen.get(name, ()))))
@@ -515,4 +529,5 @@ def merge_audits(audits: Iterable[Audit]) -> Audit:
         shards=tuple(sorted(s for a in items for s in a.shards)),
         allow_unreachable=all(a.allow_unreachable for a in items),
         notes=tuple(dict.fromkeys(n for a in items for n in a.notes)),
+        merged=True,
     )
