@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.errors import FabricopsError
-from core.generated import STATE_BRANCH, open_repo
+from core.generated import DEPLOY_TAG_PREFIX, STATE_BRANCH, open_repo
 
 if TYPE_CHECKING:
     from git import Repo
@@ -261,10 +261,11 @@ def _tracking(name: str) -> str:
 
 
 def pull(repo_root: Path) -> str | None:
-    """Fetch the remote's state branch and fast-forward ours to it; the remote's tip (None if it has none).
+    """Fetch the remote's state branch (and fleet-version tags) and fast-forward ours; the remote's tip.
 
-    A local branch ahead of the remote is kept (its writes get pushed next); one that has
-    diverged from it is an error: two clones wrote without the lock.
+    None when the remote has no state yet. A local branch ahead of the remote is kept (its
+    writes get pushed next); one that has diverged from it is an error: two clones wrote
+    without the lock.
     """
     import git
 
@@ -272,7 +273,9 @@ def pull(repo_root: Path) -> str | None:
     if name is None:
         return None
     repo = _repo(repo_root)
+    tags = f"refs/tags/{DEPLOY_TAG_PREFIX}*"
     try:
+        repo.git.fetch("--quiet", "--no-tags", name, f"{tags}:{tags}", env=_NETWORK_ENV)
         repo.git.fetch("--quiet", "--no-tags", name, f"+{REF}:{_tracking(name)}", env=_NETWORK_ENV)
     except git.exc.GitCommandError as exc:
         if "couldn't find remote ref" not in exc.stderr:

@@ -311,9 +311,7 @@ def _short(name: str) -> str:
     return name.split(".", 1)[0]
 
 
-def _lldp_unmanaged(
-    reads: Mapping[str, _Read], known: set[str], planned: set[tuple[str, str]]
-) -> dict[str, list[str]]:
+def _lldp_unmanaged(reads: Mapping[str, _Read], known: set[str], planned: set[tuple[str, str]]) -> dict[str, list[str]]:
     """LLDP neighbours that nothing in git knows: name -> ["<managed switch> <port>", ...].
 
     A port the cabling plan cables to a managed switch shows that switch, whatever hostname it

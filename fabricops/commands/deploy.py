@@ -276,6 +276,7 @@ def rollback_cmd(
       fabricops rollback --to deploy/20250102T030405Z --devices spine01 --dry-run
       fabricops rollback --to-backup rack03-leaf-a@2025-01-02 --lab
     """
+    from core import gitstate
     from deploy import base_backups, open_target, resolve_version, restore_backup, restore_backups, run_deploy
     from deploy.progress import device_progress
 
@@ -294,6 +295,7 @@ def rollback_cmd(
             )
         else:
             assert to_version is not None
+            gitstate.refresh(root)  # the fleet versions and state of record of every clone
             ref = resolve_version(root, to_version)
             target = open_target(
                 root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning(), absent_ok=True

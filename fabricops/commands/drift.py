@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,8 +31,8 @@ def _device_list(values: tuple[str, ...]) -> list[str]:
 
 @contextmanager
 def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[str], None]]]:
-    """A rich progress bar on stderr; ``start(total)`` gives the per-device callback."""
-    if not enabled:
+    """A rich progress bar on stderr (a terminal only); ``start(total)`` gives the per-device callback."""
+    if not enabled or not sys.stderr.isatty():
         yield lambda _total: lambda _name: None
         return
     from rich.console import Console

@@ -147,7 +147,7 @@ def tamper_and_revert(root: Path) -> None:
     )
     fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/found", expect=3)
     found = json.loads((root / "reports" / "found" / "report.json").read_text())
-    drifted = [d for d in found["devices"] if d["status"] == "drifted"]
+    drifted = [d for d in found["devices"] if d["status"] == "drift"]
     assert [d["device"] for d in drifted] == ["rack03-leaf-a"]
     command = shlex.split(drifted[0]["revert"])
     assert command[:2] == ["fabricops", "rollback"]
