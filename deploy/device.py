@@ -122,12 +122,36 @@ def _result(task: Task, value: Survey | Outcome) -> Result:
     return Result(host=task.host, result=value, changed=getattr(value, "status", None) == Status.CHANGED)
 
 
+def wrong_model(task: Task, driver: Any) -> str | None:
+    """Why the switch is not the model ``generated/`` names, or None.
+
+    Checked only when ``generated/inventory/hosts.yaml`` names a model of the catalog
+    (:mod:`core.hardware`): NAPALM's ``get_facts()["model"]`` is what ``show version`` reports,
+    with an airflow suffix (``DCS-7060DX5-32-F``); the base models are compared.
+    """
+    from core.hardware import match_model, same_model
+
+    expected = str(task.host.data.get("model") or "")
+    if match_model(expected) is None:
+        return None
+    live = str(driver.get_facts().get("model") or "")
+    if same_model(live, expected):
+        return None
+    return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
+
+
 def read_task(task: Task, progress: Progress | None = None) -> Result:
-    """Read the running config (a getter only: nothing is loaded)."""
+    """Read the running config (a getter only: nothing is loaded); a switch of another model
+    than ``generated/`` names is refused (:func:`wrong_model`) before anything is read."""
     name = task.host.name
     try:
-        running = _connect(task).get_config(retrieve="running")["running"]
-        survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
+        driver = _connect(task)
+        mismatch = wrong_model(task, driver)
+        if mismatch is not None:
+            survey = Survey(name, Status.REFUSED, error=mismatch)
+        else:
+            running = driver.get_config(retrieve="running")["running"]
+            survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
     except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     if progress is not None:
@@ -136,32 +160,42 @@ def read_task(task: Task, progress: Progress | None = None) -> Result:
 
 
 def survey_task(task: Task, configs: Mapping[str, str], progress: Progress | None = None) -> Result:
-    """Read running-config and the diff to ``configs[host]``; the candidate is always discarded."""
-    from napalm.base.exceptions import ReplaceConfigException
+    """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
+    A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).
+    """
     name = task.host.name
-    errors = device_errors()
     survey: Survey
     try:
         driver = _connect(task)
-    except errors as exc:
+        mismatch = wrong_model(task, driver)
+    except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     else:
-        try:
-            running = driver.get_config(retrieve="running")["running"]
-            survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
-            driver.load_replace_candidate(config=configs[name])
-            survey.diff = driver.compare_config()
-            survey.status = Status.PENDING if survey.diff else Status.UNCHANGED
-        except ReplaceConfigException as exc:  # napalm has already aborted the session
-            survey = Survey(name, Status.REJECTED, running=running, error=describe_error(exc))
-        except errors as exc:
-            survey = Survey(name, Status.FAILED, error=describe_error(exc))
-        finally:
-            _discard_quietly(driver)
+        survey = Survey(name, Status.REFUSED, error=mismatch) if mismatch else _diff(driver, name, configs[name])
     if progress is not None:
         progress(name, survey.status.value)
     return _result(task, survey)
+
+
+def _diff(driver: Any, name: str, config: str) -> Survey:
+    """The running config and its diff to ``config``: load, compare, and always discard."""
+    from napalm.base.exceptions import ReplaceConfigException
+
+    running = ""
+    try:
+        running = driver.get_config(retrieve="running")["running"]
+        survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
+        driver.load_replace_candidate(config=config)
+        survey.diff = driver.compare_config()
+        survey.status = Status.PENDING if survey.diff else Status.UNCHANGED
+    except ReplaceConfigException as exc:  # napalm has already aborted the session
+        survey = Survey(name, Status.REJECTED, running=running, error=describe_error(exc))
+    except device_errors() as exc:
+        survey = Survey(name, Status.FAILED, error=describe_error(exc))
+    finally:
+        _discard_quietly(driver)
+    return survey
 
 
 def _discard_quietly(driver: Any) -> None:

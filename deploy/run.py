@@ -250,7 +250,9 @@ def _read_and_back_up(target: Target, options: RunOptions, report: Report, progr
     progress.phase("reading", len(target.devices))
     reads = {n: _as_survey(n, v) for n, v in _run(target, target.devices, read_task, progress=progress.advance).items()}
     for name, read in reads.items():
-        if read.status != Status.UNCHANGED:
+        if read.status == Status.REFUSED:  # another model than generated/ names
+            report.devices[name] = DeviceReport(name, Status.REFUSED, detail=target.scrub(read.error))
+        elif read.status != Status.UNCHANGED:
             detail = f"not reachable before the change: {target.scrub(read.error)}"
             report.devices[name] = DeviceReport(name, Status.UNREACHABLE, detail=detail)
     readable = {n: r for n, r in reads.items() if n not in report.devices}

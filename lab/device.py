@@ -25,8 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.hardware import Model, match_model
 from lab.configtree import Config, Editor, LineError
 from lab.faults import Faults
+from lab.hardware import active_ports, default_bandwidth, port_error
 from lab.printer import DEFAULT_MODEL, EOS_VERSION, render
 from lab.shows import ShowError, run_show
 from lab.topology import Fabric, hostname, interface_blocks
@@ -82,7 +84,10 @@ class EmulatedDevice:
         on_change: Callable[[EmulatedDevice], None] | None = None,
     ) -> None:
         self.name = name
-        self.model = model
+        #: The catalog model (None outside the catalog: generic ports ``Ethernet1..N``).
+        self.hardware: Model | None = match_model(model)
+        #: ``modelName`` of ``show version``: a catalog model with its airflow suffix.
+        self.model = self.hardware.show_version_model() if self.hardware and self.hardware.id == model else model
         self.version = EOS_VERSION
         self.build = "35431657.4312F"
         digest = hashlib.sha256(name.encode()).hexdigest()
@@ -102,6 +107,7 @@ class EmulatedDevice:
         self._on_change = on_change
         self._fabric: Fabric | None = None
         self._ports: tuple[tuple[bool, int], list[str]] | None = None
+        self._model_ports: tuple[Config, int, list[str]] | None = None
 
     # ------------------------------------------------------------------ wiring
     def attach(self, fabric: Fabric) -> None:
@@ -112,16 +118,29 @@ class EmulatedDevice:
             self._fabric = Fabric({self.name: self})
         return self._fabric
 
-    def physical_ports(self) -> list[str]:
-        """Front-panel ports, then the management port."""
+    def physical_ports(self, config: Config | None = None) -> list[str]:
+        """Front-panel ports, then the management ports: a catalog model's under the breakouts
+        ``config`` (default: running-config) sets, else ``Ethernet1..N`` and ``Management1``."""
+        config = self.running if config is None else config
+        if self.hardware is not None:
+            # Keyed by the config object itself (held, so its id cannot be reused) and its version.
+            cached = self._model_ports
+            if cached is None or cached[0] is not config or cached[1] != config.version:
+                cached = (config, config.version, active_ports(self.hardware, config))
+                self._model_ports = cached
+            return list(cached[2])
         shape = (self.slash_ports, self.ethernet_ports)
         if self._ports is None or self._ports[0] != shape:
             if self.slash_ports:
-                ports = [f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)]
+                ports = [*(f"Ethernet{i}/1" for i in range(1, self.ethernet_ports + 1)), "Management1"]
             else:
-                ports = [f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)]
-            self._ports = (shape, [*ports, "Management1"])
+                ports = [*(f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)), "Management1"]
+            self._ports = (shape, ports)
         return list(self._ports[1])
+
+    def default_bandwidth(self, port: str, fallback: int = 100_000_000_000) -> int:
+        """Bits per second of a port without a ``speed`` line (the catalog's speed of its lane)."""
+        return default_bandwidth(self.hardware, port, fallback)
 
     def api_enabled(self) -> bool:
         """Whether running-config enables eAPI (``management api http-commands`` / ``no shutdown``)."""
@@ -153,9 +172,10 @@ class EmulatedDevice:
         return render(
             config,
             device=hostname(config, self.name),
-            model=self.model,
+            # The header names the model without its airflow suffix (as the captures show).
+            model=self.hardware.id if self.hardware is not None else self.model,
             version=self.version,
-            physical=self.physical_ports(),
+            physical=self.physical_ports(config),
             command=command,
             extra_header=extra,
         )
@@ -401,6 +421,9 @@ class EmulatedDevice:
                 return empty
         if self.faults.rejects(cmd):
             raise CommandFailed(["Unavailable command (not supported on this hardware platform)"])
+        missing = port_error(self.hardware, cmd, abbreviations=ctx.auto_complete)
+        if missing is not None:
+            raise CommandFailed([missing])
         try:
             ctx.editor.apply(cmd)
         except LineError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 
 from lab.configtree import load_text
 from lab.device import EmulatedDevice
+from lab.hardware import drop_missing_ports
 from lab.hashing import sha512_crypt
 from lab.printer import DEFAULT_MODEL
 from lab.server import EapiServer
@@ -27,7 +28,12 @@ from lab.topology import Fabric, Link
 
 @dataclass(frozen=True)
 class DeviceSpec:
-    """One switch of the lab; ``config=None`` starts it at factory default."""
+    """One switch of the lab; ``config=None`` starts it at factory default.
+
+    ``model``: a catalog model (``DCS-7060DX5-32``, or with its airflow ``DCS-7060DX5-32-R``)
+    gives the device exactly that model's ports (:mod:`lab.hardware`); any other string is only
+    reported by ``show version``, and the device has ``ethernet_ports`` generic ports.
+    """
 
     name: str
     config: str | None
@@ -110,7 +116,8 @@ class Lab:
                 text = spec.config
                 if text is None:
                     text = "\n".join(factory_default(spec.name, username, password_hash))
-                errors = load_text(dev.running, text)
+                text, errors = drop_missing_ports(dev.hardware, text)
+                errors += load_text(dev.running, text)
                 if errors:
                     self.load_errors[spec.name] = errors
                 dev.startup = dev.running.copy()

@@ -4,7 +4,8 @@ Reads, through :class:`core.generated.Snapshot`:
 
 * ``configs/<device>.cfg``: the running-config body of each switch;
 * ``inventory/hosts.yaml``: ``data.model`` and ``data.ethernet_ports`` per host
-  (hosts without a config file start at factory default);
+  (hosts without a config file start at factory default); a model of the catalog
+  (:mod:`core.hardware`) makes the device that model (:mod:`lab.hardware`);
 * ``inventory/cabling.csv``: columns ``a_device,a_port,b_device,b_port`` (more
   may follow). A server end keeps its server name and NIC name.
 
@@ -13,7 +14,10 @@ Any of these may be missing; the lab then has fewer devices or no cables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from core import secrets
+from core.errors import FabricopsError
 from core.generated import Snapshot
 from lab.emulator import DeviceSpec
 from lab.printer import DEFAULT_MODEL
@@ -28,10 +32,13 @@ def specs_from_snapshot(
     empty: bool = False,
     only: set[str] | None = None,
     lab_password: str | None = None,
+    models: Mapping[str, str] | None = None,
 ) -> tuple[list[DeviceSpec], list[Link]]:
     """The lab's devices (sorted by name) and cables for one ``generated/`` snapshot.
 
-    ``empty=True`` starts every switch at factory default; ``only`` keeps a subset.
+    ``empty=True`` starts every switch at factory default; ``only`` keeps a subset; ``models``
+    starts devices as another model than ``generated/`` says (device -> model), as when the
+    wrong switch was racked.
     With ``lab_password``, ``<secret:NAME>`` references are resolved to the values deploy
     uses for the lab (:func:`core.secrets.lab_secret`), so a preloaded lab shows no drift;
     without it they stay, and the switch refuses those lines as a real one would.
@@ -42,6 +49,9 @@ def specs_from_snapshot(
     names |= {n for n, h in hosts.items() if h.platform in SWITCH_PLATFORMS}
     if only is not None:
         names &= only
+    unknown = sorted(set(models or {}) - names)
+    if unknown:
+        raise FabricopsError(f"no device {', '.join(unknown)} in generated/ at {snapshot.ref[:12]} to start as a model")
     specs = []
     for name in sorted(names):
         host = hosts.get(name)
@@ -52,7 +62,7 @@ def specs_from_snapshot(
             DeviceSpec(
                 name=name,
                 config=config,
-                model=(host and host.model) or DEFAULT_MODEL,
+                model=(models or {}).get(name) or (host and host.model) or DEFAULT_MODEL,
                 ethernet_ports=(host and host.ethernet_ports) or 64,
             )
         )

@@ -80,9 +80,13 @@ def up(
     empty: bool = False,
     devices: list[str] | None = None,
     fresh: bool = False,
+    models: dict[str, str] | None = None,
     timeout: float = 180.0,
 ) -> dict[str, Any]:
-    """Start the background lab and wait until every device listens."""
+    """Start the background lab and wait until every device listens.
+
+    ``models`` (device -> model) starts devices as another model than ``generated/`` says.
+    """
     if running_info(root) is not None:
         raise FabricopsError(f"a lab is already running in {root}: run 'fabricops lab down' first")
     base = lab_dir(root)
@@ -99,6 +103,8 @@ def up(
         cmd.append("--empty")
     for name in devices or []:
         cmd += ["--device", name]
+    for name, model in sorted((models or {}).items()):
+        cmd += ["--model", f"{name}={model}"]
     env = dict(os.environ)
     env[ENV_PASSWORD] = secrets.token_urlsafe(18)
     env[ENV_TOKEN] = secrets.token_urlsafe(24)

@@ -14,6 +14,7 @@ import signal
 import threading
 from pathlib import Path
 
+from core.errors import FabricopsError
 from core.generated import LAB_INFO, open_snapshot
 from lab.emulator import Lab
 from lab.fromgenerated import specs_from_snapshot
@@ -28,13 +29,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ref")
     parser.add_argument("--empty", action="store_true")
     parser.add_argument("--device", action="append", default=[])
+    parser.add_argument("--model", action="append", default=[], help="DEVICE=MODEL: start DEVICE as MODEL")
     parser.add_argument("--username", default="admin")
     args = parser.parse_args(argv)
 
     password = os.environ.pop(ENV_PASSWORD, "admin")
     token = os.environ.pop(ENV_TOKEN, "")
-    snapshot = open_snapshot(args.root, args.ref)
-    specs, links = specs_from_snapshot(snapshot, empty=args.empty, only=set(args.device) or None, lab_password=password)
+    models = dict(item.split("=", 1) for item in args.model)
+    try:
+        snapshot = open_snapshot(args.root, args.ref)
+        only = set(args.device) or None
+        specs, links = specs_from_snapshot(snapshot, empty=args.empty, only=only, lab_password=password, models=models)
+    except FabricopsError as exc:
+        print(exc.message, flush=True)
+        return 1
     if not specs:
         print("no devices: generated/ has no configs or inventory (run 'fabricops compile')")
         return 2

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from core.hardware import optics
 from lab.topology import (
     admin_up,
     bgp_peers,
@@ -138,11 +139,11 @@ def show_interfaces(dev: EmulatedDevice) -> Json:
                 for m, b in blocks.items()
                 if (line_value(b, "channel-group ") or "").split(" ")[0] == number and dev.fabric().link_up(dev, m)
             ]
-            bandwidth = sum(speed_bps(blocks.get(m)) for m in members)
+            bandwidth = sum(speed_bps(blocks.get(m), dev.default_bandwidth(m)) for m in members)
         elif name.startswith("Management"):
             bandwidth = speed_bps(block, 1_000_000_000)
         else:
-            bandwidth = speed_bps(block)
+            bandwidth = speed_bps(block, dev.default_bandwidth(name))
         entry: Json = {
             "name": name,
             "forwardingModel": "routed" if interface_addresses(block) else "bridged",
@@ -226,11 +227,29 @@ def show_interfaces_status(dev: EmulatedDevice) -> Json:
             "description": line_value(block, "description ") or "",
             "linkStatus": status,
             "lineProtocolStatus": proto,
-            "bandwidth": speed_bps(block),
-            "interfaceType": "400GBASE-SR8" if name.startswith("Ethernet") else "",
+            "bandwidth": speed_bps(block, dev.default_bandwidth(name)),
+            "interfaceType": _interface_type(dev, name),
             "vlanInformation": {"interfaceMode": "routed" if interface_addresses(block) else "bridged"},
         }
     return {"interfaceStatuses": out}
+
+
+def _interface_type(dev: EmulatedDevice, name: str) -> str:
+    """``interfaceType`` of ``show interfaces status``: the optic a cabled port holds.
+
+    A catalog model's cabled cage holds the catalog's shortest-reach optic for the cage's speed
+    and form factor (its breakout lanes share it); an empty cage is ``Not Present``. Other
+    models keep a generic 400G optic.
+    """
+    if not name.startswith("Ethernet"):
+        return ""
+    if dev.hardware is None or dev.hardware.locate(name) is None:
+        return "400GBASE-SR8"
+    if dev.fabric().peer_of(dev.name, name) is None:
+        return "Not Present"
+    port = dev.hardware.interface(name).port
+    fitting = [o for o in optics(port.default_mode.speed) if port.form_factor in o.form_factors]
+    return fitting[0].name if fitting else port.form_factor
 
 
 def show_ip_interface(dev: EmulatedDevice) -> Json:

@@ -55,17 +55,50 @@ def lab_group() -> None:
 @click.option("--empty", is_flag=True, help="Start every switch at factory default.")
 @click.option("--devices", "devices", multiple=True, help="Only these devices (repeat or comma-separate).")
 @click.option("--fresh", is_flag=True, help="Ignore the state saved in .lab/state by an earlier lab.")
-def up_cmd(root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool) -> None:
-    """Start one background process serving every switch; writes .lab/lab.json."""
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    metavar="DEVICE=MODEL",
+    help="Start DEVICE as this catalog model instead of the one generated/ names (repeat).",
+)
+def up_cmd(
+    root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool, models: tuple[str, ...]
+) -> None:
+    """Start one background process serving every switch; writes .lab/lab.json.
+
+    Each switch is the model generated/inventory/hosts.yaml names: a catalog model
+    (docs/hardware.md) has exactly that model's ports and refuses a port it lacks.
+
+    \b
+    Examples:
+      fabricops lab up --empty
+      fabricops lab up --model rack01-leaf-a=DCS-7050SX3-48YC8   # the wrong switch in the rack
+    """
     from lab import process
 
     root = root or repo_root()
     names = [n for d in devices for n in d.split(",") if n]
-    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh)
+    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh, models=_models(models))
     click.echo(
         f"lab up: {len(info['devices'])} devices on 127.0.0.1 (pid {info['pid']}); "
         f"endpoints in {process.info_path(root)}"
     )
+
+
+def _models(values: tuple[str, ...]) -> dict[str, str]:
+    """``DEVICE=MODEL`` options, each model checked against the catalog."""
+    from core.hardware import model
+
+    chosen = {}
+    for value in values:
+        device, sep, name = value.partition("=")
+        if not sep or not device or not name:
+            example = "e.g. rack01-mgmt=DCS-7010TX-48"
+            raise click.BadParameter(f"{value!r}: expected DEVICE=MODEL, {example}", param_hint="--model")
+        model(name)  # an unknown model is an error that lists the catalog
+        chosen[device] = name
+    return chosen
 
 
 @lab_group.command("down")

@@ -57,22 +57,24 @@ def cli(repo: Path) -> Fabricops:
     In process because the lab lives in this process; the CLI still reaches it only over HTTP
     on 127.0.0.1, through Nornir and the stock NAPALM driver.
     """
+    return lambda *args: run_fabricops(repo, *args)
+
+
+def run_fabricops(repo: Path, *args: str) -> Ran:
+    """``fabricops ARGS --root REPO`` through ``fabricops.cli.main`` in process: code and streams."""
     import contextlib
     import io
 
     from fabricops.cli import main
 
-    def run(*args: str) -> Ran:
-        out, err = io.StringIO(), io.StringIO()
-        code = 0
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                main([*args, "--root", str(repo)])
-            except SystemExit as exc:
-                code = int(exc.code or 0)
-        return Ran(code, out.getvalue(), err.getvalue())
-
-    return run
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([*args, "--root", str(repo)])
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return Ran(code, out.getvalue(), err.getvalue())
 
 
 #: Fast settings for the lab: no post-check retries, big waves, and a commit timer long enough

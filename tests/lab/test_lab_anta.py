@@ -100,9 +100,9 @@ def test_counter_tests_read_the_lab_shapes() -> None:
 
     config = (
         "hostname hw1\nqos profile ROCE\n   uc-tx-queue 3\n      random-detect ecn minimum-threshold"
-        " 256 kbytes maximum-threshold 512 kbytes\ninterface Ethernet1\n   service-profile ROCE\n"
+        " 256 kbytes maximum-threshold 512 kbytes\ninterface Ethernet1/1\n   service-profile ROCE\n"
     )
-    with running_lab([DeviceSpec("hw1", config, model="DCS-7060DX5-64S", ethernet_ports=4)]) as lab:
+    with running_lab([DeviceSpec("hw1", config, model="DCS-7060DX5-64S")]) as lab:
         tests = (
             VerifyInterfaceErrors,
             VerifyInterfaceDiscards,
@@ -110,7 +110,7 @@ def test_counter_tests_read_the_lab_shapes() -> None:
             VerifyInterfacesECNCounters,
         )
         assert [run_anta(lab, "hw1", t, {}) for t in tests] == ["success"] * 4
-        lab.device("hw1").add_counters("Ethernet1", fcsErrors=3, outDiscards=1, pfcRx=9, ecnMarked=5)
+        lab.device("hw1").add_counters("Ethernet1/1", fcsErrors=3, outDiscards=1, pfcRx=9, ecnMarked=5)
         results = [run_anta(lab, "hw1", t, {}) for t in tests]
         assert all(r.startswith("failure") for r in results), results
         assert "Queue: 3" in results[3]

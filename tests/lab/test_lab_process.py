@@ -123,3 +123,19 @@ def test_up_at_a_git_ref_with_a_subset_of_devices(repo: Path) -> None:
         assert process.status(repo)["devices"]["spine1"]["hostname"] == "spine1"
     finally:
         process.down(repo)
+
+
+def test_up_starts_a_device_as_another_model(repo: Path) -> None:
+    """``--model`` stands for the wrong switch in the rack: its own model, and the ports it lacks refused."""
+    runner = CliRunner()
+    bad = runner.invoke(lab_group, ["up", "--root", str(repo), "--model", "spine1=DCS-0000"])
+    assert bad.exit_code == 1 and "unknown switch model 'DCS-0000'" in str(bad.exception)
+    result = runner.invoke(lab_group, ["up", "--root", str(repo), "--model", "spine1=DCS-7060DX5-64S"])
+    assert result.exit_code == 0, result.output
+    devices = process.status(repo)["devices"]
+    assert devices["spine1"]["model"] == "DCS-7060DX5-64S-F"
+    assert devices["spine1"]["load_errors"][0].endswith("Invalid input (at token 1: 'Ethernet1')")
+    assert devices["leaf1"]["model"] == "cEOSLab" and devices["leaf1"]["load_errors"] == []
+    process.down(repo)
+    with pytest.raises(FabricopsError, match="no device spine9 in generated/"):
+        process.up(repo, models={"spine9": "DCS-7060DX5-64S"})
