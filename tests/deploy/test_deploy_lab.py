@@ -323,3 +323,21 @@ def _dead_pid() -> int:
 @pytest.mark.parametrize("args", [("--to", "deploy/x", "--to-backup", "a@b"), ()])
 def test_rollback_needs_exactly_one_target(args: tuple[str, ...], cli: Fabricops) -> None:
     assert cli("rollback", *args).code == 2
+
+
+def test_plan_compares_by_meaning_a_reorder_is_no_change(deployed: Lab, repo: Path, cli: Fabricops) -> None:
+    """NTP servers re-entered in another order: the device's session diff shows it; by meaning it is none."""
+    servers = [line for line in running(deployed, LEAF).splitlines() if line.startswith("ntp server")]
+    assert len(servers) == 2
+    deployed.tamper(LEAF, [f"no {servers[0]}", servers[0]])
+    try:
+        plan = cli("plan", "--lab", "--devices", LEAF, "--format", "json")
+        assert plan.code == 0, plan.out
+        device = plan.json()["devices"][LEAF]
+        assert device["status"] == "unchanged" and device["diff"], "EOS's own diff saw the order"
+        assert device["detail"] == "the same config by meaning (only the order differs)"
+        deploy = cli("deploy", *FAST, "--devices", LEAF, "--format", "json")
+        assert deploy.code == 0 and deploy.json()["changed"] == [], "nothing to deploy"
+    finally:
+        deployed.tamper(LEAF, [f"no {servers[1]}", servers[1]])
+    assert [line for line in running(deployed, LEAF).splitlines() if line.startswith("ntp server")] == servers
