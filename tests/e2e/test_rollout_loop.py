@@ -19,25 +19,15 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
 from tests.conftest import git
+from tests.deploy.conftest import Ran
 
 FAST = ("--lab", "--revert-in", "60", "--settle", "0", "--batch", "20")
 PAIR = ("rack05-leaf-a", "rack05-leaf-b")
-
-
-@dataclass
-class Ran:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
 
 
 def fabricops(root: Path, *args: str, expect: int | None = 0) -> Ran:
