@@ -338,9 +338,12 @@ def push(repo_root: Path, expected: str | None) -> bool:
     try:
         repo.git.push("--quiet", "--porcelain", lease, name, f"{REF}:{REF}", env=_NETWORK_ENV)
     except git.exc.GitCommandError as exc:
-        if "stale info" in exc.stdout or "rejected" in exc.stdout or "non-fast-forward" in exc.stderr:
+        # porcelain: "!<TAB>src:dst<TAB>[rejected] (stale info)"; "[remote rejected]" is a refusal, not a race
+        refused = [line for line in str(exc.stdout).splitlines() if line.lstrip(" '\"").startswith("!")]
+        if any("[rejected]" in line for line in refused):
             return False
-        raise FabricopsError(f"cannot push {BRANCH} to {name}: {_last_line(exc.stderr or exc.stdout)}") from None
+        why = refused[0].split("\t")[-1].strip(" '\"") if refused else _last_line(exc.stderr or exc.stdout)
+        raise FabricopsError(f"cannot push {BRANCH} to {name}: {why}") from None
     repo.git.update_ref(_tracking(name), REF)
     return True
 

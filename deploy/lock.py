@@ -152,7 +152,12 @@ class FleetLock:
             commit = gitstate.write_if_unmoved(self.root, before, {LOCK_FILE: body}, message)
             if commit is None:
                 continue  # a writer of this repository took it meanwhile: look again
-            if gitstate.push(self.root, published):
+            try:
+                pushed = gitstate.push(self.root, published)
+            except FabricopsError:
+                gitstate.reset_to(self.root, commit, before)  # never leave an unpublished lock behind
+                raise
+            if pushed:
                 self._published, self.held = commit, True
                 return self.info
             gitstate.reset_to(self.root, commit, before)  # another clone moved the remote first: look again
@@ -167,7 +172,14 @@ class FleetLock:
         if held is None or not held.same_holder(self.info):
             return f"the fleet lock was broken while this run held it ({_where(self.root)}); check 'fabricops history'"
         gitstate.write_files(self.root, {}, f"unlock: {self.info.command} by {self.info.owner}", remove=[LOCK_FILE])
-        if not gitstate.push(self.root, self._published):
+        try:
+            pushed = gitstate.push(self.root, self._published)
+        except FabricopsError as exc:
+            return (
+                f"{exc.message}: the lock and this run's records stay unpublished until this clone's next "
+                "deploy pushes them (or 'fabricops lock break' from another clone)"
+            )
+        if not pushed:
             return (
                 f"the fleet lock was broken while this run held it: {_where(self.root)} moved, "
                 f"so this run's records stay in this clone's {gitstate.BRANCH}"

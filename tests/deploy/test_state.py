@@ -165,3 +165,15 @@ def _dead_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
     return child.pid
+
+
+def test_a_remote_that_refuses_the_push_leaves_no_lock_behind(clones: tuple[Path, Path], tmp_path: Path) -> None:
+    """A push the remote refuses (no permission, a hook) is an error naming why, not a race to retry."""
+    alice, _bob = clones
+    hook = tmp_path / "origin.git" / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'read-only for this runner' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    refused = r"cannot push fabricops-state to origin: \[remote rejected\]"
+    with pytest.raises(FabricopsError, match=refused), fleet_lock(alice):
+        pass
+    assert gitstate.read_file(alice, LOCK_FILE) is None, "the local lock commit was undone"
