@@ -89,7 +89,7 @@ class StatusRow:
     record: DeviceRecord | None
     tag: str
     #: current (HEAD gives it the config it runs), pending (HEAD gives another), never deployed,
-    #: or gone (not in generated/ at HEAD).
+    #: gone (not in generated/ at HEAD), or unknown (its recorded commit is not in this clone).
     intent: str
 
     def as_dict(self) -> dict[str, str]:
@@ -116,7 +116,9 @@ def fleet_status(root: Path, devices: list[str]) -> list[StatusRow]:
             intent = "gone"
         elif record is None:
             intent = "never deployed"
-        elif record.commit and config_at(root, record.commit, name) == configs[name]:
+        elif record.commit and (deployed := config_at(root, record.commit, name)) is None:
+            intent = "unknown"  # the recorded commit is not in this clone (git fetch)
+        elif record.commit and deployed == configs[name]:
             intent = "current"
         else:
             intent = "pending"

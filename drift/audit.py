@@ -336,6 +336,8 @@ class _Baseline:
     deployed_text: str
     deployed: Deployed
     intended_text: str
+    #: Why the baseline is not the state of record, when it is not.
+    note: str = ""
 
 
 def _baselines(
@@ -361,7 +363,10 @@ def _baselines(
         elif record is not None and name in texts:
             out[name] = _Baseline(texts[name], _deployed(record, tags.get(record.commit, ""), "record"), intended[name])
         else:
-            out[name] = _fallback(root, name, versions, intended[name])
+            note = ""
+            if record is not None and record.commit:  # its commit is not in this clone
+                note = f"its state of record names commit {record.commit[:12]}, not in this clone: git fetch"
+            out[name] = replace(_fallback(root, name, versions, intended[name]), note=note)
     return out
 
 
@@ -383,6 +388,8 @@ def _fallback(root: Path, name: str, versions: list[str], intended: str) -> _Bas
 def _verdict(name: str, base: _Baseline, compare: Callable[[str, str], Any], running: str) -> DeviceResult:
     """Compare the live config with the deployed one and, when it differs from it, the intended one."""
     drift = compare(base.deployed_text, running)
+    if base.note:
+        drift = replace(drift, notes=(*drift.notes, base.note))
     if base.deployed_text == base.intended_text:
         status: Status = "drift" if drift.changes else "in-sync"
         return DeviceResult(name, status, drift.changes, (), drift.notes, drift.remediation, deployed=base.deployed)
