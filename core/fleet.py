@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,20 +25,28 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from core.errors import FabricopsError
-from core.generated import Snapshot
+from core.generated import INVENTORY_FILES, LAB_INFO, Snapshot, unknown_names
 
 if TYPE_CHECKING:
     from nornir.core import Nornir
     from nornir.core.inventory import Host
 
+_UNAUTHORIZED = re.compile(r"\bUnauthorized\b|\b401\b|authentication failed", re.IGNORECASE)
+_CLI_ERROR = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*?)' failed: (?P<why>.*?)(?: \[errors: (?P<errors>.*)\])?$")
+#: Connection failures, as a person names them (matched in the lowercased error text).
+_CONNECTION_ERRORS = (
+    ("connection refused", "connection refused"),
+    ("timed out", "timed out"),
+    ("no route to host", "no route to host"),
+    ("name or service not known", "unknown host name"),
+    ("certificate verify failed", "TLS certificate not trusted"),
+)
 TRANSFORM = "fabricops"
 ENV_USERNAME = "FABRICOPS_USERNAME"
 ENV_PASSWORD = "FABRICOPS_PASSWORD"
 ENV_CREDENTIALS_FILE = "FABRICOPS_CREDENTIALS_FILE"
 DEFAULT_CREDENTIALS_FILE = Path("~/.config/fabricops/credentials.yaml")
-LAB_INFO = Path(".lab") / "lab.json"
 LAB_TIMEOUT = 10
-INVENTORY_FILES = ("hosts.yaml", "groups.yaml", "defaults.yaml")
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,44 @@ class Credentials:
         raise FabricopsError(
             f"no device credentials: export {ENV_USERNAME} and {ENV_PASSWORD}, or write {DEFAULT_CREDENTIALS_FILE}"
         )
+
+
+def device_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "the device or the connection failed", not "fabricops has a bug"."""
+    from napalm.base.exceptions import NapalmException
+    from pyeapi.eapilib import EapiError
+
+    return (NapalmException, EapiError, OSError, TimeoutError)
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a device error: what a person needs to act on, without the library's wording.
+
+    Examples:
+        >>> msg = "Error [1002]: CLI command 5 of 9 'ntp server 10.0.0.1' failed: invalid command"
+        >>> describe_error(Exception(msg + ' [errors: ["Unavailable command"]]'))
+        "line 'ntp server 10.0.0.1' rejected: Unavailable command"
+        >>> describe_error(ConnectionError("Unauthorized. Unauthorized"))
+        'authentication failed'
+        >>> describe_error(ConnectionError("Socket error during eAPI connection: [Errno 111] Connection refused"))
+        'connection refused'
+        >>> describe_error(KeyError("x"))
+        "KeyError: 'x'"
+    """
+    text = " ".join(str(exc).split())
+    match = _CLI_ERROR.search(text)
+    if match:
+        why = match.group("errors") or match.group("why")
+        why = why.strip("[]").strip().strip('"').strip("'")
+        return f"line {match.group('line')!r} rejected: {why}"
+    if _UNAUTHORIZED.search(text):
+        return "authentication failed"
+    for pattern, said in _CONNECTION_ERRORS:
+        if pattern in text.lower():
+            return said
+    if type(exc).__name__ == "SessionLockedException":
+        return "configuration locked: another config session is pending on the device ('show configuration sessions')"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def fabricops_transform(host: Host, **options: Any) -> None:
@@ -139,18 +186,18 @@ def open_fleet(
     """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given."""
     from nornir import InitNornir
 
-    missing = [name for name in INVENTORY_FILES if not snapshot.exists(f"inventory/{name}")]
+    missing = [path for path in INVENTORY_FILES if not snapshot.exists(path)]
     if missing:
-        lacks = ", ".join(missing)
-        raise FabricopsError(f"generated/inventory/ at {snapshot.ref[:12]} lacks {lacks}: run 'fabricops compile'")
+        lacks = ", ".join(f"generated/{path}" for path in missing)
+        raise FabricopsError(f"{lacks} missing at {snapshot.short}: run 'fabricops compile' and commit")
     credentials = Credentials(lab.username, lab.password) if lab is not None else Credentials.load()
     _register()
     with tempfile.TemporaryDirectory(prefix="fabricops-inventory-") as tmp:
         paths = {}
-        for name in INVENTORY_FILES:
-            path = Path(tmp) / name
-            path.write_bytes(snapshot.read_bytes(f"inventory/{name}"))
-            paths[name] = str(path)
+        for relpath in INVENTORY_FILES:
+            path = Path(tmp) / Path(relpath).name
+            path.write_bytes(snapshot.read_bytes(relpath))
+            paths[path.name] = str(path)
         options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
         if lab is not None:
             options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
@@ -169,10 +216,9 @@ def open_fleet(
             logging={"enabled": False},
         )
     if devices:
-        unknown = sorted(set(devices) - set(nornir.inventory.hosts))
+        unknown = set(devices) - set(nornir.inventory.hosts)
         if unknown:
-            where = f"generated/inventory/hosts.yaml at {snapshot.ref[:12]}"
-            raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in {where}")
+            raise unknown_names("device", unknown, nornir.inventory.hosts, f"generated/ at {snapshot.short}")
         wanted = set(devices)
         nornir = nornir.filter(filter_func=lambda host: host.name in wanted)
     return nornir

@@ -14,10 +14,7 @@ Any of these may be missing; the lab then has fewer devices or no cables.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping
-from typing import Any
 
 from core import secrets
 from core.errors import FabricopsError
@@ -27,22 +24,6 @@ from lab.printer import DEFAULT_MODEL, EOS_VERSION
 from lab.topology import Link
 
 SWITCH_PLATFORMS = ("eos",)
-
-
-def links_from_csv(text: str) -> list[Link]:
-    """Cables from ``cabling.csv`` text.
-
-    Examples:
-        >>> links_from_csv("a_device,a_port,b_device,b_port,cable\\nleaf1,Ethernet1,spine1,Ethernet1,x\\n")
-        [Link(a_device='leaf1', a_port='Ethernet1', b_device='spine1', b_port='Ethernet1')]
-    """
-    reader = csv.DictReader(io.StringIO(text))
-    links = []
-    for row in reader:
-        a, ap, b, bp = (row.get(k, "").strip() for k in ("a_device", "a_port", "b_device", "b_port"))
-        if a and ap and b and bp:
-            links.append(Link(a, ap, b, bp))
-    return links
 
 
 def specs_from_snapshot(
@@ -66,9 +47,9 @@ def specs_from_snapshot(
     lab's default release.
     """
     configs = snapshot.configs()
-    hosts: dict[str, dict[str, Any]] = snapshot.hosts()
+    hosts = snapshot.hosts()
     names = set(configs)
-    names |= {n for n, h in hosts.items() if str((h or {}).get("platform", "eos")) in SWITCH_PLATFORMS}
+    names |= {n for n, h in hosts.items() if h.platform in SWITCH_PLATFORMS}
     if only is not None:
         names &= only
     unknown = sorted(set(models or {}) - names)
@@ -76,7 +57,7 @@ def specs_from_snapshot(
         raise FabricopsError(f"no device {', '.join(unknown)} in generated/ at {snapshot.ref[:12]} to start as a model")
     specs = []
     for name in sorted(names):
-        data = dict((hosts.get(name) or {}).get("data") or {})
+        host = hosts.get(name)
         config = None if empty else configs.get(name)
         if config is not None and lab_password is not None:
             config = secrets.PLACEHOLDER.sub(lambda m: secrets.lab_secret(m.group(1), lab_password), config)
@@ -84,12 +65,10 @@ def specs_from_snapshot(
             DeviceSpec(
                 name=name,
                 config=config,
-                model=(models or {}).get(name) or str(data.get("model") or DEFAULT_MODEL),
-                ethernet_ports=int(data.get("ethernet_ports") or 64),
-                eos_version=str(eos_version or data.get("eos_version") or EOS_VERSION),
+                model=(models or {}).get(name) or (host and host.model) or DEFAULT_MODEL,
+                ethernet_ports=(host and host.ethernet_ports) or 64,
+                eos_version=str(eos_version or (host and host.eos_version) or EOS_VERSION),
             )
         )
-    links: list[Link] = []
-    if snapshot.exists("inventory/cabling.csv"):
-        links = links_from_csv(snapshot.read_text("inventory/cabling.csv"))
+    links = [Link(c.a_device, c.a_port, c.b_device, c.b_port) for c in snapshot.cables()]
     return specs, links

@@ -30,12 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import FabricopsError
+from core.generated import LAB_DIR, LAB_INFO
 from lab import control
 
-LAB_DIR = ".lab"
-INFO_FILE = "lab.json"
-#: The lab's self-signed HTTPS certificate (public), for a client that verifies it.
-CERT_FILE = "tls-certificate.pem"
 LOG_FILE = "lab.log"
 ENV_PASSWORD = "FABRICOPS_LAB_PASSWORD"
 ENV_TOKEN = "FABRICOPS_LAB_TOKEN"
@@ -47,7 +44,7 @@ def lab_dir(root: Path) -> Path:
 
 
 def info_path(root: Path) -> Path:
-    return lab_dir(root) / INFO_FILE
+    return root / LAB_INFO
 
 
 def read_info(root: Path) -> dict[str, Any] | None:

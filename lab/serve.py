@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import FabricopsError
-from core.generated import open_snapshot
+from core.generated import LAB_CERT, LAB_INFO, open_snapshot
 from lab.emulator import Lab
 from lab.fromgenerated import specs_from_snapshot
-from lab.process import CERT_FILE, ENV_PASSWORD, ENV_TOKEN, INFO_FILE
+from lab.process import ENV_PASSWORD, ENV_TOKEN
 from lab.state import write_json_atomic
 
 
@@ -68,12 +68,12 @@ def main(argv: list[str] | None = None) -> int:
         "ref": snapshot.ref,
         "control": {"host": "127.0.0.1", "port": lab.server.control_port, "token": token},
         "devices": {n: {"host": h, "port": p} for n, (h, p) in lab.endpoints().items()},
-        "tls_certificate": str(args.root / ".lab" / CERT_FILE),
+        "tls_certificate": str(args.root / LAB_CERT),
     }
     for name, (_, port) in lab.endpoints(https=True).items():
         info["devices"][name]["https_port"] = port
-    (args.root / ".lab" / CERT_FILE).write_bytes(lab.tls_certificate)
-    info_file = args.root / ".lab" / INFO_FILE
+    (args.root / LAB_CERT).write_bytes(lab.tls_certificate)
+    info_file = args.root / LAB_INFO
     write_json_atomic(info_file, info)
     os.chmod(info_file, 0o600)
     print(f"serving {len(specs)} devices", flush=True)

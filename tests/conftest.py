@@ -144,7 +144,7 @@ def clone_repo(source: Path, root: Path) -> Path:
 
 
 #: What a repository of the example ignores: the lab's files, deploy's plan, drift's reports.
-EXAMPLE_IGNORE = ".lab/\n/plan.json\ndrift/reports/\n"
+EXAMPLE_IGNORE = ".lab/\n/plan.json\nreports/\n"
 
 
 @pytest.fixture(scope="session")
@@ -158,6 +158,22 @@ def example_repo(tmp_path_factory: pytest.TempPathFactory, compiled_example: Pat
 def gitops_repo(tmp_path: Path, example_repo: Path) -> Path:
     """A git repository on branch main: the example intent and generated/, one commit."""
     return clone_repo(example_repo, tmp_path / "repo")
+
+
+def seal(root: Path) -> None:
+    """Rewrite generated/MANIFEST.json for the files as they are: a hand edit that deploy accepts.
+
+    Deploy refuses a generated/ that its manifest does not describe; tests that change a
+    generated config directly (to stage a one-line change fast) seal it as a compile would.
+    """
+    import json
+
+    from core.generated import MANIFEST, manifest_bytes
+
+    base = root / "generated"
+    digest = json.loads((base / MANIFEST).read_text())["intent_digest"]
+    files = {p.relative_to(base).as_posix(): p.read_bytes() for p in base.rglob("*") if p.is_file()}
+    (base / MANIFEST).write_bytes(manifest_bytes(files, digest))
 
 
 def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
