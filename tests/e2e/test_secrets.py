@@ -126,7 +126,8 @@ def test_no_secret_value_leaves_the_device(
     # The deploy backs the seeded config up (masked) and returns the device to git's config.
     loop.run("deploy", *FAST, "--devices", DEVICE, "--format", "json")
     assert not set(secret_values(loop.running())) & values
-    seeded_backup = sorted(git(loop.root, "ls-tree", "-r", "--name-only", "fabricops-state", "--").split())[-1]
+    state = git(loop.root, "ls-tree", "-r", "--name-only", "fabricops-state", "--").split()
+    seeded_backup = sorted(p for p in state if p.startswith(f"backups/{DEVICE}/"))[-1]
     stamp = Path(seeded_backup).stem
 
     # Neither the device nor the store holds them: each is named, nothing is applied.
