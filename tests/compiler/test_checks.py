@@ -714,8 +714,8 @@ def test_secret_value_and_snmp_community_in_extra_config(checks_intent_dir: Path
     assert _ids(findings) == {"MGT003", "MGT004"}
     assert [f.subject for f in findings if f.severity == "error"] == ["spine02", "spine02"]
     assert _of(findings, "MGT003")[0].message == (
-        "extra_config holds 1 secret value(s) (tacacs-server): write <secret:NAME> and set FABRICOPS_SECRET_<NAME> "
-        "at deploy"
+        "extra_config holds 2 secret value(s) (snmp-server, tacacs-server): write <secret:NAME> and set "
+        "FABRICOPS_SECRET_<NAME> at deploy"
     )
 
 

@@ -17,7 +17,7 @@ import yaml
 
 from core.generated import open_snapshot
 from lab import Lab, specs_from_snapshot
-from tests.conftest import clone_repo, git, write_lab_json
+from tests.conftest import clone_repo, git, seal, write_lab_json
 from tests.deploy.conftest import FAST, run_fabricops
 
 WRONG, RIGHT, CORE = "rack01-mgmt", "rack02-mgmt", "mgmt-core01"
@@ -33,6 +33,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
     for name in (WRONG, RIGHT):
         hosts[name]["data"]["model"] = EXPECTED
     path.write_text(yaml.safe_dump(hosts, sort_keys=False))
+    seal(root)
     git(root, "commit", "-qam", "management switches are DCS-7010TX-48")
     return root
 
@@ -55,7 +56,11 @@ def lab(repo: Path) -> Iterator[Lab]:
 
 def test_deploy_refuses_the_wrong_model_and_changes_the_right_one(repo: Path, lab: Lab) -> None:
     before = lab.device(WRONG).running_config()
-    result = run_fabricops(repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--format", "json")
+    halted = run_fabricops(repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--format", "json")
+    assert halted.code == 1 and json.loads(halted.out)["devices"][RIGHT]["status"] == "not-touched"
+    result = run_fabricops(
+        repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--continue-on-error", "--format", "json"
+    )
     report = json.loads(result.out)
     assert result.code == 4, result.out + result.err
     wrong, right = report["devices"][WRONG], report["devices"][RIGHT]

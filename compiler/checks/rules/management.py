@@ -26,7 +26,8 @@ from compiler.checks.base import rule
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
-from core.secrets import PLACEHOLDER, SECRET_LINE
+from core.masking import secret_spans
+from core.secrets import PLACEHOLDER
 
 SERVICES = {"eAPI": "management_api", "SSH": "management_ssh", "gNMI": "management_gnmi"}
 SNMP_V1_V2C = re.compile(r"^\s*snmp-server (community \S+|host \S+ .*version (1|2c)\b|group \S+ (v1|v2c)\b)", re.M)
@@ -115,9 +116,9 @@ def _literal_secrets(text: str) -> list[str]:
     """The lines of ``text`` that carry a secret value rather than a ``<secret:NAME>`` reference."""
     out = []
     for line in text.splitlines():
-        match = SECRET_LINE.match(line)
-        if match is not None and not PLACEHOLDER.fullmatch(match.group(2)):
-            out.append(line.strip().split()[0])
+        for start, end in secret_spans(line):
+            if not PLACEHOLDER.fullmatch(line[start:end]):
+                out.append(line.strip().split()[0])
     return out
 
 
