@@ -724,7 +724,8 @@ def test_collector_that_skips_certificate_verification(checks_intent_dir: Path, 
     checks_edit("fabric.yaml", "collectors: {gnmi:", "gnmi: {skip_verify: true}\n  collectors: {gnmi:")
     findings = _check(checks_intent_dir)
     assert [f.line() for f in findings if f.severity == "error"] == [
-        "error TEL001 [O2] services.gnmi: gnmic.yaml skips certificate verification: set a CA file and skip_verify: false"
+        "error TEL001 [O2] services.gnmi: gnmic.yaml skips certificate verification: "
+        "set a CA file and skip_verify: false"
     ]
 
 

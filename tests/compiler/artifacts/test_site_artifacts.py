@@ -182,7 +182,8 @@ def test_every_alert_names_an_existing_device_and_port(example: dict[str, str]) 
                 assert set(rule) == {"alert", "expr", "for", "labels", "annotations"}, rule
                 device = fabric.devices[rule["labels"]["device"]]
                 names = {i.name for i in device.config.interfaces}
-                ports = re.findall(r'(?:interface_name|interface_interface_id|component_name)=~?"([^"]+)"', rule["expr"])
+                port_labels = r"(?:interface_name|interface_interface_id|component_name)"
+                ports = re.findall(port_labels + r'=~?"([^"]+)"', rule["expr"])
                 assert ports, rule["expr"]
                 for port in "|".join(ports).split("|"):
                     assert port in names, f"{path}: {port} is not an interface of {device.name}"
