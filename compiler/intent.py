@@ -259,11 +259,35 @@ class SwitchModel(IntentModel):
         return None
 
 
+ADAPTER_PORT = re.compile(r"^(?P<adapter>.+?)(?:f\d+)?(?:np\d+)?$")
+"""A predictable NIC name (``enp65s0f1``, ``ens1f0np0``) less its PCI function and port: the adapter."""
+
+
 class Nic(IntentModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9]*$")
     network: NetworkName
     speed: Speed
     numa: int = Field(0, ge=0)
+    # The physical adapter the port belongs to (default: the name less its PCI function, enp65s0f1 ->
+    # enp65s0): RoCE LAG bonds two ports of one adapter only.
+    adapter: str | None = None
+
+    @property
+    def adapter_name(self) -> str:
+        """The adapter of this port.
+
+        Examples:
+            >>> Nic(name="enp65s0f1", network="compute", speed="100g").adapter_name
+            'enp65s0'
+            >>> Nic(name="ens1f0np0", network="compute", speed="100g").adapter_name
+            'ens1'
+            >>> Nic(name="eno1", network="management", speed="1g").adapter_name
+            'eno1'
+        """
+        if self.adapter is not None:
+            return self.adapter
+        match = ADAPTER_PORT.match(self.name)
+        return match["adapter"] if match else self.name
 
 
 class ServerModel(IntentModel):
@@ -271,9 +295,33 @@ class ServerModel(IntentModel):
     power_w: int = Field(ge=0)
     rack_units: int = Field(1, ge=1)
     nics: tuple[Nic, ...] = Field(min_length=1)
+    # The NUMA node of each GPU, by index (nvidia-smi topo -m). Default: the GPUs split evenly, in
+    # order, over the NUMA nodes of the compute NICs (8 GPUs, NICs on 0 and 1: four on each).
+    gpu_numa: tuple[int, ...] | None = None
 
     def nics_on(self, network: NetworkName) -> tuple[Nic, ...]:
         return tuple(nic for nic in self.nics if nic.network == network)
+
+    @property
+    def gpu_nodes(self) -> tuple[int, ...]:
+        """The NUMA node of each GPU.
+
+        Example:
+            >>> a = Nic(name="a", network="compute", speed="100g", numa=1)
+            >>> nics = (a, Nic(name="b", network="compute", speed="100g"))
+            >>> ServerModel(gpus=4, power_w=1, nics=nics).gpu_nodes
+            (0, 0, 1, 1)
+        """
+        if self.gpu_numa is not None:
+            return self.gpu_numa
+        nodes = sorted({n.numa for n in self.nics_on("compute")}) or [0]
+        return tuple(nodes[i * len(nodes) // self.gpus] for i in range(self.gpus)) if self.gpus else ()
+
+    @model_validator(mode="after")
+    def _one_node_per_gpu(self) -> ServerModel:
+        if self.gpu_numa is not None and len(self.gpu_numa) != self.gpus:
+            raise ValueError(f"gpu_numa lists {len(self.gpu_numa)} GPUs, the model has {self.gpus}")
+        return self
 
 
 class Vlan(IntentModel):
@@ -437,7 +485,18 @@ class FabricIntent(IntentModel):
     vlan: str
     qos: str | None = None
     routing: str
-    bonding: Literal["active-backup", "lacp"] = "active-backup"
+    # How a server's two NICs of this network attach: one bond (active-backup, or lacp: an MLAG
+    # port-channel), or per-nic: no bond, each NIC its own address (and its own RoCE GID).
+    bonding: Literal["active-backup", "lacp", "per-nic"] = "active-backup"
+    # active-backup: which NIC is primary; by-server alternates leaf a / leaf b by rack position,
+    # so neither leaf of a pair carries every bond's traffic.
+    primary: Literal["by-server", "leaf-a"] = "by-server"
+    # Whether RDMA runs over this network (RoCE LAG rules then apply to its bonds). Default: when
+    # the fabric has a QoS profile.
+    rdma: bool | None = None
+    # The highest leaf oversubscription (server-facing : uplink bandwidth) the design accepts.
+    # Default: 1 on a lossless RDMA fabric (non-blocking), 3 otherwise.
+    max_oversubscription: float | None = Field(None, gt=0)
     pools: Pools
     spines: Spines
     leaves: Leaves
@@ -446,6 +505,18 @@ class FabricIntent(IntentModel):
     pair_vlans: dict[int, tuple[str, ...]] = {}
     # With bonding lacp: seconds a server port without LACP stays up on its own (fallback individual).
     lacp_fallback_timeout: int = Field(30, ge=1, le=300)
+
+    @property
+    def carries_rdma(self) -> bool:
+        """Whether RDMA runs over the network: ``rdma``, else whether it has a QoS profile."""
+        return self.rdma if self.rdma is not None else self.qos is not None
+
+    @property
+    def oversubscription_limit(self) -> float:
+        """``max_oversubscription``, else 1 for a lossless RDMA fabric and 3 for any other."""
+        if self.max_oversubscription is not None:
+            return self.max_oversubscription
+        return 1.0 if self.carries_rdma and self.qos is not None else 3.0
 
 
 class MlagSettings(IntentModel):

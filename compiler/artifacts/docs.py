@@ -7,6 +7,7 @@ the power budget; details live in the tables under ``inventory/`` it links to.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import NamedTuple
 
 from compiler.artifacts.physical import rack_loads, row_loads
 from compiler.artifacts.tables import markdown_table, percent
@@ -24,7 +25,25 @@ def ratio(down: float, up: float) -> str:
     return f"{down / up:.2g}:1" if up else "-"
 
 
-def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
+class Oversubscription(NamedTuple):
+    """A fabric's leaf oversubscription: every server port of the design against the uplinks."""
+
+    network: str
+    down_gbps: int
+    up_gbps: int
+    worst_leaf: str
+    worst_down_gbps: int
+    worst_up_gbps: int
+
+    @property
+    def design(self) -> float:
+        """Downlink over uplink bandwidth of the design (infinite without uplinks)."""
+        return self.down_gbps / self.up_gbps if self.up_gbps else float("inf")
+
+
+def oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[Oversubscription]:
+    """Per fabric: the design's server-facing bandwidth per leaf against its uplinks, and the most
+    loaded leaf today."""
     down: dict[str, int] = defaultdict(int)
     up: dict[str, int] = defaultdict(int)
     for link in fabric.links:
@@ -32,7 +51,7 @@ def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[obje
             down[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
         if link.kind == "fabric":
             up[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
-    rows: list[tuple[object, ...]] = []
+    out = []
     for net, spec in sorted(intent.fabric.fabrics.items()):
         model = intent.fabric.switch_models[spec.leaves.model]
         ports = spec.leaves.ports_per_rack * spec.leaves.racks_per_pair
@@ -40,16 +59,22 @@ def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[obje
         leaves = [n for n, d in fabric.devices.items() if d.network == net and d.role == "leaf"]
         design_up = max((up[n] for n in leaves), default=0)
         worst = max(leaves, key=lambda n: (down[n] / up[n] if up[n] else 0, n), default="")
-        rows.append(
-            (
-                net,
-                f"{design_down} G",
-                f"{design_up} G",
-                ratio(design_down, design_up),
-                f"{worst} {ratio(down[worst], up[worst])}" if worst else "-",
-            )
+        out.append(Oversubscription(net, design_down, design_up, worst, down[worst], up[worst]))
+    return out
+
+
+def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
+    return [
+        (
+            o.network,
+            f"{o.down_gbps} G",
+            f"{o.up_gbps} G",
+            ratio(o.down_gbps, o.up_gbps),
+            f"{intent.fabric.fabrics[o.network].oversubscription_limit:g}:1",  # type: ignore[index]
+            f"{o.worst_leaf} {ratio(o.worst_down_gbps, o.worst_up_gbps)}" if o.worst_leaf else "-",
         )
-    return rows
+        for o in oversubscription(intent, fabric)
+    ]
 
 
 def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
@@ -85,7 +110,8 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
         "Per leaf: server-facing bandwidth (every server port of the design) against uplink bandwidth, "
         "and the most loaded leaf today.\n",
         markdown_table(
-            ["fabric", "downlinks", "uplinks", "design", "worst leaf today"], _oversubscription(intent, fabric)
+            ["fabric", "downlinks", "uplinks", "design", "at most", "worst leaf today"],
+            _oversubscription(intent, fabric),
         ),
     ]
     for net, roce in sorted(fabric.facts.qos.fabrics.items()):

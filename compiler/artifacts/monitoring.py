@@ -305,8 +305,9 @@ def produced_series(config: dict[str, Any]) -> dict[str, frozenset[str]]:
     """The series a gNMIc configuration produces in Prometheus: metric name -> its labels.
 
     Example:
-        >>> produced_series({"subscriptions": {"s": {"paths": [METRICS["carrier"]]}}})
-        {'gnmic_interfaces_interface_state_counters_carrier_transitions': frozenset({'interface_name', 'source'})}
+        >>> config = {"subscriptions": {"s": {"paths": [METRICS["carrier"]]}}}
+        >>> [(m, sorted(labels)) for m, labels in produced_series(config).items()]
+        [('gnmic_interfaces_interface_state_counters_carrier_transitions', ['interface_name', 'source'])]
     """
     return {
         metric_name(path): path_labels(path)

@@ -10,6 +10,7 @@ frozen result, in this order::
     cabling       ports by device and name, cables                          (topology, servers, addressing)
     routing       router ids, ASNs, BGP sessions, OSPF                      (topology, cabling, addressing)
     qos           RoCE DSCP classes, queues, ECN, PFC per fabric            (intent)
+    hosts         each server's bond or per-NIC addresses on each fabric    (servers, addressing)
 
 :meth:`Facts.device` cuts out the facts that name one switch (:class:`DeviceFacts`): its
 structured config is a function of them and of the design alone.
@@ -41,6 +42,7 @@ from compiler.facts.addressing import (
 )
 from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cabling
 from compiler.facts.common import Network, Problem, Role
+from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
 from compiler.facts.qos import Qos, RoceQos, build_qos
 from compiler.facts.routing import Routing, SwitchRouting, build_routing
@@ -56,6 +58,8 @@ __all__ = [
     "Endpoint",
     "Facts",
     "HostAddress",
+    "HostLink",
+    "HostPort",
     "Network",
     "PoolUse",
     "Problem",
@@ -189,13 +193,18 @@ def build_facts(intent: Intent) -> Facts:
         cabling,
         routing,
         build_qos(intent),
-        _servers(intent, attachments, cabling, addressing, management),
+        _servers(intent, attachments, cabling, addressing, management, build_links(intent, attachments, addressing)),
         {name: tuple(found) for name, found in links.items()},
     )
 
 
 def _servers(
-    intent: Intent, attachments: Attachments, cabling: Cabling, addressing: Addressing, management: ManagementNetwork
+    intent: Intent,
+    attachments: Attachments,
+    cabling: Cabling,
+    addressing: Addressing,
+    management: ManagementNetwork,
+    links: Mapping[str, tuple[HostLink, ...]],
 ) -> dict[str, ResolvedServer]:
     nics: dict[str, list[ServerNic]] = {}
     for nic in attachments.nics:
@@ -221,6 +230,7 @@ def _servers(
             storage_address=storage.address if storage else None,
             storage_gateway=storage.gateway if storage else None,
             nics=tuple(sorted(nics.get(server.name, ()), key=lambda n: n.name)),
+            links=links.get(server.name, ()),
         )
     return out
 

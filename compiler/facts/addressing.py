@@ -6,7 +6,9 @@ Every address is a pure function of a pool and a stable index (``compiler.addres
   ``p2p``, spine on the even address, leaf on the odd;
 * loopbacks: spine ``s`` = pool + ``s``, leaf ``L`` = pool + 64 + ``L``;
 * hosts subnet of pair ``P`` = the ``P``-th /24 of ``hosts``: virtual gateway .1, leaf a .2,
-  leaf b .3, server .10 + its host index ``k``;
+  leaf b .3, server .10 + its host index ``k`` (its bond, or with ``bonding: per-nic`` its
+  leaf-a NIC; the leaf-b NIC takes .10 + ``H`` + ``k``, ``H`` = the pair's server ports per leaf,
+  ``racks_per_pair`` x ``ports_per_rack``, so both depend on the position only);
 * MLAG peer and L3 peer of pair ``P`` = the ``(P - 1)``-th /31 of ``mlag_peer`` / ``mlag_l3``,
   leaf a on the even address.
 
@@ -105,7 +107,9 @@ class Addressing(NamedTuple):
     fabric_links: Mapping[tuple[str, str], FabricLink]
     """By (leaf, spine)."""
     servers: Mapping[tuple[str, Network], HostAddress]
-    """By (server, network)."""
+    """By (server, network): its bond's, or with per-NIC addresses its leaf-a NIC's."""
+    nics: Mapping[tuple[str, str], HostAddress]
+    """By (server, NIC), on networks with ``bonding: per-nic``: every NIC's own address."""
     allocations: tuple[Allocation, ...]
     pools: tuple[PoolUse, ...]
 
@@ -116,21 +120,30 @@ def build_addressing(intent: Intent, topology: Topology, attachments: Attachment
     leaves: dict[str, LeafAddresses] = {}
     links: dict[tuple[str, str], FabricLink] = {}
     servers: dict[tuple[str, Network], HostAddress] = {}
+    nics: dict[tuple[str, str], HostAddress] = {}
     allocations: list[Allocation] = []
     pools: list[PoolUse] = []
     for net, fabric in sorted(topology.fabrics.items()):
         added = len(allocations)
         _fabric(intent, fabric, loopbacks, leaves, links, allocations)
-        pool = intent.fabric.fabrics[net].pools.hosts
-        subnets = {pair.leaves[0]: nth_subnet(pool, 24, pair.id) for pair in fabric.pairs}
+        spec = intent.fabric.fabrics[net]
+        per_nic = spec.bonding == "per-nic"
+        stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
+        subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
         gateways = {leaf: str(host_in(hosts, GATEWAY_OFFSET).ip) for leaf, hosts in subnets.items()}
         for nic in attachments.nics:
-            if nic.network == net and nic.side == 0:
-                address = str(host_in(subnets[nic.switch], SERVER_HOST_OFFSET + nic.host))
-                allocations.append(Allocation(net, "hosts", address, nic.server, f"{net} bond"))
-                servers[nic.server, net] = HostAddress(address, gateways[nic.switch])
+            if nic.network != net or (nic.side and not per_nic):
+                continue
+            offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
+            address = HostAddress(str(host_in(subnets[nic.switch], offset)), gateways[nic.switch])
+            purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
+            allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
+            if nic.side == 0:
+                servers[nic.server, net] = address
+            if per_nic:
+                nics[nic.server, nic.nic] = address
         pools.extend(_pool_uses(intent, fabric, allocations[added:]))
-    return Addressing(loopbacks, leaves, links, servers, tuple(allocations), tuple(pools))
+    return Addressing(loopbacks, leaves, links, servers, nics, tuple(allocations), tuple(pools))
 
 
 def _fabric(

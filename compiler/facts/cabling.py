@@ -24,7 +24,7 @@ Example:
     >>> port.kind, port.peer, port.peer_port, port.speed
     ('uplink', 'spine02', 'Ethernet6', '400g')
     >>> len(cabling.cables), cabling.cables[0].a, cabling.cables[0].b
-    (748, Endpoint(device='rack01-leaf-a', port='Ethernet1'), Endpoint(device='rack01-gpu001', port='enp65s0f0'))
+    (766, Endpoint(device='rack01-leaf-a', port='Ethernet1'), Endpoint(device='rack01-gpu001', port='enp65s0f0'))
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ Example:
     >>> leaf = routing.switches["rack01-stor-leaf-a"]
     >>> leaf.protocol, leaf.asn, leaf.remote_asn
     ('ebgp', 65201, 65200)
-    >>> [(p.address, p.peer, p.mlag) for p in leaf.peers][1:]
-    [('10.41.4.2', 'stor-spine02', False), ('10.41.9.1', 'rack01-stor-leaf-b', True)]
+    >>> [(p.address, p.peer, p.mlag) for p in leaf.peers][-2:]
+    [('10.41.4.6', 'stor-spine04', False), ('10.41.9.1', 'rack01-stor-leaf-b', True)]
     >>> routing.switches["spine01"].ospf_interfaces[:2]
     ('Ethernet1', 'Ethernet2')
 """

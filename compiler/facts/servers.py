@@ -26,14 +26,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.facts.common import Network, Problem
+
+if TYPE_CHECKING:
+    from compiler.facts.hosts import HostLink
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Speed
-
-BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
-"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
 
 
 class Attachment(NamedTuple):
@@ -138,3 +138,5 @@ class ResolvedServer(NamedTuple):
     storage_address: str | None
     storage_gateway: str | None
     nics: tuple[ServerNic, ...]
+    links: tuple[HostLink, ...] = ()
+    """How it attaches to each fabric network (a bond, or an address per NIC)."""

@@ -10,7 +10,7 @@ Example:
     >>> from compiler.intent import load_intent
     >>> config = structured_config(build_facts(load_intent(Path("intent"))).device("rack01-mgmt"))
     >>> config.hostname, config.ip_routing, [v.id for v in config.vlans], config.static_routes[0].next_hop
-    ('rack01-mgmt', False, [2001], '172.16.1.1')
+    ('rack01-mgmt', False, [2001, 2501], '172.16.1.1')
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.facts import DeviceFacts, UsedPort
+from compiler.facts.hosts import BOND_NAMES
 from compiler.facts.management import RackManagement
-from compiler.facts.servers import BOND_NAMES
 from compiler.platforms import eos
 from compiler.structured.model import Interface
 from compiler.structured.qos import port_qos
@@ -169,7 +169,7 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
     yield Interface(port.name, description=description, channel_group=port.channel, **qos)
     yield Interface(
         eos.port_channel(port.channel),
-        description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),
+        description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),  # type: ignore[index]
         mtu=mtu,
         switchport_access_vlan=vlan,
         mlag=port.channel,

@@ -142,12 +142,14 @@ def test_example_reports_usage_of_every_pool(
     ("old", "new"),
     [
         ("routing: ospf-underlay ", "routing: ebgp-underlay "),
-        ("bonding: active-backup          #", "bonding: lacp          #"),
+        ("bonding: per-nic\n", "bonding: active-backup\n"),
+        ("bonding: active-backup\n", "bonding: lacp\n"),
     ],
-    ids=["ebgp-underlay", "lacp-bonding"],
+    ids=["ebgp-underlay", "active-backup-compute", "lacp-storage"],
 )
 def test_other_supported_modes_pass(checks_intent_dir: Path, checks_edit: Editor, old: str, new: str) -> None:
-    """Both routing modes and both bonding modes are supported designs: no errors."""
+    """Both routing modes, an active-backup bond of the compute NICs and LACP on storage's dual-port
+    adapter are supported designs: no errors."""
     checks_edit("fabric.yaml", old, new)
     findings = _check(checks_intent_dir)
     assert [f.line() for f in findings if f.severity == "error"] == []
@@ -655,7 +657,7 @@ def test_management_services_open_to_any_source(checks_intent_dir: Path, checks_
     checks_edit("fabric.yaml", "collectors: {gnmi: [172.20.0.40], ", "collectors: {")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"MGT001"}
-    assert len(_of(findings, "MGT001")) == 53
+    assert len(_of(findings, "MGT001")) == 55
     assert _of(findings, "MGT001")[0].message == (
         "eAPI, SSH, gNMI accept any source: list the bastions, runners and collectors in services.management_prefixes"
     )
@@ -738,7 +740,7 @@ def test_gnmi_acl_that_shuts_out_the_collector(checks_intent_dir: Path, checks_e
     )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"TEL001"}
-    assert len(_of(findings, "TEL001")) == 53
+    assert len(_of(findings, "TEL001")) == 55
     assert {f.message for f in _of(findings, "TEL001")} == {"MGMT-GNMI does not admit the gNMI collector 172.20.0.40"}
 
 
@@ -770,6 +772,100 @@ def test_alert_querying_a_label_the_collector_does_not_produce(
         f"EcnMarksHigh: {metric} has no label interface_interface_id",
         f"EcnMarksHigh: {metric} has no label queue_name",
     }
+
+
+def test_lacp_across_two_adapters_on_the_rdma_fabric(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """enp65s0f0 + enp193s0f0 are two adapters: no RoCE LAG, so the bond would carry no RoCE at all."""
+    checks_edit("fabric.yaml", "    bonding: per-nic\n", "    bonding: lacp\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"BND001"}
+    assert [f.line() for f in _of(findings, "BND001")] == [
+        "error BND001 [C7/N7] fabrics.compute.bonding: gpu-8x-h100 bonds enp65s0f0 (adapter enp65s0) + "
+        "enp193s0f0 (adapter enp193s0) with LACP: RoCE LAG needs both ports of one adapter, so this bond carries "
+        "no RoCE; use bonding: per-nic (no bond: each NIC its own address and RoCE GID), bonding: active-backup "
+        "(one active NIC at a time), or a dual-port adapter whose two ports form the bond"
+    ]
+
+
+def test_storage_bonds_follow_the_rdma_rules(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Storage carrying RDMA (NFS over RDMA, Lustre o2ib) bonds by the same rule: one adapter or no LACP."""
+    checks_edit("fabric.yaml", "    bonding: active-backup\n", "    bonding: lacp\n    rdma: true\n")
+    assert _ids(_check(checks_intent_dir)) == set()  # both storage ports on one adapter: RoCE LAG works
+    checks_edit(
+        "fabric.yaml",
+        "{name: enp66s0f1, network: storage, speed: 25g, numa: 0}",
+        "{name: enp66s0f1, network: storage, speed: 25g, numa: 0, adapter: enp67s0}",
+    )
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"BND001"}
+    assert _of(findings, "BND001")[0].message.startswith(
+        "gpu-8x-h100 bonds enp66s0f0 (adapter enp66s0) + enp66s0f1 (adapter enp67s0) with LACP"
+    )
+
+
+def test_one_bond_for_gpus_on_two_numa_nodes(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Active-backup works for RoCE, but its one active NIC is local to one socket's GPUs only."""
+    checks_edit("fabric.yaml", "    bonding: per-nic\n", "    bonding: active-backup\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == set()
+    assert [f.line() for f in findings if f.severity == "warning"] == [
+        "warning BND002 [C7] server_models.gpu-8x-h100: one active-backup bond of enp65s0f0 (NUMA 0), "
+        "enp193s0f0 (NUMA 1) serves GPUs on NUMA nodes [0, 1]: its active NIC is local to one node, the other "
+        "node's GPUs cross the socket; use bonding: per-nic (a NIC per NUMA node, each its own address)"
+    ]
+
+
+def test_gpus_on_a_numa_node_without_a_nic(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Both compute NICs on NUMA 0: GPUs 4-7 on NUMA 1 reach the fabric across the socket."""
+    checks_edit(
+        "fabric.yaml",
+        "{name: enp193s0f0, network: compute, speed: 100g, numa: 1}",
+        "{name: enp193s0f0, network: compute, speed: 100g, numa: 0}",
+    )
+    checks_edit("fabric.yaml", "    gpus: 8\n", "    gpus: 8\n    gpu_numa: [0, 0, 0, 0, 1, 1, 1, 1]\n")
+    findings = _check(checks_intent_dir)
+    assert [f.line() for f in findings if f.severity != "info"] == [
+        "warning BND002 [C7] server_models.gpu-8x-h100: GPUs on NUMA node(s) [1] have no compute NIC there: "
+        "their RDMA crosses the socket interconnect"
+    ]
+
+
+def test_every_active_backup_primary_on_leaf_a(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """All primaries on leaf a: leaf b idles while leaf a's uplinks carry the whole pair."""
+    checks_edit("fabric.yaml", "    bonding: active-backup\n", "    bonding: active-backup\n    primary: leaf-a\n")
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == set()
+    warnings = [f for f in findings if f.severity == "warning"]
+    assert {f.rule for f in warnings} == {"BND003"}
+    assert {f.subject for f in warnings} == {
+        "rack01-stor-leaf-a",
+        "rack05-stor-leaf-a",
+        "rack09-stor-leaf-a",
+        "rack14-stor-leaf-a",
+    }
+    assert warnings[0].message.startswith(
+        "primary for 36 of the 36 active-backup bonds of its pair (rack01-stor-leaf-b: 0)"
+    )
+
+
+def test_storage_oversubscribed_beyond_its_limit(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Two storage spines: 44 x 25G of server ports over 2 x 100G is 5.5:1, above the 3:1 stated."""
+    checks_edit(
+        "fabric.yaml",
+        "spines: {count: 4, model: storage-spine-32x100g",
+        "spines: {count: 2, model: storage-spine-32x100g",
+    )
+    checks_edit(
+        "fabric.yaml",
+        "uplink_ports: [49, 50, 51, 52]\n      peer_link_ports: [55, 56]\n    virtual_router_mac: 00:1c:73:00:00:98",
+        "uplink_ports: [49, 50]\n      peer_link_ports: [55, 56]\n    virtual_router_mac: 00:1c:73:00:00:98",
+    )
+    findings = _check(checks_intent_dir)
+    assert [f.line() for f in findings if f.severity == "error"] == [
+        "error OVS001 [C1/N7] fabrics.storage: leaves oversubscribed 5.5:1 (1100G of server ports, 200G up), above "
+        "the 3:1 the fabric allows: add uplinks, serve fewer racks per leaf pair, or raise max_oversubscription if "
+        "that is the intent"
+    ]
 
 
 def test_watchdog_polling_too_slow(checks_intent_dir: Path, checks_edit: Editor) -> None:

@@ -27,7 +27,7 @@ def test_device_counts(fabric: ResolvedFabric) -> None:
     roles = [(d.network, d.role) for d in fabric.devices.values()]
     assert roles.count(("compute", "spine")) == 4
     assert roles.count(("compute", "leaf")) == 24
-    assert roles.count(("storage", "spine")) == 2
+    assert roles.count(("storage", "spine")) == 4
     assert roles.count(("storage", "leaf")) == 8
     assert roles.count(("management", "mgmt")) == 14
     assert roles.count(("management", "core")) == 1

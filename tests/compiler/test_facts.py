@@ -42,11 +42,11 @@ def test_each_builder_runs_alone_on_what_it_depends_on(intent: Intent) -> None:
     cabling = build_cabling(intent, topology, attachments, addressing)
     routing = build_routing(intent, topology, cabling, addressing)
     qos = build_qos(intent)
-    assert len(topology.switches) == 53
+    assert len(topology.switches) == 55
     assert len(attachments.nics) == 112 + 2 * 108 + 2 * 112
     assert addressing.loopbacks["spine03"] == "10.31.0.3"
     assert management.racks[13].switch_address == "172.16.13.2/25"
-    assert len(cabling.cables) == 748
+    assert len(cabling.cables) == 766
     assert routing.switches["spine01"].protocol == "ospf"
     assert set(qos.fabrics) == {"compute"}
 

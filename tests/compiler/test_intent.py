@@ -65,9 +65,9 @@ BAD_INPUTS = [
     ),
     (
         "fabric.yaml",
-        "bonding: active-backup          #",
-        "bonding: balance-rr          #",
-        "fabrics.compute.bonding: Input should be 'active-backup' or 'lacp'",
+        "bonding: per-nic\n",
+        "bonding: balance-rr\n",
+        "fabrics.compute.bonding: Input should be 'active-backup', 'lacp' or 'per-nic'",
     ),
     (
         "fabric.yaml",

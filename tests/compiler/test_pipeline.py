@@ -103,12 +103,14 @@ def test_ospf_underlay(example_compile: CompileResult) -> None:
 
 
 def test_lacp_bonding_renders_mlag_port_channels(project: Path, edit: Edit) -> None:
-    """bonding: lacp -> one MLAG port-channel per server, same number on both leaves."""
-    edit("fabric.yaml", "bonding: active-backup          #", "bonding: lacp          #")
-    files = compile_intent(project / "intent").files
-    for leaf in ("rack04-leaf-a", "rack04-leaf-b"):
-        text = files[f"configs/{leaf}.cfg"].decode()
-        assert "interface Port-Channel3\n   description SERVER_rack04-gpu003_bond0\n" in text
+    """bonding: lacp -> one MLAG port-channel per server, same number on both leaves (storage: the two
+    ports of one adapter, which RoCE LAG and LACP both take)."""
+    edit("fabric.yaml", "bonding: active-backup\n", "bonding: lacp\n")
+    result = compile_intent(project / "intent")
+    assert not result.errors, [f.line() for f in result.errors]
+    for leaf in ("rack01-stor-leaf-a", "rack01-stor-leaf-b"):
+        text = result.files[f"configs/{leaf}.cfg"].decode()
+        assert "interface Port-Channel3\n   description SERVER_rack01-gpu003_bond1\n" in text
         assert "   mlag 3\n" in text
         assert "interface Ethernet3\n" in text and "   channel-group 3 mode active\n" in text
 

@@ -2,7 +2,7 @@
 against the emulated example fabric on loopback. Faults are injected through the lab's own API.
 
 Every test shares the session lab: most start from it running HEAD (``deployed``) and change a
-device or two; the deploy of all 53 switches from factory default (``full_deploy``) and the
+device or two; the deploy of all 55 switches from factory default (``full_deploy``) and the
 wait for a real commit timer are in the e2e tier.
 """
 
@@ -51,9 +51,9 @@ def statuses(result: Ran) -> dict[str, str]:
 def test_full_deploy_from_factory_default_then_plan_is_clean(
     full_deploy: Ran, repo: Path, lab: Lab, cli: Fabricops
 ) -> None:
-    """All 53 switches change, in waves that keep redundancy; afterwards nothing is pending."""
+    """All 55 switches change, in waves that keep redundancy; afterwards nothing is pending."""
     report = full_deploy.json()
-    assert len(report["changed"]) == 53 and not report["failed"]
+    assert len(report["changed"]) == 55 and not report["failed"]
     assert len(report["waves"][0]) == 1, "a single canary goes first"
     hosts = _hosts(repo)
     for wave in report["waves"]:
@@ -84,7 +84,7 @@ def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: 
     assert git(repo, "rev-parse", f"{tag}^{{commit}}").strip() == report["ref"]
     assert git(repo, "cat-file", "-t", tag).strip() == "tag", "an annotated tag"
     record = json.loads(gitstate.read_file(repo, report["record"]) or b"{}")
-    assert record["ref"] == report["ref"] and len(record["devices"]) == 53
+    assert record["ref"] == report["ref"] and len(record["devices"]) == 55
     assert record["devices"]["spine01"]["added"] > 0 and record["devices"]["spine01"]["sections"]
     assert git(repo, "status", "--porcelain", "--untracked-files=no").strip() == ""
     assert git(repo, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"

@@ -47,15 +47,15 @@ def line_of(root: Path, device: str, pattern: str) -> str:
 
 
 def test_a_fresh_deploy_is_in_sync_everywhere(fleet: Fleet, capsys: pytest.CaptureFixture[str]) -> None:
-    """All 53 switches, compared by meaning despite the device's headers and default lines."""
+    """All 55 switches, compared by meaning despite the device's headers and default lines."""
     root, _ = fleet
     clock = time.perf_counter()
     code, out, _ = fabricops(capsys, "drift", "--root", str(root), "--lab", "--report-dir", str(root / "r0"))
     wall = time.perf_counter() - clock
     assert code == 0, out
-    assert len(re.findall(r"^\S+\s+in-sync$", out, re.M)) == 53
+    assert len(re.findall(r"^\S+\s+in-sync$", out, re.M)) == 55
     assert "drift against what was deployed, intent HEAD" in out
-    print(f"drift over 53 lab devices: {wall:.2f} s wall, {53 / wall:.1f} devices/s")
+    print(f"drift over 55 lab devices: {wall:.2f} s wall, {55 / wall:.1f} devices/s")
 
 
 def test_each_kind_of_out_of_band_edit_gets_its_verdict(fleet: Fleet, restore: Callable[[str], None]) -> None:

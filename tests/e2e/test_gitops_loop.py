@@ -22,7 +22,7 @@ import yaml
 
 from tests.conftest import git
 
-pytestmark = pytest.mark.e2e  # the whole loop, 53 switches deployed twice: the second tier
+pytestmark = pytest.mark.e2e  # the whole loop, 55 switches deployed twice: the second tier
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
@@ -145,7 +145,7 @@ def audit_in_shards(root: Path) -> None:
     shards = ("reports/shard-1", "reports/shard-2")
     fabricops(root, "drift", "--merge", *shards, "--format", "json", "--report-dir", "reports/merged")
     merged = json.loads((root / "reports" / "merged" / "report.json").read_text())
-    assert len(merged["devices"]) == 53 and merged["summary"]["in-sync"] == 53
+    assert len(merged["devices"]) == 55 and merged["summary"]["in-sync"] == 55
 
 
 def tamper_and_revert(root: Path) -> None:

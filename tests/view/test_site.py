@@ -223,7 +223,7 @@ def test_cli_builds_and_says_how_to_open_it(compiled_example: Path, tmp_path: Pa
     ran = _fabricops("view", "--root", str(compiled_example), "--out", str(out), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert f"open {(out / 'index.html').as_uri()}" in ran.stdout
-    assert "53 switches, 112 servers, 3 rows, 3 networks" in ran.stdout
+    assert "55 switches, 112 servers, 3 rows, 3 networks" in ran.stdout
 
 
 def test_cli_without_generated_says_what_to_do(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ Module                 Rules
 ``qos``                QOS001 QOS002 QOS003 QOS004 QOS005 QOS006
 ``references``         REF001 REF002 REF003 RES001
 ``power``              PWR001 PWR002 PWR003 PWR004 CAB001
-``edge``               STC001
+``edge``               STC001 OVS001
+``bonding``            BND001 BND002 BND003
 ``management``         MGT001 MGT002 MGT003 MGT004
 ``telemetry``          TEL001 TEL002
 =====================  ==============================================================
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from compiler.checks.rules import (
     addressing,
+    bonding,
     edge,
     management,
     mlag,
@@ -37,6 +39,7 @@ from compiler.checks.rules import (
 
 __all__ = [
     "addressing",
+    "bonding",
     "edge",
     "management",
     "mlag",

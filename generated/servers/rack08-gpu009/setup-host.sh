@@ -28,6 +28,18 @@ fi
 # irqbalance would undo the NUMA pinning below.
 systemctl disable --now irqbalance 2>/dev/null || true
 
+# NICs with addresses of one subnet: each answers ARP for its own address only, announces its own
+# address, and accepts replies the other NIC's route would have sent elsewhere (loose rp_filter).
+cat > /etc/sysctl.d/90-fabricops-arp.conf <<'SYSCTL'
+net.ipv4.conf.enp65s0f0.arp_ignore = 1
+net.ipv4.conf.enp65s0f0.arp_announce = 2
+net.ipv4.conf.enp65s0f0.rp_filter = 2
+net.ipv4.conf.enp193s0f0.arp_ignore = 1
+net.ipv4.conf.enp193s0f0.arp_announce = 2
+net.ipv4.conf.enp193s0f0.rp_filter = 2
+SYSCTL
+sysctl --system > /dev/null
+
 # enp65s0f0: compute network, 100g to rack08-leaf-a Ethernet9; IRQs on NUMA node 0
 ethtool --set-eee enp65s0f0 eee off 2>/dev/null || true
 ethtool -K enp65s0f0 lro off gro off

@@ -27,16 +27,21 @@ GOLDEN = Path(__file__).parent / "golden"
 
 # (variant, generated path): a server of each kind, one table of each artifact, one rules file per role
 GOLDEN_CASES = [
-    ("", "servers/rack01-gpu001/NetworkManager/system-connections/bond0.nmconnection"),
-    ("", "servers/rack01-gpu001/NetworkManager/system-connections/bond0-enp65s0f0.nmconnection"),
+    ("", "servers/rack01-gpu001/NetworkManager/system-connections/compute-enp65s0f0.nmconnection"),
+    ("", "servers/rack01-gpu001/NetworkManager/system-connections/compute-enp193s0f0.nmconnection"),
+    ("", "servers/rack01-gpu002/NetworkManager/system-connections/bond1.nmconnection"),
+    ("", "servers/rack01-gpu002/NetworkManager/system-connections/bond1-enp66s0f1.nmconnection"),
     ("", "servers/rack01-gpu001/NetworkManager/system-connections/management-eno1.nmconnection"),
     ("", "servers/rack01-gpu001/fstab"),
     ("", "servers/rack01-gpu001/setup-host.sh"),
     ("", "servers/rack01-gpu001/verify.sh"),
     ("", "servers/rack14-stor002/setup-host.sh"),
-    ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-bond0"),
-    ("ifcfg", "servers/rack01-gpu001/network-scripts/route-bond0"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-bond1"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/route-bond1"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-enp66s0f0"),
     ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-enp65s0f0"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/route-enp193s0f0"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/rule-enp193s0f0"),
     ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-eno1"),
     ("", "inventory/cabling.csv"),
     ("", "inventory/cabling.md"),
@@ -159,9 +164,9 @@ def test_every_server_address_of_the_ip_plan_is_in_its_files(example: dict[str, 
     rows = [
         r
         for r in _rows(example["inventory/ip-plan.csv"])
-        if r["purpose"] in {"compute bond", "storage bond", "server management"}
+        if r["purpose"] in {"storage bond", "server management"} or r["purpose"].startswith("compute NIC ")
     ]
-    assert len(rows) == 108 + 112 + 112
+    assert len(rows) == 2 * 108 + 112 + 112
     for row in rows:
         files = "".join(t for p, t in example.items() if p.startswith(f"servers/{row['owner']}/"))
         assert f"address1={row['prefix']}" in files, row
