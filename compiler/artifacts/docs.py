@@ -137,6 +137,9 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
                 ],
             ),
         ]
+    from compiler.artifacts.why import why_these_defaults  # it reads oversubscription() from here
+
+    parts.append(why_these_defaults(intent, fabric))
     total = sum(r.watts for r in racks)
     parts += [
         "## Power\n",

@@ -193,7 +193,7 @@ def test_shards_split_the_fleet_and_merge_into_the_full_report(
     code, out, _ = fabricops(capsys, "drift", "--merge", *dirs, "--report-dir", str(root / "merged"))
     assert code == 3
     merged = load_report(root / "merged")
-    assert len(merged.devices) == 54 and merged.shards == ("1/3", "2/3", "3/3")
+    assert len(merged.devices) == 56 and merged.shards == ("1/3", "2/3", "3/3")
     assert [(d.device, d.status) for d in merged.devices if d.status != "in-sync"] == [
         ("rack07-mgmt", "drift"),
         ("rogue-switch", "unmanaged"),

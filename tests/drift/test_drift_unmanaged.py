@@ -66,5 +66,5 @@ def test_an_lldp_neighbour_unknown_to_git_and_an_inventory_entry_without_config_
         "unmanaged",
         "in the inventory without a generated config",
     )
-    assert audit.count("in-sync") == 52, "servers seen over LLDP are in the cabling plan: not unmanaged"
+    assert audit.count("in-sync") == 54, "servers seen over LLDP are in the cabling plan: not unmanaged"
     assert audit.exit_code() == 3

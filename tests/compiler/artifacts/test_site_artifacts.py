@@ -276,3 +276,19 @@ def test_lustre_and_gpfs_follow_the_intent(project: Path, edit: Edit) -> None:
     )
     assert "mmaddnode -N rack02-gpu005" in files["servers/rack02-gpu005/gpfs-join.sh"]
     assert "servers/rack14-stor001/gpfs-join.sh" not in files
+
+
+def test_why_these_defaults_agrees_with_the_hardening_page(example: dict[str, str]) -> None:
+    """docs/fabric.md's "Why these defaults" and docs/hardening.md name the same settings and rules."""
+    from compiler.artifacts.why import default_rows
+
+    intent = load_intent(Path("intent"))
+    rows = default_rows(intent, resolve(intent))
+    page = (Path(__file__).resolve().parents[3] / "docs" / "hardening.md").read_text()
+    headings = set(re.findall(r"^### (.+)$", page, re.MULTILINE))
+    assert {setting for setting, _, _, _ in rows} <= headings
+    for _, _, _, rules in rows:
+        for rule_id in rules.split(", "):
+            assert rule_id in page, f"docs/hardening.md does not name {rule_id}"
+    assert "## Why these defaults" in example["docs/fabric.md"]
+    assert all(f"| {setting} | {value} |" in example["docs/fabric.md"] for setting, value, _, _ in rows)
