@@ -87,10 +87,10 @@ def default_rows(intent: Intent, fabric: ResolvedFabric) -> list[Row]:
             "STC001",
         )
     )
-    for name, profile in sorted(spec.routing_profiles.items()):
+    for name, routing in sorted(spec.routing_profiles.items()):
         if not any(f.routing == name for f in spec.fabrics.values()):
             continue
-        bfd = profile.bfd
+        bfd = routing.bfd
         detection = max(bfd.interval_ms, bfd.min_rx_ms) * bfd.multiplier
         rows.append(
             (
@@ -156,7 +156,8 @@ def default_rows(intent: Intent, fabric: ResolvedFabric) -> list[Row]:
             (
                 "leaf oversubscription",
                 f"{o.network}: {ratio(o.down_gbps, o.up_gbps)}, at most {limit:g}:1",
-                "lossless RDMA needs non-blocking leaves; storage reads and checkpoints queue at the uplinks beyond 3:1",
+                "lossless RDMA needs non-blocking leaves; storage reads and checkpoints queue at the uplinks "
+                "beyond 3:1",
                 "OVS001",
             )
         )
