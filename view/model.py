@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from core.generated import Host, Snapshot
+from core.topology import Topology
 from view.ports import sort_interfaces
 
 
@@ -145,6 +146,7 @@ class Floor:
     racks: dict[str, Rack]
     pictures: dict[str, str]  # network -> SVG text
     configs: dict[str, str]
+    topology: Topology
 
     @cached_property
     def rows(self) -> dict[str, list[Rack]]:
@@ -308,6 +310,7 @@ def read_floor(snapshot: Snapshot) -> Floor:
         },
         pictures=_pictures(snapshot),
         configs=snapshot.configs(),
+        topology=Topology.read(snapshot),
     )
 
 
