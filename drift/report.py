@@ -21,6 +21,11 @@ Rendered as text (terminal), markdown (a CI issue) and JSON (machines, ``--merge
 names the device, so CI edits only the issues it opened). No secret value appears: changes
 carry ``<secret>`` in place of one.
 
+The markdown report draws a map (Mermaid, :mod:`core.mermaid`) of every device that is not in
+sync, coloured by its state, with the switches one cable away; each issue draws the map around
+its own device, so a drifted leaf whose peer is unreachable shows both. An unmanaged switch is
+drawn where LLDP saw it.
+
 Examples:
     >>> from core.configtree import Change
     >>> adopt_field(Change(("interface Ethernet5",), "changed", "description X", "description Y"))
@@ -41,9 +46,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core import mermaid
 from core.configtree import Change, negate
-from core.generated import REPORTS_DIR
+from core.errors import FabricopsError
+from core.generated import REPORTS_DIR, open_snapshot
 from core.platforms import get_rules
+from core.topology import Link, Topology, neighbourhood
 from drift.audit import DRIFTED, STATUSES, Audit, DeviceResult
 
 __all__ = [
@@ -52,6 +60,7 @@ __all__ = [
     "adopt_field",
     "adoption",
     "apply_command",
+    "audit_topology",
     "device_line",
     "issue_marker",
     "issue_plan",
@@ -60,6 +69,7 @@ __all__ = [
     "render_markdown",
     "render_text",
     "revert_command",
+    "status_map",
     "write_reports",
 ]
 
@@ -334,8 +344,28 @@ def device_markdown(audit: Audit, result: DeviceResult) -> list[str]:
     return out
 
 
-def render_markdown(audit: Audit) -> str:
-    """The report as markdown, for a CI run to open as an issue."""
+def audit_topology(audit: Audit, root: Path) -> Topology | None:
+    """The cabling of ``generated/`` at the audited commit, for the maps; None when git has not that commit."""
+    try:
+        return Topology.read(open_snapshot(root, audit.commit))
+    except FabricopsError:
+        return None
+
+
+def status_map(audit: Audit, topology: Topology, devices: Iterable[str]) -> list[str]:
+    """A Mermaid map of ``devices`` and their neighbours, every device coloured by its state (in sync: grey)."""
+    marks = {r.device: r.status for r in audit.devices if r.status != "in-sync"}
+    seen = [(r, where.split()[0]) for r in audit.devices if r.status == "unmanaged" for where in r.seen_by]
+    unmanaged = {r.device: ("unmanaged", topology.switches.get(seer, ("", ""))[1]) for r, seer in seen}
+    topology = topology.with_switches(
+        {name: kind for name, kind in unmanaged.items() if name not in topology.switches},
+        [Link(seer, r.device, "lldp", "") for r, seer in seen],
+    )
+    return mermaid.markdown(neighbourhood(topology, devices, marks))
+
+
+def render_markdown(audit: Audit, topology: Topology | None = None) -> str:
+    """The report as markdown, for a CI run to open as an issue; with ``topology``, a map of what is not in sync."""
     counts = _summary(audit)
     title = ", ".join(f"{counts[s]} {s}" for s in STATUSES if s != "in-sync")
     out = [
@@ -353,6 +383,9 @@ def render_markdown(audit: Audit) -> str:
         for d in audit.devices
         if d.status != "in-sync"
     ]
+    found = [d.device for d in audit.devices if d.status != "in-sync"]
+    if topology is not None and found:
+        out += ["", "## Map", "", *status_map(audit, topology, found)]
     for result in audit.devices:
         if result.status != "in-sync":
             out += ["", *device_markdown(audit, result)]
@@ -380,15 +413,20 @@ def issue_marker(device: str) -> str:
     return f'<!-- fabricops-drift device="{device}" -->'
 
 
-def issue_plan(audit: Audit) -> list[dict[str, str]]:
-    """Per audited device: the issue to open or update (title, body with its marker), close, or keep."""
+def issue_plan(audit: Audit, topology: Topology | None = None) -> list[dict[str, str]]:
+    """Per audited device: the issue to open or update (title, body with its marker), close, or keep.
+
+    With ``topology``, a body starts with the map around its device (before the changes, which
+    are cut where a body would pass GitHub's limit).
+    """
     plan = []
     for result in audit.devices:
         action = _ISSUE_ACTION[result.status]
         kind = "unmanaged switch" if result.status == "unmanaged" else "drift"
         body = ""
         if action == "open":
-            section = "\n".join(device_markdown(audit, result))
+            picture = status_map(audit, topology, [result.device]) if topology is not None else []
+            section = "\n".join([*picture, *([""] if picture else []), *device_markdown(audit, result)])
             body = f"{issue_marker(result.device)}\nFound by the scheduled drift audit.\n\n{section}\n"[:65000]
         plan.append(
             {
@@ -403,15 +441,18 @@ def issue_plan(audit: Audit) -> list[dict[str, str]]:
     return plan
 
 
-def write_reports(audit: Audit, report_dir: Path | None, root: Path) -> Path:
-    """Write ``report.md``, ``report.json`` and ``issues.json`` (default directory: reports/drift/<stamp>/)."""
+def write_reports(audit: Audit, report_dir: Path | None, root: Path, topology: Topology | None = None) -> Path:
+    """Write ``report.md``, ``report.json`` and ``issues.json`` (default directory: reports/drift/<stamp>/).
+
+    ``topology`` (:func:`audit_topology`) draws the maps of the report and the issues.
+    """
     if report_dir is None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         report_dir = root / DEFAULT_REPORT_DIR / stamp
     report_dir.mkdir(parents=True, exist_ok=True)
-    (report_dir / "report.md").write_text(render_markdown(audit))
+    (report_dir / "report.md").write_text(render_markdown(audit, topology))
     (report_dir / "report.json").write_text(json.dumps(render_json(audit), indent=2, sort_keys=False) + "\n")
-    (report_dir / "issues.json").write_text(json.dumps(issue_plan(audit), indent=2) + "\n")
+    (report_dir / "issues.json").write_text(json.dumps(issue_plan(audit, topology), indent=2) + "\n")
     return report_dir
 
 
