@@ -10,7 +10,7 @@ import pytest
 from core.generated import open_snapshot
 from core.mermaid import MAX_NODES, flowchart, markdown
 from core.topology import Edge, Link, Neighbourhood, Node, Topology, neighbourhood
-from tests.mermaid import parse, parsed
+from tests.mermaid import blocks, parse, parsed
 
 HOSTILE = ["end", "graph", "subgraph", "o", "x-1", "leaf:1", 'a"b', "a#b", "a<b>", "rack 7", "é-leaf", "click"]
 
@@ -79,3 +79,9 @@ def test_past_the_bound_a_report_says_so_instead_of_drawing() -> None:
     assert markdown(Neighbourhood(nodes, [])) == [f"_{MAX_NODES + 1} boxes: too many to draw ({MAX_NODES} at most)._"]
     with pytest.raises(ValueError, match="more than a picture holds"):
         flowchart(Neighbourhood(nodes, []))
+
+
+def test_the_pictures_in_the_readme_are_mermaid_github_can_draw() -> None:
+    found = blocks((Path(__file__).resolve().parents[2] / "README.md").read_text())
+    assert len(found) >= 2
+    assert [d.get("error") for d in parse(*found)] == [None] * len(found)
