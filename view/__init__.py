@@ -8,7 +8,7 @@
 * :mod:`view.draw` draws the neighbourhood (blast radius) of devices, grouped, as SVG; the
   neighbourhood itself is :mod:`core.topology`'s, which a review comment and a drift report
   draw as Mermaid (:mod:`core.mermaid`);
-* :mod:`view.deployed` reads each switch's last deployed config from the deploy records;
+* :mod:`view.deployed` reads what each switch last verifiably ran from its state of record;
 * :mod:`view.site` renders the pages (Jinja2) and writes the site; :mod:`view.serve` serves it.
 
 This package imports only its light, drawing half here, so importing it costs little.

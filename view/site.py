@@ -153,7 +153,7 @@ def render_site(floor: Floor, deployed: dict[str, Deployed] | None, source: str)
     diffs = {
         name: config_diff(deployed[name].config, floor.configs.get(name, ""), name)
         for name in floor.switches
-        if deployed is not None and name in deployed
+        if deployed is not None and name in deployed and deployed[name].commit
     }
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for rack_list in floor.rows.values():
