@@ -11,8 +11,10 @@ changed since was done outside GitOps), and gives two commands:
   so port description, shutdown and VLAN membership are proposed as ``extra_config`` lines in
   ``intent/fabric.yaml`` and the report names the structured field that would hold them
   (``port_overrides.<device>.<port>.<field>``); anything else is proposed as escape-hatch
-  lines. A secret change cannot be adopted through the intent: the report says where the
-  secret lives instead.
+  lines. A secret cannot be adopted through the intent: a changed secret, or a line or section
+  the device added that holds one (the report sees it masked, ``<secret>``, which EOS would
+  reject if pasted back), is never proposed as an edit; the report names the secret (its form
+  and line) and says to set it in the secret store and reference it as ``<secret:NAME>``.
 
 A ``pending`` device gets no revert (nothing to undo): the deploy that applies the merged change.
 
@@ -47,9 +49,10 @@ from pathlib import Path
 from typing import Any
 
 from core import mermaid
-from core.configtree import Change, negate
+from core.configtree import SECRET_MASK, Change, negate
 from core.errors import FabricopsError
 from core.generated import REPORTS_DIR, open_snapshot
+from core.masking import MASKED, SECRET_RULES
 from core.platforms import get_rules
 from core.topology import Link, Topology, neighbourhood
 from drift.audit import DRIFTED, STATUSES, Audit, DeviceResult
@@ -69,6 +72,7 @@ __all__ = [
     "render_markdown",
     "render_text",
     "revert_command",
+    "secret_forms",
     "status_map",
     "write_reports",
 ]
@@ -132,17 +136,43 @@ class Adoption:
         return f"extra_config:\n  {device}: |\n{body}"
 
 
+_STORE = "the secret store (FABRICOPS_SECRET_<NAME> or the secrets file)"
+
+
+def secret_forms(lines: Iterable[str]) -> list[str]:
+    """The forms of secret (``SNMP community``, ``user secret``) that masked ``lines`` hold.
+
+    Example:
+        >>> secret_forms(["snmp-server community <secret> ro", "description x"])
+        ['SNMP community']
+        >>> secret_forms(["ntp server 10.0.0.1 key 3"])
+        []
+    """
+    masked = [line.strip() for line in lines if SECRET_MASK in line or MASKED.search(line)]
+    forms = [rule.form for line in masked for rule in SECRET_RULES if rule.pattern.search(line)]
+    return list(dict.fromkeys(forms)) or (["secret"] if masked else [])
+
+
 def adoption(result: DeviceResult) -> Adoption:
-    """Escape-hatch lines (grouped under their sections, in EOS syntax) for a device's changes."""
+    """Escape-hatch lines (grouped under their sections, in EOS syntax) for a device's changes.
+
+    A line that holds a secret is never among them: the report only ever sees it masked.
+    """
     indent = " " * get_rules("eos").indent
     sections: dict[tuple[str, ...], list[str]] = {}
     fields: list[str] = []
     refused: list[str] = []
     for change in result.changes:
+        where = " > ".join(change.path) or "(top level)"
         if change.kind == "secret":
-            where = " > ".join(change.path) or "(top level)"
-            store = "change it in the secret store (FABRICOPS_SECRET_<NAME> or the secrets file), then deploy"
-            refused.append(f"{where}: {change.line} (a secret: {store})")
+            refused.append(f"{where}: {change.line} (a secret: change it in {_STORE}, then deploy)")
+            continue
+        forms = secret_forms([change.line, *change.block]) if change.kind != "removed" else []
+        if forms:
+            what = f"{', '.join(forms)} the device holds and git does not"
+            how = f"set its value in {_STORE}, add the line to intent extra_config with <secret:NAME> "
+            how += "where the secret is, then deploy"
+            refused.append(f"{where}: {change.line} (a {what}: {how})")
             continue
         if change.kind == "order":
             refused.append(f"{' > '.join(change.path)}: the device's entry order (write the section in that order)")
@@ -287,6 +317,7 @@ def render_text(audit: Audit, *, verbose: bool = True) -> str:
             if adopt.extra_config:
                 out.append("    keep:   add to intent/fabric.yaml extra_config:")
                 out += ["      " + line for line in adopt.yaml(result.device).splitlines()]
+            out += ["    not adoptable: " + n for n in adopt.not_adoptable]
         if result.status in ("pending", "drift+pending"):
             out.append(f"    apply:  {apply_command(audit, result)}")
     out += ["note: " + n for n in audit.notes]

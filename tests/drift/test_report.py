@@ -194,3 +194,41 @@ def test_the_report_and_each_issue_draw_the_devices_not_in_sync_on_the_map(examp
     assert {v["id"]: v["classes"] for v in around["vertices"]}["n_rack03_leaf_b"] == ["unreachable"]
     assert {v["id"] for v in parsed(plan["rogue"]["body"])["vertices"]} == {"n_rogue", "n_rack05_leaf_a"}
     assert audit_topology(replace(audit, commit="f" * 40), example_repo) is None, "a commit git lacks: no map"
+
+
+def test_a_line_holding_a_secret_is_never_proposed_as_an_intent_edit() -> None:
+    """The report sees a device's secrets masked; pasted into extra_config, EOS would reject the
+    line (or worse, set the mask as the secret): the report names the secret and the store instead."""
+    result = DeviceResult(
+        "leaf1",
+        "drift",
+        (
+            Change((), "added", "snmp-server community <secret> ro"),
+            Change(("router bgp 65001",), "added", "neighbor 10.0.0.9 password 7 <masked:a4357527c66193cc>"),
+            Change(
+                (),
+                "added",
+                "router ospf 9",
+                block=("   interface Ethernet1", "   ip ospf authentication-key 7 <secret>"),
+            ),
+            Change((), "changed", "username bob privilege 1 secret sha512 <secret>", "username bob privilege 15"),
+            Change((), "added", "ntp server 10.0.0.9"),
+        ),
+        deployed=TAGGED,
+    )
+    adopt = adoption(result)
+    assert adopt.extra_config == "ntp server 10.0.0.9\n"
+    assert [n.split(" (a ")[1].split(" the device")[0] for n in adopt.not_adoptable] == [
+        "SNMP community",
+        "BGP password, typed password or key",
+        "OSPF key",
+        "user secret",
+    ]
+    assert all("secret store" in n and "<secret:NAME>" in n for n in adopt.not_adoptable)
+    audit = _audit(result)
+    text, markdown = render_text(audit), render_markdown(audit)
+    keep = yaml.safe_load(render_json(audit)["devices"][0]["adopt"]["intent_yaml"])
+    assert keep == {"extra_config": {"leaf1": "ntp server 10.0.0.9\n"}}
+    assert "    not adoptable: (top level): snmp-server community <secret> ro (a SNMP community" in text
+    snippet = markdown.split("```yaml\n")[1].split("```")[0]
+    assert "<secret>" not in snippet and "<masked:" not in snippet
