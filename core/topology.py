@@ -25,8 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -83,12 +81,12 @@ class Topology:
         hosts = snapshot.hosts()
         servers: dict[str, str] = {}
         racks = {name: rack_name(str(host.data.get("rack") or "")) for name, host in hosts.items()}
-        for row in _rows(snapshot, ASSETS):
+        for row in snapshot.table(ASSETS):
             if row.get("kind") == "server" and row.get("name"):
                 servers[row["name"]] = rack_name(row.get("rack", ""))
         links = [
             Link(row["a_device"], row["b_device"], row.get("kind", ""), row.get("speed") or row.get("a_speed", ""))
-            for row in _rows(snapshot, CABLING)
+            for row in snapshot.table(CABLING)
             if {row.get("a_device"), row.get("b_device")} <= (hosts.keys() | servers.keys())
         ]
         return cls({n: (h.role, str(h.data.get("network") or "")) for n, h in hosts.items()}, servers, links, racks)
@@ -105,15 +103,6 @@ class Topology:
     def with_switches(self, switches: Mapping[str, tuple[str, str]], links: Iterable[Link]) -> Topology:
         """This topology with more switches and cables (e.g. unmanaged switches seen over LLDP)."""
         return Topology({**self.switches, **switches}, self.servers, [*self.links, *links], self.racks)
-
-
-def _rows(snapshot: Snapshot, relpath: str) -> list[dict[str, str]]:
-    if not snapshot.exists(relpath):
-        return []
-    return [
-        {k: (v or "").strip() for k, v in row.items() if k}
-        for row in csv.DictReader(io.StringIO(snapshot.read_text(relpath)))
-    ]
 
 
 @dataclass(frozen=True, slots=True)

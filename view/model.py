@@ -13,8 +13,6 @@ per port, port speeds, breakouts) changes nothing here, and a missing one shows 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -161,15 +159,6 @@ class Floor:
         return sorted({s.network for s in self.switches.values()})
 
 
-def _table(snapshot: Snapshot, relpath: str) -> list[dict[str, str]]:
-    if not snapshot.exists(relpath):
-        return []
-    return [
-        {k: (v or "").strip() for k, v in row.items() if k}
-        for row in csv.DictReader(io.StringIO(snapshot.read_text(relpath)))
-    ]
-
-
 def _yaml(snapshot: Snapshot, relpath: str) -> dict[str, Any]:
     """A YAML mapping with every scalar as text, parsed by libyaml where PyYAML has it.
 
@@ -279,10 +268,10 @@ def _ports(structured: Mapping[str, Any], name: str, ends: Mapping[tuple[str, st
 
 def read_floor(snapshot: Snapshot) -> Floor:
     """The view's model of one ``generated/``."""
-    assets = _table(snapshot, "inventory/assets.csv")
-    ends = _ends(_table(snapshot, "inventory/cabling.csv"))
+    assets = snapshot.table("inventory/assets.csv")
+    ends = _ends(snapshot.table("inventory/cabling.csv"))
     owned: dict[str, list[Address]] = defaultdict(list)
-    for row in _table(snapshot, "inventory/ip-plan.csv"):
+    for row in snapshot.table("inventory/ip-plan.csv"):
         if row.get("kind") == "address" and row.get("owner"):
             owned[row["owner"]].append(Address(row.get("network", ""), row.get("prefix", ""), row.get("purpose", "")))
     hosts = snapshot.hosts()
