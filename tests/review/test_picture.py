@@ -103,7 +103,7 @@ def test_a_20_rack_change_is_grouped_into_a_picture_as_small_as_a_one_port_one(
         "40 compute leaves<br>of rack01-12, rack15-22",
     ]
     neighbours = {text for text, classes in boxes.values() if classes == ["neighbour"]}
-    assert {"spine01", "spine04", "stor-spine01", "mgmt-core01"} <= neighbours
+    assert {"4 compute spines<br>spine01-04", "4 storage spines<br>stor-spine01-04", "mgmt-core01"} <= neighbours
     assert "204 servers<br>of rack01-12, rack14-22" in neighbours
-    spine_lines = [e["text"] for e in diagram["edges"] if e["start"] == "n_spine01"]
-    assert spine_lines == ["40x400g"]
+    spine_lines = [e["text"] for e in diagram["edges"] if e["start"] == "n_group_compute_spine"]
+    assert spine_lines == ["160x400g"]
