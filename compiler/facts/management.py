@@ -1,8 +1,9 @@
 """The out-of-band management network: a VLAN and a /24 per rack, routed by the core.
 
 Rack ``R`` = VLAN ``vlan_base + R`` and the ``R``-th /24 of the pool: gateway .1 (the core),
-rack switch .2, the fabric switch in slot ``k`` .(2 + k) on its Management1, server .(20 +
-position). The core reaches the site on .2 of the upstream subnet.
+rack switch .2, the fabric switch in slot ``k`` .(2 + k) on its management port
+(``Management1``, ``Management0`` on a chassis), server .(20 + position). The core reaches the
+site on .2 of the upstream subnet.
 
 Example:
     >>> from pathlib import Path
@@ -29,7 +30,6 @@ from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent
-from compiler.platforms import eos
 
 GATEWAY_OFFSET = 1
 RACK_SWITCH_OFFSET = 2
@@ -91,7 +91,7 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
         for fabric_switch in topology.in_rack(rack):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
                 address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
-                take("pool", address, fabric_switch.name, eos.management_port())
+                take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
                 switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
     by_switch = {r.switch: r for r in racks.values()}
     for nic in attachments.nics:

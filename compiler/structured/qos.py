@@ -8,9 +8,9 @@ Example:
     >>> facts = build_facts(load_intent(Path("intent"))).device("spine01")
     >>> config = qos(facts)
     >>> config.profile.name, config.profile.queue_keyword, config.dscp_maps[0]
-    ('ROCE-SPINE', 'tx-queue', QosMap(dscps='26 27', traffic_class=3))
+    ('ROCE-SPINE', 'uc-tx-queue', QosMap(dscps='26 27', traffic_class=3))
     >>> port_qos(facts)
-    {'qos_trust_dscp': True, 'service_profile': 'ROCE-SPINE', 'ecn_count_queue': 'tx-queue 3'}
+    {'qos_trust_dscp': True, 'service_profile': 'ROCE-SPINE', 'ecn_count_queue': 'uc-tx-queue 3'}
 """
 
 from __future__ import annotations
@@ -23,15 +23,17 @@ from compiler.structured.model import PfcWatchdog, QosConfig, QosMap, QosProfile
 
 
 def profile_name(facts: DeviceFacts) -> str:
-    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile)."""
+    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile; a
+    super-spine takes the spines')."""
     spec = facts.design.fabrics[facts.switch.network]  # type: ignore[index]
     profile = facts.design.qos_profiles[spec.qos or ""]
-    return profile.service_profiles[facts.switch.role]  # type: ignore[index]
+    return profile.service_profiles["leaf" if facts.switch.role == "leaf" else "spine"]
 
 
 def queue_keyword(facts: DeviceFacts) -> str:
-    """The queue sub-mode keyword of the switch's model."""
-    return facts.design.switch_models[facts.switch.model].queue_keyword
+    """The queue sub-mode keyword of the switch's model (``uc-tx-queue`` on Trident/Tomahawk,
+    ``tx-queue`` on Jericho: the catalog's ``queue``)."""
+    return facts.switch.layout.model.queue
 
 
 def qos(facts: DeviceFacts) -> QosConfig | None:

@@ -41,7 +41,12 @@ BAD_INPUTS = [
         "fabric.yaml:6: site.colour: unknown key",
     ),
     ("fabric.yaml", "  host: 9000\n", "  host: jumbo\n", "fabric.yaml:19: mtu.host: Input should be a valid integer"),
-    ("fabric.yaml", "    power_w: 1100\n", "", "switch_models.leaf-48x100g-8x400g.power_w: required key is missing"),
+    (
+        "fabric.yaml",
+        "mtu:\n",
+        "switch_models: {}\nmtu:\n",
+        "switch_models: switch models come from the catalog now: name them by id (docs/hardware.md)",
+    ),
     ("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 10.30.0.0/33", "fabrics.compute.pools.hosts"),
     (
         "fabric.yaml",
@@ -59,9 +64,53 @@ BAD_INPUTS = [
     ),
     (
         "fabric.yaml",
-        "    spines: {count: 4, model: spine-64x400g",
-        "    spines: {count: 4, model: spine-99",
-        "fabrics.compute.spines.model: unknown switch model 'spine-99'",
+        "    spines: {count: 4, model: DCS-7060DX5-64S",
+        "    spines: {count: 4, model: DCS-7060X9-99",
+        "fabrics.compute.spines.model: unknown switch model 'DCS-7060X9-99': the catalog has DCS-7010TX-48, ",
+    ),
+    (
+        "fabric.yaml",
+        "    spines: {count: 4, model: DCS-7060DX5-64S,",
+        "    spines: {count: 4, model: DCS-7060DX5-64S, linecards: {3: 7800R3-48CQ-LC},",
+        "fabrics.compute.spines.linecards: DCS-7060DX5-64S is not a chassis: it has no linecard slots",
+    ),
+    (
+        "fabric.yaml",
+        "uplink_ports: [Ethernet25/1,",
+        "uplink_ports: [Ethernet49/1,",
+        "fabric.yaml:99: fabrics.compute.leaves.uplink_ports[0]: Ethernet49/1 does not exist on DCS-7060DX5-32 "
+        "(Ethernet1/1-32/1 QSFP-DD (lanes /1-/8), Ethernet33 SFP+)",
+    ),
+    (
+        "fabric.yaml",
+        "uplink_ports: [Ethernet25/1,",
+        "uplink_ports: [Ethernet2/5,",
+        "fabrics.compute.leaves.uplink_ports[0]: Ethernet2/5 is on cage 2, which downlinks use: pick a port outside it",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1-3], breakout: 4x100g}",
+        "downlinks: {ports: [1-3], breakout: 4x25g}",
+        "fabrics.compute.leaves.downlinks: Ethernet1/1: no breakout '4x25g' on this port "
+        "(allowed: 1x400g, 2x200g, 4x100g, 2x100g, 8x50g) (DCS-7060DX5-32)",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1-3], breakout: 4x100g}",
+        "downlinks: {ports: [1-3, 40], breakout: 4x100g}",
+        "fabrics.compute.leaves.downlinks: DCS-7060DX5-32: no port 40",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1, 3, 5, 7], breakout: 4x25g}",
+        "downlinks: {ports: [1, 2], breakout: 4x25g}",
+        "management.core.downlinks: Ethernet2/1: no breakout '4x25g' on this port (allowed: 1x100g, 2x50g)",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1-3], breakout: 4x100g}",
+        "downlinks: {ports: [1-3, Ethernet4], breakout: 4x100g}",
+        "fabric.yaml:98: fabrics.compute.leaves.downlinks.ports: 'Ethernet4' is not a cage number or range",
     ),
     (
         "fabric.yaml",

@@ -8,9 +8,12 @@ PWR002    warning   C9           a rack draws more than 90% of its PDU rating
 PWR003    error     C9           a row draws more than its cooling or UPS capacity
 PWR004    warning   C9           a row draws more than 90% of its cooling or UPS capacity
 CAB001    error     C8           a cable is longer than any optic of its speed reaches
+                                 (a lane of a broken-out cage: any parallel optic and
+                                 breakout optic pair of that mode)
 ========  ========  ===========  =====================================================
 
-Watts come from the per-model ``power_w`` of ``intent/fabric.yaml``; rows from the ``rows:``
+Watts come from the switches' catalog models (typical draw) and the servers' ``power_w`` of
+``intent/fabric.yaml``; rows from the ``rows:``
 section of ``intent/racks.yaml``. The figures are the ones ``generated/inventory/power.csv``
 and ``cabling.csv`` print (``compiler.artifacts.physical``).
 """
@@ -22,7 +25,6 @@ from collections.abc import Iterator
 from compiler.artifacts.physical import (
     NEAR_LIMIT,
     budget_status,
-    longest_reach,
     rack_loads,
     row_loads,
     runs,
@@ -100,13 +102,14 @@ def row_near_capacity(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[
 def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each cable whose length (from rack rows and positions) no optic of its speed reaches."""
     for run in runs(intent, fabric):
-        if run.optic is None:
+        if run.a_optic is None or run.b_optic is None:
             link = run.link
+            breakout = " breakout" if run.a_cage or run.b_cage else ""
             yield (
                 f"{link.a.device} {link.a.port}",
                 (
                     f"cable to {link.b.device} {link.b.port} is {run.length_m:g} m, beyond every "
-                    f"{run.speed or 'unknown-speed'} optic (longest reach {longest_reach(run.speed)} m): "
+                    f"{run.speed or 'unknown-speed'}{breakout} optic (longest reach {run.reach_m} m): "
                     "place the racks closer (row, position in racks.yaml)"
                 ),
             )

@@ -100,7 +100,7 @@ def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
 def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
     roce_ports = _roce_ports(fabric)
-    for device in devices(fabric, "leaf") + devices(fabric, "spine"):
+    for device in devices(fabric, "leaf") + devices(fabric, "spine") + devices(fabric, "super-spine"):
         profile = _profile(intent, device)
         if profile is None:
             continue
