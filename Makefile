@@ -41,10 +41,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-# pyavd (the peer compiler) is the optional `bench` extra; BENCH_ARGS passes options to bench/run.py,
+# pyavd (the peer compiler), hier_config and netutils (the config tree's peers) are the optional
+# `bench` extra; BENCH_ARGS passes options to bench/run.py,
 # e.g. BENCH_ARGS='--avd-sizes 1,4,16 --pyavd-python /path/to/python'.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python bench/configtree.py
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:

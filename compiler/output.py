@@ -11,14 +11,13 @@ a one-server change writes a few dozen files rather than every file of the fleet
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-MANIFEST = "MANIFEST.json"
+from core.generated import MANIFEST, manifest_bytes
 
 
 def with_manifest(files: dict[str, str], intent_digest: str) -> dict[str, bytes]:
@@ -30,11 +29,7 @@ def with_manifest(files: dict[str, str], intent_digest: str) -> dict[str, bytes]
         '73cb3858a687'
     """
     encoded = {path: text.encode() for path, text in sorted(files.items())}
-    manifest = {
-        "intent_digest": intent_digest,
-        "files": {path: hashlib.sha256(data).hexdigest() for path, data in encoded.items()},
-    }
-    encoded[MANIFEST] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    encoded[MANIFEST] = manifest_bytes(encoded, intent_digest)
     return encoded
 
 

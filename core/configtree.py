@@ -1,15 +1,14 @@
 """Config text as a tree of sections, compared by meaning under per-platform rules.
 
-Why a small tree of our own rather than hier_config or deepdiff: hier_config 3.x (checked on
-the generated configs: it parses ``interface X`` > ``uc-tx-queue 3`` > ``random-detect ecn
-count`` correctly and its EOS remediation is sound) answers "which commands fix this", but a
-drift audit must also say *what kind* of difference each one is (a changed value, a secret
-whose keyed fingerprint differs, a reordered sequence) and must drop the lines a device adds
-as defaults and compare secrets without holding their values in the tree. Those are a few
-dozen lines on a plain tree, driven by the same rule data (:mod:`core.platforms`) that
-remediation reads; deepdiff compares generic objects and knows nothing of sections or
-negation. hier_config stays in the test suite as an independent oracle: the remediation this
-module computes, applied by hier_config's own ``future()``, must give the intended config.
+Why a small tree of our own rather than hier_config or deepdiff (measured in
+``bench/configtree.py``): hier_config 3.7 parses as fast and as completely and answers "which
+commands fix this", but a drift audit must also say *what kind* of difference each one is (a
+changed value, a secret whose keyed hash differs, a reordered sequence), drop the lines a
+device's release prints by itself, and compare secrets without holding their values; and
+hier_config's ``future()`` keeps the old value of an EOS single-valued command where the switch
+replaces it. Those are a few dozen lines on a plain tree, driven by the same rule data
+(:mod:`core.platforms`) that remediation reads; deepdiff compares generic objects and knows
+nothing of sections or negation.
 
 The model:
 
@@ -42,6 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.masking import secret_spans
 from core.platforms import PlatformRules
 
 __all__ = [
@@ -205,13 +205,17 @@ def negate(text: str, rules: PlatformRules) -> str:
 
 
 def _mask(line: str, rules: PlatformRules, fingerprint: Fingerprinter | None) -> tuple[str, str | None]:
-    match = rules.secret_line.match(line)
-    if match is None:
+    """The line with each secret as ``<secret>``, and their keyed fingerprint ("" if one is unknown)."""
+    spans = secret_spans(line, rules.secrets)
+    if not spans:
         return line, None
-    text = f"{match.group(1)} {SECRET_MASK}{match.group(3)}"
+    text = line
+    for start, end in reversed(spans):
+        text = text[:start] + SECRET_MASK + text[end:]
     if fingerprint is None:
         return text, ""
-    return text, fingerprint(match.group(2)) or ""
+    prints = [fingerprint(line[start:end]) for start, end in spans]
+    return text, "" if any(p is None for p in prints) else "-".join(p for p in prints if p)
 
 
 def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = None) -> Node:
@@ -226,8 +230,15 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     root = Node("")
     stack: list[tuple[int, Node]] = [(-1, root)]
     volatile = _alternation(rules.volatile)
+    heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
+        if heredoc is not None:  # free text up to EOF (NAPALM sends it without indentation)
+            if line == "EOF":
+                heredoc = None
+            elif line.strip():
+                heredoc.children.setdefault(line.strip(), Node(line.strip(), line))
+            continue
         if volatile.match(line):
             continue
         indent = len(line) - len(line.lstrip(" "))
@@ -237,6 +248,8 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
         masked, secret = _mask(stripped, rules, fingerprint)
         node = stack[-1][1].add(Node(masked, stripped, secret), rules)
         stack.append((indent, node))
+        if indent == 0 and any(rx.match(stripped) for rx in rules.heredocs):
+            heredoc = node
     return root
 
 
@@ -250,26 +263,18 @@ def normalise(tree: Node, rules: PlatformRules) -> Node:
         >>> normalise(parse(text, eos), eos).body(eos)
         ['hostname a']
     """
-    _normalise(tree, None, rules)
+    _normalise(tree, (), rules)
     return tree
 
 
-def _normalise(node: Node, header: str | None, rules: PlatformRules) -> None:
+def _normalise(node: Node, path: tuple[str, ...], rules: PlatformRules) -> None:
     for text, child in list(node.children.items()):
         if child.children:
-            _normalise(child, text, rules)
+            _normalise(child, (*path, text), rules)
             if child.children:
                 continue
-        if any(_is_default(d.section, d.line, header, text) for d in rules.default_lines) or (
-            header is None and _empty_default(text, rules)
-        ):
+        if any(d.matches(path, text) for d in rules.default_lines) or (not path and _empty_default(text, rules)):
             del node.children[text]
-
-
-def _is_default(section: re.Pattern[str] | None, line: re.Pattern[str], header: str | None, text: str) -> bool:
-    if section is None:
-        return header is None and line.match(text) is not None
-    return header is not None and section.match(header) is not None and line.match(text) is not None
 
 
 def _with_empty_defaults(expected: Node, actual: Node, rules: PlatformRules) -> tuple[Node, Node]:

@@ -2,8 +2,9 @@
 
 The inventory files of the snapshot are handed to Nornir's own ``SimpleInventory``; the
 transform function :func:`fabricops_transform` then sets credentials and, for ``--lab``,
-points each host at its emulated switch (127.0.0.1, its port, eAPI over plain HTTP). The
-inventory itself is never copied or edited.
+points each host at its emulated switch (127.0.0.1, its port, eAPI over HTTPS with the lab's
+self-signed certificate, as a switch serves it by default; plain HTTP for a lab that lists no
+HTTPS port). The inventory itself is never copied or edited.
 
 Credentials come from ``FABRICOPS_USERNAME``/``FABRICOPS_PASSWORD``, from a YAML file outside
 git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.yaml`` with
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,20 +25,28 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from core.errors import FabricopsError
-from core.generated import Snapshot
+from core.generated import INVENTORY_FILES, LAB_INFO, Snapshot, unknown_names
 
 if TYPE_CHECKING:
     from nornir.core import Nornir
     from nornir.core.inventory import Host
 
+_UNAUTHORIZED = re.compile(r"\bUnauthorized\b|\b401\b|authentication failed", re.IGNORECASE)
+_CLI_ERROR = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*?)' failed: (?P<why>.*?)(?: \[errors: (?P<errors>.*)\])?$")
+#: Connection failures, as a person names them (matched in the lowercased error text).
+_CONNECTION_ERRORS = (
+    ("connection refused", "connection refused"),
+    ("timed out", "timed out"),
+    ("no route to host", "no route to host"),
+    ("name or service not known", "unknown host name"),
+    ("certificate verify failed", "TLS certificate not trusted"),
+)
 TRANSFORM = "fabricops"
 ENV_USERNAME = "FABRICOPS_USERNAME"
 ENV_PASSWORD = "FABRICOPS_PASSWORD"
 ENV_CREDENTIALS_FILE = "FABRICOPS_CREDENTIALS_FILE"
 DEFAULT_CREDENTIALS_FILE = Path("~/.config/fabricops/credentials.yaml")
-LAB_INFO = Path(".lab") / "lab.json"
 LAB_TIMEOUT = 10
-INVENTORY_FILES = ("hosts.yaml", "groups.yaml", "defaults.yaml")
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,8 @@ class LabTarget:
     username: str
     password: str = field(repr=False)
     endpoints: dict[str, tuple[str, int]]
+    #: Device -> its HTTPS port, when the lab serves HTTPS (``fabricops lab up`` does).
+    https_ports: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, root: Path) -> LabTarget:
@@ -58,8 +70,10 @@ class LabTarget:
         except json.JSONDecodeError as exc:
             restart = "restart the lab with 'fabricops lab down; fabricops lab up'"
             raise FabricopsError(f"{path} is unreadable ({exc}): {restart}") from exc
-        endpoints = {name: (str(d["host"]), int(d["port"])) for name, d in info.get("devices", {}).items()}
-        return cls(str(info["username"]), str(info["password"]), endpoints)
+        devices = info.get("devices", {})
+        endpoints = {name: (str(d["host"]), int(d["port"])) for name, d in devices.items()}
+        https = {name: int(d["https_port"]) for name, d in devices.items() if d.get("https_port")}
+        return cls(str(info["username"]), str(info["password"]), endpoints, https)
 
 
 @dataclass(frozen=True)
@@ -84,10 +98,48 @@ class Credentials:
         )
 
 
+def device_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean "the device or the connection failed", not "fabricops has a bug"."""
+    from napalm.base.exceptions import NapalmException
+    from pyeapi.eapilib import EapiError
+
+    return (NapalmException, EapiError, OSError, TimeoutError)
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for a device error: what a person needs to act on, without the library's wording.
+
+    Examples:
+        >>> msg = "Error [1002]: CLI command 5 of 9 'ntp server 10.0.0.1' failed: invalid command"
+        >>> describe_error(Exception(msg + ' [errors: ["Unavailable command"]]'))
+        "line 'ntp server 10.0.0.1' rejected: Unavailable command"
+        >>> describe_error(ConnectionError("Unauthorized. Unauthorized"))
+        'authentication failed'
+        >>> describe_error(ConnectionError("Socket error during eAPI connection: [Errno 111] Connection refused"))
+        'connection refused'
+        >>> describe_error(KeyError("x"))
+        "KeyError: 'x'"
+    """
+    text = " ".join(str(exc).split())
+    match = _CLI_ERROR.search(text)
+    if match:
+        why = match.group("errors") or match.group("why")
+        why = why.strip("[]").strip().strip('"').strip("'")
+        return f"line {match.group('line')!r} rejected: {why}"
+    if _UNAUTHORIZED.search(text):
+        return "authentication failed"
+    for pattern, said in _CONNECTION_ERRORS:
+        if pattern in text.lower():
+            return said
+    if type(exc).__name__ == "SessionLockedException":
+        return "configuration locked: another config session is pending on the device ('show configuration sessions')"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def fabricops_transform(host: Host, **options: Any) -> None:
     """Nornir transform: credentials on every host and, for the lab, its local endpoint.
 
-    Options: ``username``, ``password`` and, for the lab, ``lab`` = {name: [host, port]}.
+    Options: ``username``, ``password`` and, for the lab, ``lab`` = {name: [host, port, transport]}.
     A host the lab does not serve is marked ``data["unreachable"]`` and left pointing nowhere.
     """
     from nornir.core.inventory import ConnectionOptions
@@ -98,14 +150,23 @@ def fabricops_transform(host: Host, **options: Any) -> None:
     if lab is None:
         return
     endpoint = lab.get(host.name)
+    transport = "http"
     if endpoint is None:
         host.data["unreachable"] = "not served by the lab"
         host.hostname, host.port = "127.0.0.1", 1
     else:
         host.hostname, host.port = str(endpoint[0]), int(endpoint[1])
+        transport = str(endpoint[2]) if len(endpoint) > 2 else "http"
     host.connection_options["napalm"] = ConnectionOptions(
-        extras={"optional_args": {"transport": "http", "port": host.port}, "timeout": LAB_TIMEOUT}
+        extras={"optional_args": {"transport": transport, "port": host.port}, "timeout": LAB_TIMEOUT}
     )
+
+
+def _lab_endpoint(lab: LabTarget, name: str) -> list[Any]:
+    """[host, port, transport] of a lab device: HTTPS when the lab serves it."""
+    host, port = lab.endpoints[name]
+    https = lab.https_ports.get(name)
+    return [host, https, "https"] if https else [host, port, "http"]
 
 
 def _register() -> None:
@@ -125,21 +186,21 @@ def open_fleet(
     """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given."""
     from nornir import InitNornir
 
-    missing = [name for name in INVENTORY_FILES if not snapshot.exists(f"inventory/{name}")]
+    missing = [path for path in INVENTORY_FILES if not snapshot.exists(path)]
     if missing:
-        lacks = ", ".join(missing)
-        raise FabricopsError(f"generated/inventory/ at {snapshot.ref[:12]} lacks {lacks}: run 'fabricops compile'")
+        lacks = ", ".join(f"generated/{path}" for path in missing)
+        raise FabricopsError(f"{lacks} missing at {snapshot.short}: run 'fabricops compile' and commit")
     credentials = Credentials(lab.username, lab.password) if lab is not None else Credentials.load()
     _register()
     with tempfile.TemporaryDirectory(prefix="fabricops-inventory-") as tmp:
         paths = {}
-        for name in INVENTORY_FILES:
-            path = Path(tmp) / name
-            path.write_bytes(snapshot.read_bytes(f"inventory/{name}"))
-            paths[name] = str(path)
+        for relpath in INVENTORY_FILES:
+            path = Path(tmp) / Path(relpath).name
+            path.write_bytes(snapshot.read_bytes(relpath))
+            paths[path.name] = str(path)
         options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
         if lab is not None:
-            options["lab"] = {name: list(endpoint) for name, endpoint in lab.endpoints.items()}
+            options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
         nornir = InitNornir(
             runner={"plugin": "threaded", "options": {"num_workers": workers}},
             inventory={
@@ -155,10 +216,9 @@ def open_fleet(
             logging={"enabled": False},
         )
     if devices:
-        unknown = sorted(set(devices) - set(nornir.inventory.hosts))
+        unknown = set(devices) - set(nornir.inventory.hosts)
         if unknown:
-            where = f"generated/inventory/hosts.yaml at {snapshot.ref[:12]}"
-            raise FabricopsError(f"unknown device(s) {', '.join(unknown)}: not in {where}")
+            raise unknown_names("device", unknown, nornir.inventory.hosts, f"generated/ at {snapshot.short}")
         wanted = set(devices)
         nornir = nornir.filter(filter_func=lambda host: host.name in wanted)
     return nornir

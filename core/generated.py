@@ -1,7 +1,12 @@
-"""Read ``generated/`` as it is in the work tree or as it was at a git ref.
+"""The ``generated/`` contract: its layout, the names fabricops gives things in git, typed readers.
 
-Deploy, drift and the lab read what was reviewed, never the intent: a
-:class:`Snapshot` is the read-only view they share.
+Every package that names a path under ``generated/``, the deploy tag prefix, the state branch,
+the lab's ``lab.json`` or the report directory takes the name from here; the compiler writes
+the manifest with :func:`manifest_bytes`, and deploy reads it back (:meth:`Snapshot.verify`)
+to refuse a ``generated/`` that the compiler did not write or that is stale against its intent.
+
+Deploy, drift and the lab read what was reviewed, never the intent: a :class:`Snapshot` is
+the read-only view of ``generated/`` at one ref that they share.
 
 Example:
     >>> import tempfile, pathlib
@@ -11,29 +16,166 @@ Example:
     >>> snap = open_snapshot(root)
     >>> snap.configs()
     {'leaf1': 'hostname leaf1\\n'}
+    >>> config_path("leaf1"), deploy_tag("20250102T030405Z")
+    ('configs/leaf1.cfg', 'deploy/20250102T030405Z')
 """
 
 from __future__ import annotations
 
+import csv
+import difflib
+import hashlib
+import io
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from core.errors import FabricopsError
 
+if TYPE_CHECKING:
+    from git import Repo
+
+# ------------------------------------------------------------------------------------- names
 GENERATED = "generated"
+INTENT = "intent"
+#: The intent files whose bytes, concatenated in this order, the manifest's digest is taken of.
+INTENT_FILES = ("fabric.yaml", "racks.yaml", "servers.csv")
+CONFIGS = "configs/"
+STRUCTURED = "structured/"
+INVENTORY = "inventory/"
+HOSTS = "inventory/hosts.yaml"
+GROUPS = "inventory/groups.yaml"
+DEFAULTS = "inventory/defaults.yaml"
+INVENTORY_FILES = (HOSTS, GROUPS, DEFAULTS)
+CABLING = "inventory/cabling.csv"
+MANIFEST = "MANIFEST.json"
+#: Where the work tree is read from when no ref is given.
 WORKTREE = "WORKTREE"
+#: Annotated tags ``deploy/<UTC stamp>`` mark fleet versions: commits the whole fleet runs.
+DEPLOY_TAG_PREFIX = "deploy/"
+#: The branch that holds backups, deploy records, the state of record and the fleet lock.
+STATE_BRANCH = "fabricops-state"
+LAB_DIR = ".lab"
+LAB_INFO = f"{LAB_DIR}/lab.json"
+#: The lab's self-signed HTTPS certificate (public), for a client that verifies it.
+LAB_CERT = f"{LAB_DIR}/tls-certificate.pem"
+#: The plan file ``fabricops plan`` writes and ``deploy --plan`` reads (git-ignored).
+PLAN_FILE = "plan.json"
+#: Reports (drift) go under the repository root, outside every source package (git-ignored).
+REPORTS_DIR = "reports"
+
+
+def config_path(device: str) -> str:
+    """Where a device's config lives under ``generated/``."""
+    return f"{CONFIGS}{device}.cfg"
+
+
+def deploy_tag(stamp: str) -> str:
+    """The fleet-version tag of a deploy stamp."""
+    return f"{DEPLOY_TAG_PREFIX}{stamp}"
+
+
+def intent_digest(files: Mapping[str, bytes]) -> str:
+    """The digest of the intent a ``generated/`` came from: sha256 of :data:`INTENT_FILES` in order.
+
+    Example:
+        >>> intent_digest({"fabric.yaml": b"a", "racks.yaml": b"b", "servers.csv": b"c"})[:12]
+        'ba7816bf8f01'
+    """
+    return hashlib.sha256(b"".join(files.get(name, b"") for name in INTENT_FILES)).hexdigest()
+
+
+def manifest_bytes(files: Mapping[str, bytes], digest: str) -> bytes:
+    """``MANIFEST.json`` for ``files`` (path under ``generated/`` -> bytes): sha256 of each, and the intent digest.
+
+    Example:
+        >>> json.loads(manifest_bytes({"configs/a.cfg": b"x\\n"}, "abc"))["files"]["configs/a.cfg"][:12]
+        '73cb3858a687'
+    """
+    manifest = {
+        "intent_digest": digest,
+        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items()) if path != MANIFEST},
+    }
+    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+
+
+# ----------------------------------------------------------------------------- typed readers
+@dataclass(frozen=True)
+class Host:
+    """One device of the Nornir inventory (``inventory/hosts.yaml``)."""
+
+    name: str
+    hostname: str
+    platform: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def role(self) -> str:
+        return str(self.data.get("role") or "")
+
+    @property
+    def redundancy_group(self) -> str:
+        return str(self.data.get("redundancy_group") or "")
+
+    @property
+    def model(self) -> str:
+        return str(self.data.get("model") or "")
+
+    @property
+    def ethernet_ports(self) -> int:
+        return int(self.data.get("ethernet_ports") or 0)
+
+    @property
+    def eos_version(self) -> str:
+        """The EOS release the inventory names for the device ('' when it names none)."""
+        return str(self.data.get("eos_version") or "")
+
+
+@dataclass(frozen=True)
+class CableRow:
+    """One cable of ``inventory/cabling.csv``: both ends (a server end keeps its server and NIC name)."""
+
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """``MANIFEST.json``: the sha256 of every file the compiler wrote, and the intent digest."""
+
+    intent_digest: str
+    files: Mapping[str, str]
+
+
+def parse_cabling(text: str) -> list[CableRow]:
+    """The cables of ``cabling.csv`` text; rows without both ends are skipped.
+
+    Example:
+        >>> parse_cabling("a_device,a_port,b_device,b_port,kind\\nleaf1,Ethernet1,spine1,Ethernet1,x\\n")
+        [CableRow(a_device='leaf1', a_port='Ethernet1', b_device='spine1', b_port='Ethernet1')]
+    """
+    rows = []
+    for row in csv.DictReader(io.StringIO(text)):
+        ends = [str(row.get(key) or "").strip() for key in ("a_device", "a_port", "b_device", "b_port")]
+        if all(ends):
+            rows.append(CableRow(*ends))
+    return rows
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """``generated/`` at one ref: ``WORKTREE`` or a full commit sha."""
+    """``generated/`` at one ref: ``WORKTREE`` or a full commit sha (``intent`` holds intent/ there)."""
 
     root: Path
     ref: str
     _files: dict[str, bytes] = field(repr=False)
+    intent: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     def list(self, prefix: str = "") -> list[str]:
         """Paths under ``generated/`` (relative to it) that start with ``prefix``, sorted."""
@@ -46,7 +188,8 @@ class Snapshot:
         try:
             return self._files[relpath]
         except KeyError:
-            raise FabricopsError(f"generated/{relpath} does not exist at {self.ref}: run 'fabricops compile'") from None
+            missing = f"generated/{relpath} does not exist at {self.short}"
+            raise FabricopsError(f"{missing}: run 'fabricops compile'") from None
 
     def read_text(self, relpath: str) -> str:
         return self.read_bytes(relpath).decode()
@@ -54,16 +197,65 @@ class Snapshot:
     def read_yaml(self, relpath: str) -> Any:
         return yaml.safe_load(self.read_text(relpath))
 
+    @property
+    def short(self) -> str:
+        """The ref as people read it: a short sha, or ``WORKTREE``."""
+        return self.ref if self.ref == WORKTREE else self.ref[:12]
+
     def configs(self) -> dict[str, str]:
         """Device name -> config text, from ``configs/<device>.cfg``."""
-        return {PurePosixPath(p).stem: self.read_text(p) for p in self.list("configs/") if p.endswith(".cfg")}
+        return {PurePosixPath(p).stem: self.read_text(p) for p in self.list(CONFIGS) if p.endswith(".cfg")}
 
-    def hosts(self) -> dict[str, dict[str, Any]]:
-        """The Nornir SimpleInventory hosts file, parsed (empty when absent)."""
-        if not self.exists("inventory/hosts.yaml"):
+    def hosts(self) -> dict[str, Host]:
+        """The Nornir inventory's hosts (empty when ``inventory/hosts.yaml`` is absent)."""
+        if not self.exists(HOSTS):
             return {}
-        data = self.read_yaml("inventory/hosts.yaml")
-        return dict(data or {})
+        raw = self.read_yaml(HOSTS) or {}
+        return {
+            str(name): Host(
+                str(name),
+                str((entry or {}).get("hostname") or ""),
+                str((entry or {}).get("platform") or "eos"),
+                dict((entry or {}).get("data") or {}),
+            )
+            for name, entry in raw.items()
+        }
+
+    def cables(self) -> tuple[CableRow, ...]:
+        """Every cable of ``inventory/cabling.csv`` (empty when absent)."""
+        return tuple(parse_cabling(self.read_text(CABLING))) if self.exists(CABLING) else ()
+
+    def manifest(self) -> Manifest | None:
+        """``MANIFEST.json``, or None when there is none (then the compiler did not write this tree)."""
+        if not self.exists(MANIFEST):
+            return None
+        try:
+            data = json.loads(self.read_bytes(MANIFEST))
+            return Manifest(str(data["intent_digest"]), {str(k): str(v) for k, v in data["files"].items()})
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            unreadable = f"generated/{MANIFEST} at {self.short} is unreadable ({exc})"
+            raise FabricopsError(f"{unreadable}: run 'fabricops compile'") from None
+
+    def verify(self) -> None:
+        """Refuse a ``generated/`` the compiler did not write as it is, or one stale against intent/ beside it.
+
+        Foreign: no manifest, or a file added, removed or edited since the compile wrote it.
+        Stale: intent/ at the same ref (when it is there) is not the intent the manifest names.
+        """
+        where = f"generated/ at {self.short}"
+        fix = "run 'fabricops compile' and commit"
+        manifest = self.manifest()
+        if manifest is None:
+            raise FabricopsError(f"{where} has no {MANIFEST}: it was not written by 'fabricops compile' ({fix})")
+        actual = {p: hashlib.sha256(data).hexdigest() for p, data in self._files.items() if p != MANIFEST}
+        edited = sorted(p for p, sha in actual.items() if manifest.files.get(p, sha) != sha)
+        problems = [f"edited since compiled: generated/{p}" for p in edited]
+        problems += [f"not written by the compiler: generated/{p}" for p in sorted(set(actual) - set(manifest.files))]
+        problems += [f"missing: generated/{p}" for p in sorted(set(manifest.files) - set(actual))]
+        if problems:
+            raise FabricopsError(f"{where} does not match its {MANIFEST}: {fix}", problems[:10])
+        if self.intent and intent_digest(self.intent) != manifest.intent_digest:
+            raise FabricopsError(f"{where} is stale: intent/ changed since it was compiled ({fix})")
 
 
 def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
@@ -71,22 +263,107 @@ def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
     if ref is None:
         base = root / GENERATED
         files = {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
-        return Snapshot(root, WORKTREE, files)
+        intent = {n: (root / INTENT / n).read_bytes() for n in INTENT_FILES if (root / INTENT / n).is_file()}
+        return Snapshot(root, WORKTREE, files, intent)
     import git
 
-    try:
-        repo = git.Repo(root)
-        commit = repo.commit(ref)
-    except (git.exc.GitError, ValueError) as exc:
-        raise FabricopsError(f"cannot read git ref {ref!r} in {root}: {exc}") from exc
+    commit = resolve_commit(root, ref)
     try:
         tree = commit.tree / GENERATED
     except KeyError:
-        raise FabricopsError(f"generated/ does not exist at {ref}: run 'fabricops compile'") from None
+        raise FabricopsError(f"generated/ does not exist at {ref}: run 'fabricops compile' and commit") from None
     files = {
         str(item.path)[len(GENERATED) + 1 :]: item.data_stream.read()
         for item in tree.traverse()
         if isinstance(item, git.Blob)
     }
-    sha = commit.hexsha
-    return Snapshot(root, sha, files)
+    intent = {}
+    for name in INTENT_FILES:
+        try:
+            intent[name] = (commit.tree / INTENT / name).data_stream.read()
+        except KeyError:
+            continue
+    return Snapshot(root, commit.hexsha, files, intent)
+
+
+# ------------------------------------------------------------------------------- git refs
+def open_repo(root: Path) -> Repo:
+    """The git repository at ``root``; an error that says so when there is none."""
+    import git
+
+    try:
+        return git.Repo(root)
+    except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+        why = "fabricops reads generated/ and its state from git"
+        raise FabricopsError(f"{root} is not a git repository: {why}") from None
+
+
+def resolve_commit(root: Path, ref: str) -> Any:
+    """The commit ``ref`` names; a bad ref is one line naming it and what exists (never a gitdb traceback)."""
+    import git
+
+    repo = open_repo(root)
+    try:
+        # rev-parse checks that the object exists (gitpython's commit() accepts any 40 hex digits)
+        sha = str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
+    except git.exc.GitCommandError:
+        raise FabricopsError(f"unknown git ref {ref!r}: {describe_refs(repo)}") from None
+    return repo.commit(sha)
+
+
+def deploy_tags(repo: Repo) -> list[str]:
+    """Every ``deploy/*`` tag, oldest first (their stamps sort in time order)."""
+    return sorted(t.name for t in repo.tags if t.name.startswith(DEPLOY_TAG_PREFIX))
+
+
+def version_tags(repo: Repo) -> dict[str, str]:
+    """Commit -> the newest ``deploy/*`` tag on it: the fleet versions by commit."""
+    return {str(repo.commit(tag).hexsha): tag for tag in deploy_tags(repo)}
+
+
+def configs_at(root: Path, commit: str, devices: Iterable[str]) -> dict[str, str]:
+    """Generated configs of ``devices`` at a commit (one tree walk, a blob each); those it lacks are left out."""
+    import git
+
+    try:
+        tree = open_repo(root).commit(commit).tree / GENERATED / CONFIGS.rstrip("/")
+    except (KeyError, ValueError, git.exc.GitError):
+        return {}
+    out = {}
+    for device in devices:
+        try:
+            out[device] = (tree / f"{device}.cfg").data_stream.read().decode()
+        except KeyError:
+            continue
+    return out
+
+
+def config_at(root: Path, commit: str, device: str) -> str | None:
+    """A device's generated config at a commit, None when it has none there."""
+    return configs_at(root, commit, [device]).get(device)
+
+
+def describe_refs(repo: Repo) -> str:
+    """What refs exist, in one line: branches and the newest deploy tags."""
+    branches = sorted(h.name for h in repo.heads if h.name != STATE_BRANCH)
+    tags = deploy_tags(repo)
+    shown = ", ".join(reversed(tags[-3:])) + (f" and {len(tags) - 3} older" if len(tags) > 3 else "")
+    return (
+        f"not a branch, tag or commit here (branches: {', '.join(branches) or 'none'}; deploy tags: {shown or 'none'})"
+    )
+
+
+def unknown_names(kind: str, names: Iterable[str], known: Iterable[str], where: str) -> FabricopsError:
+    """One line for names that do not exist: each with its closest known names, and how many exist.
+
+    Example:
+        >>> print(unknown_names("device", ["rack03-leaf-x"], ["rack03-leaf-a", "rack03-leaf-b", "spine01"], "hosts"))
+        unknown device rack03-leaf-x (did you mean rack03-leaf-a, rack03-leaf-b?): not among the 3 devices of hosts
+    """
+    choices = sorted(set(known))
+    parts = []
+    for name in sorted(set(names)):
+        close = difflib.get_close_matches(name, choices, n=3, cutoff=0.6)
+        parts.append(f"{name} (did you mean {', '.join(sorted(close))}?)" if close else name)
+    plural = "s" if len(parts) > 1 else ""
+    return FabricopsError(f"unknown {kind}{plural} {', '.join(parts)}: not among the {len(choices)} {kind}s of {where}")

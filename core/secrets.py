@@ -4,7 +4,8 @@
 the environment (``FABRICOPS_SECRET_ADMIN_SHA512``), from a YAML file outside git
 (``FABRICOPS_SECRETS_FILE``, default ``~/.config/fabricops/secrets.yaml``), or, for the lab,
 from values derived from the lab's own password. Anything that leaves the process
-(backups, reports, logs) goes through :func:`redact` first.
+(backups, reports, logs) goes through :func:`core.masking.mask` first, under
+:func:`mask_key` where the masked text must be matched again later (backups).
 
 Example:
     >>> text = "username admin privilege 15 role network-admin secret sha512 <secret:admin_sha512>"
@@ -32,12 +33,9 @@ PLACEHOLDER = re.compile(r"<secret:([a-z0-9_]+)>")
 ENV_PREFIX = "FABRICOPS_SECRET_"
 ENV_FILE = "FABRICOPS_SECRETS_FILE"
 DEFAULT_FILE = Path("~/.config/fabricops/secrets.yaml")
+#: The store's entry for the key of masked secrets (:func:`mask_key`).
+MASK_KEY = "mask_key"
 
-# Lines whose last words are a secret, as EOS prints them; the secret itself is group 2.
-SECRET_LINE = re.compile(
-    r"^(\s*(?:username \S+ .*?secret (?:sha512|5|0|7)|enable (?:password|secret) (?:sha512|5|0|7)"
-    r"|.*\b(?:key|password) (?:0|7|8a)|snmp-server user \S+ \S+ v3 .*?(?:auth \S+|priv \S+)))\s+(\S+)(.*)$"
-)
 _CRYPT64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -59,14 +57,7 @@ def load_values(names: list[str], lab_password: str | None = None) -> dict[str, 
     """Values for ``names``: the environment first, then the secrets file; the lab derives its own."""
     if lab_password is not None:
         return {name: lab_secret(name, lab_password) for name in names}
-    path = Path(os.environ.get(ENV_FILE, str(DEFAULT_FILE))).expanduser()
-    from_file: dict[str, str] = {}
-    if path.is_file():
-        _refuse_inside_git(path)
-        data = yaml.safe_load(path.read_text()) or {}
-        if not isinstance(data, dict):
-            raise FabricopsError(f"{path}: expected a mapping of secret name to value")
-        from_file = {str(k): str(v) for k, v in data.items()}
+    from_file = _file_values()
     values = {}
     for name in names:
         value = os.environ.get(ENV_PREFIX + name.upper(), from_file.get(name))
@@ -92,55 +83,48 @@ def lab_secret(name: str, lab_password: str) -> str:
     return f"$6${salt}${body}"
 
 
-def unresolve(text: str, values: Mapping[str, str]) -> str:
-    """The reverse of :func:`resolve`: known secret values become their ``<secret:NAME>`` again.
+def store_values() -> dict[str, str]:
+    """Every value of the secret store (``FABRICOPS_SECRET_*`` and the secrets file), by name.
 
-    A backup taken this way can be restored later by resolving it like ``generated/``.
-
-    Example:
-        >>> unresolve("secret sha512 $6$s$h", {"admin_sha512": "$6$s$h"})
-        'secret sha512 <secret:admin_sha512>'
+    A masked backup is restored from these when the live device no longer holds a secret.
     """
-    for name, value in sorted(values.items(), key=lambda item: -len(item[1])):
-        if value:
-            text = text.replace(value, f"<secret:{name}>")
-    return text
+    values = _file_values()
+    for variable, value in os.environ.items():
+        if variable.startswith(ENV_PREFIX) and value:
+            values[variable[len(ENV_PREFIX) :].lower()] = value
+    return values
 
 
-def redact(text: str, key: bytes) -> str:
-    """``text`` with every secret value replaced by a keyed fingerprint.
+def mask_key(password: str) -> bytes:
+    """The persistent key of masked secrets (backups, plan fingerprints).
 
-    Two equal secrets get the same fingerprint under one key, so configs can be compared
-    without showing either value.
-
-    Example:
-        >>> line = "username admin privilege 15 role network-admin secret sha512 $6$abc$def"
-        >>> redact(line, b"k")
-        'username admin privilege 15 role network-admin secret sha512 <redacted:0c550184f4>'
-    """
-    return "\n".join(_redact_line(line, key) for line in text.split("\n"))
-
-
-def _redact_line(line: str, key: bytes) -> str:
-    match = SECRET_LINE.match(line)
-    if match is None or match.group(2).startswith("<"):
-        return line
-    return f"{match.group(1)} <redacted:{fingerprint(match.group(2), key)}>{match.group(3)}"
-
-
-def fingerprint(value: str, key: bytes) -> str:
-    """A short keyed hash of a secret value.
+    It must outlive a run, for a backup to be matched against the live device or the store at
+    restore time, and stay out of git: ``FABRICOPS_SECRET_MASK_KEY`` (or ``mask_key`` in the
+    secrets file) when set, else derived from the device password every run already has.
 
     Example:
-        >>> fingerprint("x", b"k") == fingerprint("x", b"k") != fingerprint("y", b"k")
+        >>> mask_key("pw") == mask_key("pw") != mask_key("other")
         True
     """
-    return hmac.new(key, value.encode(), hashlib.sha256).hexdigest()[:10]
+    explicit = load_values([MASK_KEY]).get(MASK_KEY)
+    secret = explicit if explicit else password
+    return hmac.new(secret.encode(), b"fabricops masked secrets v1", hashlib.sha256).digest()
 
 
 def run_key() -> bytes:
     """A fresh key for one comparison: fingerprints never outlive the run that made them."""
     return _random.token_bytes(32)
+
+
+def _file_values() -> dict[str, str]:
+    path = Path(os.environ.get(ENV_FILE, str(DEFAULT_FILE))).expanduser()
+    if not path.is_file():
+        return {}
+    _refuse_inside_git(path)
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise FabricopsError(f"{path}: expected a mapping of secret name to value")
+    return {str(k): str(v) for k, v in data.items()}
 
 
 def _refuse_inside_git(path: Path) -> None:

@@ -1,9 +1,10 @@
 """Pre-change backups of running configs, kept on the ``fabricops-state`` branch.
 
 A backup is ``backups/<device>/<UTC stamp>.cfg``: the running config as the device printed it,
-with every secret whose value fabricops knows turned back into its ``<secret:NAME>``
-placeholder (so it can be restored) and any other secret replaced by a keyed fingerprint
-``<redacted:...>`` (so it never lands in git; such a backup cannot be restored as is).
+with every secret whose value the secret store holds turned back into its ``<secret:NAME>``
+placeholder and any other secret replaced by ``<masked:HASH>``, a keyed hash under a key that
+outlives the run (:mod:`core.masking`): no value lands in git, and a restore matches each hash
+against the live device's secrets and the store (:mod:`deploy.rollback`).
 A device whose running config is the same as its newest backup gets no new file: that backup
 already holds it.
 
@@ -28,7 +29,6 @@ from core.errors import FabricopsError
 PREFIX = "backups/"
 STAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 _PATH = re.compile(r"^backups/(?P<device>[^/]+)/(?P<stamp>\d{8}T\d{6}Z)\.cfg$")
-REDACTED = "<redacted:"
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,13 @@ Every result is a :class:`Outcome`; no device error escapes as an exception.
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from core.fleet import describe_error, device_errors
 from deploy.configs import fingerprint
 from deploy.postchecks import Expectations, evaluate, gather
 
@@ -44,7 +44,6 @@ CONNECTION = "napalm"
 REVERT_GRACE = 1.5
 #: Seconds to keep trying to reconnect to a device after its commit timer expired.
 RECONNECT_WINDOW = 15.0
-_CLI_ERROR = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*?)' failed: (?P<why>.*?)(?: \[errors: (?P<errors>.*)\])?$")
 
 
 class Status(StrEnum):
@@ -61,43 +60,12 @@ class Status(StrEnum):
     REFUSED = "refused"  # live config differs from the reviewed plan or the backup: not touched
     NOT_TOUCHED = "not-touched"  # a later wave after a failed one
     UNKNOWN = "unknown"  # after a failure the device's config could not be verified
+    ABSENT = "absent"  # not in generated/ at the version rolled back to: left as it is
 
 
-#: Statuses after which the device runs its old config (nothing of the change remains).
-UNTOUCHED = frozenset(
-    {Status.UNCHANGED, Status.PENDING, Status.REJECTED, Status.FAILED, Status.UNREACHABLE, Status.REFUSED}
-    | {Status.NOT_TOUCHED}
-)
-#: Statuses that stop the rollout after the current wave.
+#: Statuses that stop the rollout (unless --continue-on-error): any failure, before or after the change.
 WAVE_FAILURES = frozenset({Status.ROLLED_BACK, Status.REVERTED, Status.REJECTED, Status.FAILED, Status.UNKNOWN})
 WAVE_FAILURES |= {Status.UNREACHABLE, Status.REFUSED}
-
-
-def device_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean "the device or the connection failed", not "fabricops has a bug"."""
-    from napalm.base.exceptions import NapalmException
-    from pyeapi.eapilib import EapiError
-
-    return (NapalmException, EapiError, OSError, TimeoutError)
-
-
-def describe_error(exc: BaseException) -> str:
-    """One line for a device error; for a refused config line, the line and EOS's reason.
-
-    Examples:
-        >>> msg = "Error [1002]: CLI command 5 of 9 'ntp server 10.0.0.1' failed: invalid command"
-        >>> describe_error(Exception(msg + ' [errors: ["Unavailable command"]]'))
-        "line 'ntp server 10.0.0.1' rejected: Unavailable command"
-        >>> describe_error(OSError("Connection refused"))
-        'OSError: Connection refused'
-    """
-    text = " ".join(str(exc).split())
-    match = _CLI_ERROR.search(text)
-    if match:
-        why = match.group("errors") or match.group("why")
-        why = why.strip("[]").strip().strip('"').strip("'")
-        return f"line {match.group('line')!r} rejected: {why}"
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 @dataclass

@@ -18,8 +18,9 @@ judged by :func:`evaluate`, a pure function:
 Cables to servers are not checked: a powered-off server must not roll back a switch.
 
 Examples:
+    >>> from core.generated import parse_cabling
     >>> csv_text = "a_device,a_port,b_device,b_port\\nleaf1,Ethernet49,spine1,Ethernet1\\n"
-    >>> cables = switch_cables(csv_text, {"leaf1", "spine1"})
+    >>> cables = switch_cables(parse_cabling(csv_text), {"leaf1", "spine1"})
     >>> exp = expectations("leaf1", "hostname leaf1\\n", cables.get("leaf1", []))
     >>> facts = {"hostname": "leaf1"}
     >>> lldp = {"Ethernet49": [{"hostname": "spine1", "port": "Ethernet1"}]}
@@ -36,12 +37,11 @@ Examples:
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.generated import CableRow
 from deploy.configs import config_hostname, shutdown_ports
 
 
@@ -63,21 +63,21 @@ class Expectations:
     cables: tuple[CabledPort, ...]
 
 
-def switch_cables(cabling_csv: str, switches: Iterable[str]) -> dict[str, list[CabledPort]]:
+def switch_cables(rows: Iterable[CableRow], switches: Iterable[str]) -> dict[str, list[CabledPort]]:
     """Cables whose both ends are switches, indexed from each end.
 
     Examples:
+        >>> from core.generated import parse_cabling
         >>> text = "a_device,a_port,b_device,b_port\\nleaf1,Ethernet1,gpu1,eth0\\nleaf1,Ethernet49,spine1,Ethernet1\\n"
-        >>> switch_cables(text, {"leaf1", "spine1"})["spine1"]
+        >>> switch_cables(parse_cabling(text), {"leaf1", "spine1"})["spine1"]
         [CabledPort(port='Ethernet1', peer='leaf1', peer_port='Ethernet49')]
     """
     names = set(switches)
     out: dict[str, list[CabledPort]] = {}
-    for row in csv.DictReader(io.StringIO(cabling_csv)):
-        a, ap, b, bp = (row.get(k, "").strip() for k in ("a_device", "a_port", "b_device", "b_port"))
-        if a in names and b in names and ap and bp:
-            out.setdefault(a, []).append(CabledPort(ap, b, bp))
-            out.setdefault(b, []).append(CabledPort(bp, a, ap))
+    for row in rows:
+        if row.a_device in names and row.b_device in names:
+            out.setdefault(row.a_device, []).append(CabledPort(row.a_port, row.b_device, row.b_port))
+            out.setdefault(row.b_device, []).append(CabledPort(row.b_port, row.a_device, row.a_port))
     return out
 
 

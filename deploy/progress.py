@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,7 +30,7 @@ class RichProgress:
 @contextmanager
 def device_progress(enabled: bool) -> Iterator[RichProgress | None]:
     """A progress bar on stderr while the block runs, or None when disabled (JSON output, no tty)."""
-    if not enabled:
+    if not enabled or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console

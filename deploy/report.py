@@ -1,14 +1,25 @@
 """What a plan, deploy or rollback did, per device, as text for people and JSON for CI.
 
+Every device ends in one of four outcomes, and the exit code says which occurred:
+
+* ``changed``: the change is live, post-checked and confirmed;
+* ``reverted``: it was committed and then undone (post-check failed, connection lost);
+* ``failed``: it could not be changed (unreachable, authentication, rejected line, locked
+  session, live config changed since the plan) or its state is unknown;
+* ``untouched``: nothing was done to it (already in sync, or a later wave after a failure).
+
+Exit codes: 0 nothing failed; 1 something failed and nothing changed; 4 something changed and
+something failed or was reverted. A plan exits 3 when changes are pending.
+
 Examples:
     >>> r = Report("deploy", "0" * 40, waves=[["a"], ["b"]])
     >>> r.devices["a"] = DeviceReport("a", Status.CHANGED, wave=1)
     >>> r.devices["b"] = DeviceReport("b", Status.NOT_TOUCHED, wave=2)
-    >>> r.exit_code, r.names(Status.NOT_TOUCHED)
-    (4, ['b'])
+    >>> r.exit_code, r.outcomes()["untouched"]
+    (0, ['b'])
     >>> r.devices["a"].status = Status.ROLLED_BACK
-    >>> r.exit_code
-    1
+    >>> r.exit_code, r.summary()
+    (1, 'deploy: 0 changed, 1 reverted, 0 failed, 1 untouched')
 """
 
 from __future__ import annotations
@@ -17,10 +28,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deploy.configs import DiffSummary
-from deploy.device import UNTOUCHED, WAVE_FAILURES, Status
+from deploy.device import Status
 
-#: Statuses that make a deploy fail (exit 1, or 4 when other devices did change).
-FAILURES = WAVE_FAILURES | {Status.NOT_TOUCHED}
+OUTCOMES = ("changed", "reverted", "failed", "untouched")
+_OUTCOME = {
+    Status.CHANGED: "changed",
+    Status.ROLLED_BACK: "reverted",
+    Status.REVERTED: "reverted",
+    Status.REJECTED: "failed",
+    Status.FAILED: "failed",
+    Status.UNREACHABLE: "failed",
+    Status.REFUSED: "failed",
+    Status.UNKNOWN: "failed",
+    Status.UNCHANGED: "untouched",
+    Status.PENDING: "untouched",
+    Status.NOT_TOUCHED: "untouched",
+    Status.ABSENT: "untouched",
+}
+
+
+def outcome(status: Status) -> str:
+    """The outcome a status counts as (see the module docstring)."""
+    return _OUTCOME[status]
 
 
 @dataclass
@@ -37,9 +66,14 @@ class DeviceReport:
     problems: list[str] = field(default_factory=list)
     fingerprint: str = ""
 
+    @property
+    def outcome(self) -> str:
+        return outcome(self.status)
+
     def as_dict(self, with_diff: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
             "status": self.status.value,
+            "outcome": self.outcome,
             "wave": self.wave,
             "detail": self.detail,
             **self.summary.as_dict(),
@@ -57,7 +91,7 @@ class DeviceReport:
 class Report:
     """The outcome of one run."""
 
-    kind: str  # plan, deploy, rollback
+    kind: str  # plan, deploy, rollback, restore
     ref: str
     waves: list[list[str]] = field(default_factory=list)
     devices: dict[str, DeviceReport] = field(default_factory=dict)
@@ -65,15 +99,26 @@ class Report:
     stamp: str = ""
     tag: str = ""
     record: str = ""
-    halted_after: int | None = None
+    by: str = ""
+    halted: str = ""
+    notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def names(self, *statuses: Status) -> list[str]:
         return sorted(n for n, d in self.devices.items() if d.status in statuses)
 
+    def outcomes(self) -> dict[str, list[str]]:
+        """Outcome -> the devices that had it, sorted."""
+        out: dict[str, list[str]] = {name: [] for name in OUTCOMES}
+        for name, device in sorted(self.devices.items()):
+            out[device.outcome].append(name)
+        return out
+
     @property
     def failed(self) -> list[str]:
-        return self.names(*FAILURES)
+        """Devices that failed or were reverted: what makes a run fail."""
+        found = self.outcomes()
+        return sorted(found["failed"] + found["reverted"])
 
     @property
     def exit_code(self) -> int:
@@ -81,6 +126,16 @@ class Report:
         if not self.failed:
             return 3 if self.kind == "plan" and self.names(Status.PENDING) else 0
         return 4 if self.names(Status.CHANGED) else 1
+
+    def summary(self) -> str:
+        """The one line that says how the run ended."""
+        if self.kind == "plan" or self.dry_run:
+            verb = f"{self.kind} (dry run)" if self.dry_run else self.kind
+            failed = f", {len(self.failed)} failed" if self.failed else ""
+            pending, in_sync = len(self.names(Status.PENDING)), len(self.names(Status.UNCHANGED))
+            return f"{verb}: {pending} device(s) to change, {in_sync} in sync{failed}"
+        counts = ", ".join(f"{len(names)} {name}" for name, names in self.outcomes().items())
+        return f"{self.kind}: {counts}" + (f"; {self.halted}" if self.halted else "")
 
     def as_dict(self, with_diffs: bool = True) -> dict[str, Any]:
         return {
@@ -90,19 +145,19 @@ class Report:
             "stamp": self.stamp,
             "tag": self.tag,
             "record": self.record,
+            "by": self.by,
             "seconds": round(self.seconds, 2),
             "waves": self.waves,
-            "halted_after_wave": self.halted_after,
-            "changed": self.names(Status.CHANGED),
-            "rolled_back": self.names(Status.ROLLED_BACK, Status.REVERTED),
-            "not_touched": self.names(*(UNTOUCHED - {Status.UNCHANGED})),
-            "failed": self.failed,
+            "halted": self.halted,
+            **self.outcomes(),
+            "notes": self.notes,
+            "summary": self.summary(),
             "exit_code": self.exit_code,
             "devices": {name: d.as_dict(with_diffs) for name, d in sorted(self.devices.items())},
         }
 
     def text(self, show_diffs: bool = False) -> str:
-        """The human report: a header, each wave with its devices, then the outcome lines."""
+        """The human report: a header, each wave with its devices, then the outcome line."""
         lines = [self._header()]
         placed = {n for wave in self.waves for n in wave}
         for index, wave in enumerate(self.waves, start=1):
@@ -120,7 +175,12 @@ class Report:
             for name, d in sorted(self.devices.items()):
                 if d.diff:
                     lines += ["", f"--- {name} (running) +++ {name} ({self.ref[:12]})", d.diff.rstrip("\n")]
-        lines += self._footer()
+        lines += [f"note: {note}" for note in self.notes]
+        if self.tag:
+            lines.append(f"tagged {self.tag} (the whole fleet runs {self.ref[:12]})")
+        if self.record:
+            lines.append(f"record {self.record} on branch fabricops-state")
+        lines.append(self.summary())
         return "\n".join(lines)
 
     def _header(self) -> str:
@@ -136,27 +196,3 @@ class Report:
             parts.append(f"- {d.detail}")
         line = " ".join(parts)
         return "\n".join([line, *(f"      {p}" for p in d.problems)])
-
-    def _footer(self) -> list[str]:
-        out = []
-        if self.kind == "plan" or self.dry_run:
-            pending = self.names(Status.PENDING)
-            out.append(f"{len(pending)} device(s) to change, {len(self.names(Status.UNCHANGED))} in sync")
-        else:
-            out.append(f"changed: {', '.join(self.names(Status.CHANGED)) or 'none'}")
-            back = self.names(Status.ROLLED_BACK, Status.REVERTED)
-            if back:
-                out.append(f"rolled back: {', '.join(back)}")
-            untouched = self.names(*(UNTOUCHED - {Status.UNCHANGED, Status.PENDING}))
-            if untouched:
-                out.append(f"not touched: {', '.join(untouched)}")
-            unknown = self.names(Status.UNKNOWN)
-            if unknown:
-                out.append(f"state unknown (check them now): {', '.join(unknown)}")
-        if self.halted_after is not None:
-            out.append(f"halted after wave {self.halted_after}: later waves were not started")
-        if self.tag:
-            out.append(f"tagged {self.tag}")
-        if self.record:
-            out.append(f"record {self.record} on branch fabricops-state")
-        return out

@@ -2,20 +2,21 @@
 
 A deploy, in order:
 
-1. take the deploy lock (:mod:`deploy.lock`);
-2. read every target's running config (a getter: nothing loaded). Unreachable devices are
-   skipped and reported; with ``--plan``, devices whose live config no longer has the
-   fingerprint in the plan are refused;
+1. take the fleet lock (:mod:`deploy.lock`: on the state branch of the shared remote);
+2. read every target's running config (a getter: nothing loaded); with ``--plan``, devices
+   whose live config no longer has the fingerprint in the plan are refused;
 3. back up every device read, and commit the backups on ``fabricops-state`` — before any
    candidate is loaded anywhere;
-4. diff each device against its target (load, compare, discard). A device that rejects a line
-   is reported with the line and left out;
-5. deploy the devices that differ in waves (:mod:`deploy.waves`), each through
-   :func:`deploy.device.apply_task`. After a wave with any failure the rollout stops: later
-   waves are not started and their devices are reported as not touched;
-6. commit the deploy record and, when every device is in sync, tag the deployed commit.
-
-Devices skipped or refused in steps 2-4 do not stop the others: nothing was done to them.
+4. diff each device against its target (load, compare, discard). A difference that is not one
+   by meaning (entries EOS keeps in any order, printed in another order) is no change;
+5. if any device failed in 2-4 (unreachable, authentication, rejected line, locked session,
+   refused), stop: no wave starts, nothing is changed. Otherwise deploy the devices that
+   differ in waves (:mod:`deploy.waves`), each through :func:`deploy.device.apply_task`; after
+   a wave with any failure the rollout stops and later waves are reported untouched.
+   ``continue_on_error`` is the explicit opt-in to go on past failed devices and waves;
+6. record the run and the state of record of every device it verified (changed, or found in
+   sync) in one commit, tag a new fleet version (:mod:`deploy.record`), release the lock and
+   publish the state branch.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from core.actor import Actor
+from core.deployed import DeviceRecord
 from core.errors import FabricopsError
 from deploy.backups import write_backups
 from deploy.configs import summarise_diff
@@ -39,8 +43,8 @@ from deploy.device import (
     read_task,
     survey_task,
 )
-from deploy.lock import deploy_lock
-from deploy.record import PlanFile, fresh_stamp, tag_deploy, write_record
+from deploy.lock import FleetLock
+from deploy.record import VERIFIED, PlanFile, fresh_stamp, record_path, write_run
 from deploy.report import DeviceReport, Report
 from deploy.targets import Target
 from deploy.waves import DEFAULT_MAX_BATCH, plan_waves
@@ -74,7 +78,7 @@ class RunOptions:
     max_batch: int = DEFAULT_MAX_BATCH
     dry_run: bool = False
     plan: PlanFile | None = None
-    break_lock: bool = False
+    continue_on_error: bool = False
     tag: bool = True
 
 
@@ -122,6 +126,8 @@ def _survey_reports(target: Target, names: list[str], progress: Progress) -> dic
             diff=diff,
             fingerprint=survey.fingerprint,
         )
+        if survey.status == Status.PENDING and target.same_meaning(name, survey.running):
+            report.status, report.detail = Status.UNCHANGED, "the same config by meaning (only the order differs)"
         out[name] = (survey, report)
     return out
 
@@ -133,12 +139,20 @@ def _place_in_waves(report: Report, target: Target, max_batch: int) -> None:
             report.devices[name].wave = index
 
 
+def _absent(report: Report, target: Target) -> None:
+    """Devices of the fleet that the version being applied does not have: said so, left as they are."""
+    for name in target.absent:
+        why = f"not in generated/ at {target.ref[:12]}: left as it is (--reset-missing returns it to its base config)"
+        report.devices[name] = DeviceReport(name, Status.ABSENT, detail=why)
+
+
 def run_plan(target: Target, max_batch: int = DEFAULT_MAX_BATCH, progress: Progress | None = None) -> Report:
     """Diff every target device against its config, grouped into the waves a deploy would use."""
     started = time.monotonic()
     report = Report("plan", target.ref)
     for name, (_survey, device) in _survey_reports(target, target.devices, progress or _Silent()).items():
         report.devices[name] = device
+    _absent(report, target)
     _place_in_waves(report, target, max_batch)
     report.seconds = time.monotonic() - started
     return report
@@ -158,10 +172,17 @@ def run_deploy(target: Target, options: RunOptions, kind: str = "deploy", progre
     if options.dry_run:
         report = run_plan(target, options.max_batch, progress)
         report.kind, report.dry_run = kind, True
-        _refuse_stale(report, options.plan, {n: d.fingerprint for n, d in report.devices.items()})
+        _refuse_stale(report, options.plan, {n: d.fingerprint for n, d in report.devices.items() if d.fingerprint})
         return report
-    with deploy_lock(target.root, kind, options.break_lock):
-        return _deploy_locked(target, options, kind, progress or _Silent())
+    lock = FleetLock(target.root, kind)
+    lock.acquire()
+    try:
+        report = _deploy_locked(target, options, kind, progress or _Silent())
+    finally:
+        problem = lock.release()
+    if problem:
+        report.notes.append(problem)
+    return report
 
 
 def _refuse_stale(report: Report, plan: PlanFile | None, live: dict[str, str]) -> list[str]:
@@ -185,19 +206,43 @@ def _refuse_stale(report: Report, plan: PlanFile | None, live: dict[str, str]) -
 
 def _deploy_locked(target: Target, options: RunOptions, kind: str, progress: Progress) -> Report:
     started = time.monotonic()
-    report = Report(kind, target.ref, stamp=fresh_stamp(target.root))
+    actor = Actor.current()
+    report = Report(kind, target.ref, stamp=fresh_stamp(target.root), by=actor.describe())
     fingerprints = _read_and_back_up(target, options, report, progress)
+    _absent(report, target)
     _place_in_waves(report, target, options.max_batch)
-    _roll_out(target, options, report, fingerprints, progress)
+    early = report.failed
+    if early and not options.continue_on_error:
+        report.halted = f"halted before the first wave: {len(early)} device(s) failed before any change"
+        for name in report.names(Status.PENDING):
+            report.devices[name].status, report.devices[name].detail = Status.NOT_TOUCHED, "halted before any change"
+    else:
+        _roll_out(target, options, report, fingerprints, progress)
     target.close()
     report.seconds = time.monotonic() - started
-    if any(device.status != Status.UNCHANGED for device in report.devices.values()):
-        if options.tag and report.names(Status.CHANGED) and not report.failed:
-            report.tag = f"deploy/{report.stamp}"
-        report.record = write_record(target.root, report)
-        if report.tag:
-            tag_deploy(target.root, report)
+    _record(target, report, actor, options.tag)
     return report
+
+
+def _record(target: Target, report: Report, actor: Actor, tag: bool) -> None:
+    """Step 6: the run record, the state of record of every verified device, a fleet-version tag."""
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    verified = {
+        name: DeviceRecord(
+            name,
+            commit="" if name in target.restored else target.ref,
+            backup=target.restored.get(name, ""),
+            verified=now,
+            run=f"{report.kind} {report.stamp}",
+            record=record_path(report.stamp),
+            by=actor.who,
+            ci_run=actor.ci_run,
+        )
+        for name, device in report.devices.items()
+        if device.status in VERIFIED
+    }
+    whole = tag and target.scope == target.fleet
+    write_run(target.root, report, verified, target.fleet if whole else None)
 
 
 def _read_and_back_up(target: Target, options: RunOptions, report: Report, progress: Progress) -> dict[str, str]:
@@ -208,7 +253,7 @@ def _read_and_back_up(target: Target, options: RunOptions, report: Report, progr
         if read.status == Status.REFUSED:  # another model than generated/ names
             report.devices[name] = DeviceReport(name, Status.REFUSED, detail=target.scrub(read.error))
         elif read.status != Status.UNCHANGED:
-            detail = f"skipped, unreachable before the change: {target.scrub(read.error)}"
+            detail = f"not reachable before the change: {target.scrub(read.error)}"
             report.devices[name] = DeviceReport(name, Status.UNREACHABLE, detail=detail)
     readable = {n: r for n, r in reads.items() if n not in report.devices}
     refused = _refuse_stale(report, options.plan, {n: r.fingerprint for n, r in readable.items()})
@@ -246,7 +291,7 @@ def _settled_neighbours(target: Target, report: Report, progress: Progress) -> s
 def _roll_out(
     target: Target, options: RunOptions, report: Report, fingerprints: dict[str, str], progress: Progress
 ) -> None:
-    """Step 5: the waves, stopping after the first one with a failure."""
+    """Step 5: the waves, stopping after the first one with a failure (unless continue_on_error)."""
     settled = set(report.names(Status.UNCHANGED)) | _settled_neighbours(target, report, progress)
     jobs = {
         name: DeviceJob(target.resolved(name), fingerprints[name], target.expectations(name))
@@ -263,8 +308,9 @@ def _roll_out(
             device.detail = target.scrub(outcome.detail)
             if outcome.status == Status.CHANGED:
                 settled.add(name)
-        if any(report.devices[name].status in WAVE_FAILURES for name in wave):
-            report.halted_after = index if index < len(report.waves) else None
+        failed = [name for name in wave if report.devices[name].status in WAVE_FAILURES]
+        if failed and not options.continue_on_error and index < len(report.waves):
+            report.halted = f"halted after wave {index} ({', '.join(failed)} failed): later waves were not started"
             for later in report.waves[index:]:
                 for name in later:
                     report.devices[name].status = Status.NOT_TOUCHED

@@ -1,10 +1,12 @@
-"""The rollback report: what differs per device, who could have caused it, and two ways out.
+"""The drift report: per device its state, what differs, who could have caused it, and the ways out.
 
-For each drifted device the report lists the changes per section path, names the last deploy
-(tag and date: anything changed since then was done outside GitOps), and gives two commands:
+For a drifted device (``drift``, ``drift+pending``) the report lists the changes per section
+path against the config it was last deployed with, names that deploy (run, time, who: anything
+changed since was done outside GitOps), and gives two commands:
 
-* revert to git: ``fabricops rollback --to <tag> --devices <dev>`` (``--lab`` when the audit
-  ran with ``--lab``); without a deploy tag, ``fabricops deploy --ref <commit> --devices <dev>``;
+* revert: back to the **last deployed** config, never an older one: ``fabricops rollback --to
+  <its fleet version or commit> --devices <dev>`` (``--to-backup DEV@STAMP`` when it runs a
+  restored backup; ``--lab`` when the audit ran with ``--lab``);
 * keep the change: the intent edit that adopts it. The intent has no per-port override yet,
   so port description, shutdown and VLAN membership are proposed as ``extra_config`` lines in
   ``intent/fabric.yaml`` and the report names the structured field that would hold them
@@ -12,8 +14,12 @@ For each drifted device the report lists the changes per section path, names the
   lines. A secret change cannot be adopted through the intent: the report says where the
   secret lives instead.
 
-Rendered as text (terminal), markdown (a CI issue) and JSON (machines, ``--merge``). No
-secret value appears: changes carry ``<secret>`` in place of one.
+A ``pending`` device gets no revert (nothing to undo): the deploy that applies the merged change.
+
+Rendered as text (terminal), markdown (a CI issue) and JSON (machines, ``--merge``); beside them
+``issues.json`` says which issue to open, update or close per device (a marker in each body
+names the device, so CI edits only the issues it opened). No secret value appears: changes
+carry ``<secret>`` in place of one.
 
 Examples:
     >>> from core.configtree import Change
@@ -21,6 +27,8 @@ Examples:
     'port_overrides.<device>.Ethernet5.description'
     >>> device_line(Change(("interface Ethernet5",), "removed", "shutdown"))
     'no shutdown'
+    >>> issue_marker("rack03-leaf-a")
+    '<!-- fabricops-drift device="rack03-leaf-a" -->'
 """
 
 from __future__ import annotations
@@ -34,15 +42,20 @@ from pathlib import Path
 from typing import Any
 
 from core.configtree import Change, negate
+from core.generated import REPORTS_DIR
 from core.platforms import get_rules
-from drift.audit import Audit, DeviceResult
+from drift.audit import DRIFTED, STATUSES, Audit, DeviceResult
 
 __all__ = [
     "DEFAULT_REPORT_DIR",
     "Adoption",
     "adopt_field",
     "adoption",
+    "apply_command",
     "device_line",
+    "issue_marker",
+    "issue_plan",
+    "pending_line",
     "render_json",
     "render_markdown",
     "render_text",
@@ -50,7 +63,7 @@ __all__ = [
     "write_reports",
 ]
 
-DEFAULT_REPORT_DIR = Path("drift") / "reports"
+DEFAULT_REPORT_DIR = Path(REPORTS_DIR) / "drift"
 _PORT = re.compile(r"interface ((?:Ethernet|Port-Channel)\S+)$")
 #: Device line prefix -> the field of a structured per-port override that would hold it.
 _PORT_FIELDS = (
@@ -139,23 +152,51 @@ def adoption(result: DeviceResult) -> Adoption:
     return Adoption("\n".join(out) + "\n" if out else "", tuple(dict.fromkeys(fields)), tuple(refused))
 
 
-def revert_command(audit: Audit, device: str) -> str:
-    """The command that puts git's config back on ``device``, as it should be typed."""
-    lab = " --lab" if audit.lab else ""
-    if audit.deploy_tag is not None and audit.deploy_tag.commit == audit.commit:
-        return f"fabricops rollback --to {audit.deploy_tag.name} --devices {device}{lab}"
-    if audit.ref.startswith("deploy/"):
-        return f"fabricops rollback --to {audit.ref} --devices {device}{lab}"
-    return f"fabricops deploy --ref {audit.commit} --devices {device}{lab}"
+def pending_line(change: Change) -> str:
+    """A pending change as what the deploy will do to the device.
+
+    Example:
+        >>> pending_line(Change(("interface Ethernet30",), "removed", "description RESERVED"))
+        "interface Ethernet30: deploy adds 'description RESERVED'"
+    """
+    where = " > ".join(change.path) or "(top level)"
+    if change.kind == "changed":
+        return f"{where}: deploy changes {change.line!r} -> {change.expected!r}"
+    verb = {"removed": "adds", "added": "removes", "secret": "sets the secret in", "order": "reorders"}[change.kind]
+    return f"{where}: deploy {verb} {change.line!r}"
 
 
-def _cause(audit: Audit) -> str:
-    tag = audit.deploy_tag
-    if tag is None:
-        return "no deploy tag found: the change was made outside any recorded deploy"
-    by = f", by {tag.tagger}" if tag.tagger else ""
+def _lab(audit: Audit) -> str:
+    return " --lab" if audit.lab else ""
+
+
+def revert_command(audit: Audit, result: DeviceResult) -> str:
+    """The command that puts the device's last deployed config back, as it should be typed."""
+    deployed, device = result.deployed, result.device
+    if deployed is not None and deployed.backup:
+        stamp = deployed.backup.rsplit("/", 1)[-1].removesuffix(".cfg")
+        return f"fabricops rollback --to-backup {device}@{stamp}{_lab(audit)}"
+    if deployed is not None and deployed.commit:
+        return f"fabricops rollback --to {deployed.tag or deployed.commit} --devices {device}{_lab(audit)}"
+    return f"fabricops deploy --ref {audit.commit} --devices {device}{_lab(audit)}"
+
+
+def apply_command(audit: Audit, result: DeviceResult) -> str:
+    """The deploy that applies the merged change a ``pending`` device waits for."""
+    ref = "" if audit.ref == "HEAD" else f" --ref {audit.ref}"
+    return f"fabricops deploy{ref} --devices {result.device}{_lab(audit)}"
+
+
+def _cause(result: DeviceResult) -> str:
+    deployed = result.deployed
+    if deployed is None or deployed.source == "intended":
+        return "never deployed by fabricops: compared with the intended config"
+    if deployed.source == "fleet version":
+        return f"no state of record: compared with fleet version {deployed.tag} (commit {deployed.commit[:12]})"
+    what = deployed.backup or f"commit {deployed.commit[:12]}" + (f" ({deployed.tag})" if deployed.tag else "")
+    by = f" by {deployed.by}" if deployed.by else ""
     return (
-        f"the last deploy was {tag.name} ({tag.date}{by}, commit {tag.commit[:12]}); "
+        f"last deployed by {deployed.run} at {deployed.verified}{by}, running {what}; "
         "the change was made after it, outside GitOps"
     )
 
@@ -175,55 +216,70 @@ def render_json(audit: Audit) -> dict[str, Any]:
     data = audit.to_json()
     for entry, result in zip(data["devices"], audit.devices, strict=True):
         entry["changes"] = [_change_dict(c) for c in result.changes]
-        if result.status == "drifted":
+        entry["pending"] = [_change_dict(c) for c in result.pending]
+        if result.status in DRIFTED:
             adopt = adoption(result)
-            entry["revert"] = revert_command(audit, result.device)
+            entry["revert"] = revert_command(audit, result)
             entry["adopt"] = {
                 "extra_config": adopt.extra_config,
                 "intent_yaml": adopt.yaml(result.device) if adopt.extra_config else "",
                 "structured_fields": list(adopt.fields),
                 "not_adoptable": list(adopt.not_adoptable),
             }
+        if result.status in ("pending", "drift+pending"):
+            entry["apply"] = apply_command(audit, result)
     data["summary"] = _summary(audit)
+    data["missing_shards"] = audit.missing_shards()
     data["exit_code"] = audit.exit_code()
     return data
 
 
 def _summary(audit: Audit) -> dict[str, int]:
-    return {status: audit.count(status) for status in ("in-sync", "drifted", "unreachable", "unmanaged")}
+    return {status: audit.count(status) for status in STATUSES}
 
 
 def _summary_line(audit: Audit) -> str:
-    counts = _summary(audit)
-    parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    parts = ", ".join(f"{n} {status}" for status, n in _summary(audit).items())
     rate = len(audit.devices) / audit.seconds if audit.seconds else 0.0
-    return f"{len(audit.devices)} devices: {parts} ({audit.seconds:.1f} s, {rate:.0f} devices/s)"
+    missing = f"; shards missing: {' '.join(audit.missing_shards())}" if audit.missing_shards() else ""
+    return f"{len(audit.devices)} devices: {parts} ({audit.seconds:.1f} s, {rate:.0f} devices/s){missing}"
 
 
 def _header(audit: Audit) -> str:
     shards = f", shards {' '.join(audit.shards)}" if audit.shards else ""
     where = " in the lab" if audit.lab else ""
-    return f"drift against {audit.ref} ({audit.commit[:12]}) at {audit.started}{where}{shards}"
+    return (
+        f"drift against what was deployed, intent {audit.ref} ({audit.commit[:12]}), at {audit.started}{where}{shards}"
+    )
 
 
 def render_text(audit: Audit, *, verbose: bool = True) -> str:
-    """One line per device, then the changes and ways out of each drifted device."""
+    """One line per device, then the changes and ways out of each device that is not in sync."""
     out = [_header(audit)]
     width = max((len(d.device) for d in audit.devices), default=0)
     for result in audit.devices:
         extra = f"  {result.error}" if result.error else ""
         count = f"  {len(result.changes)} change(s)" if result.changes else ""
+        if result.pending:
+            count += f"  {len(result.pending)} pending"
         out.append(f"{result.device:<{width}}  {result.status}{count}{extra}")
-        if verbose and result.status == "drifted":
+        if not verbose:
+            continue
+        if result.status in DRIFTED:
             out += ["    " + str(c) for c in result.changes]
-            out += ["    note: " + n for n in result.notes]
-            out.append(f"    revert: {revert_command(audit, result.device)}")
+        if result.status in ("pending", "drift+pending"):
+            out += ["    pending: " + pending_line(c) for c in result.pending]
+        out += ["    note: " + n for n in result.notes]
+        out += ["    seen by LLDP from " + where for where in result.seen_by]
+        if result.status in DRIFTED:
+            out.append(f"    revert: {revert_command(audit, result)}")
             adopt = adoption(result)
             if adopt.extra_config:
                 out.append("    keep:   add to intent/fabric.yaml extra_config:")
                 out += ["      " + line for line in adopt.yaml(result.device).splitlines()]
-        elif verbose and result.notes:
-            out += ["    note: " + n for n in result.notes]
+        if result.status in ("pending", "drift+pending"):
+            out.append(f"    apply:  {apply_command(audit, result)}")
+    out += ["note: " + n for n in audit.notes]
     out.append(_summary_line(audit))
     return "\n".join(out) + "\n"
 
@@ -242,39 +298,25 @@ def _md_change(change: Change) -> list[str]:
     return [f"| `{where}` | added on device | | `{shown}` |"]
 
 
-def render_markdown(audit: Audit) -> str:
-    """The report as markdown, for a CI run to open as an issue."""
-    counts = _summary(audit)
-    out = [
-        f"# Drift report: {counts['drifted']} drifted, {counts['unreachable']} unreachable, "
-        f"{counts['unmanaged']} unmanaged of {len(audit.devices)}",
-        "",
-        f"Audited against `{audit.ref}` (`{audit.commit[:12]}`) at {audit.started}"
-        f"{' in the lab' if audit.lab else ''}; {_summary_line(audit)}.",
-        "",
-        "| device | status | changes |",
-        "| --- | --- | --- |",
-    ]
-    out += [
-        f"| {d.device} | {d.status} | {len(d.changes) or d.error} |" for d in audit.devices if d.status != "in-sync"
-    ]
-    for result in audit.devices:
-        if result.status != "drifted":
-            continue
-        out += ["", f"## {result.device}", "", f"Who: {_cause(audit)}.", ""]
-        out += ["| section | kind | git | device |", "| --- | --- | --- | --- |"]
+def device_markdown(audit: Audit, result: DeviceResult) -> list[str]:
+    """The section of one device that is not in sync (also the body of its CI issue)."""
+    out = [f"## {result.device}: {result.status}", ""]
+    if result.status in ("unreachable", "unmanaged"):
+        out.append(result.error or result.status)
+        out += [f"* seen by LLDP from {where}" for where in result.seen_by]
+        return out
+    if result.status in DRIFTED:
+        out += [f"Who: {_cause(result)}.", "", "| section | kind | deployed | device |", "| --- | --- | --- | --- |"]
         for change in result.changes:
             out += _md_change(change)
-        if result.notes:
-            out += ["", *[f"* note: {n}" for n in result.notes]]
-        out += [
-            "",
-            "**Revert to git** (restores the reviewed config):",
-            "",
-            "```sh",
-            revert_command(audit, result.device),
-        ]
-        out += ["```"]
+    if result.pending:
+        out += ["", "Merged, not deployed yet:", ""]
+        out += [f"* `{pending_line(change)}`" for change in result.pending]
+    if result.notes:
+        out += ["", *[f"* note: {n}" for n in result.notes]]
+    if result.status in DRIFTED:
+        out += ["", "**Revert** (restores the config it was last deployed with):", "", "```sh"]
+        out += [revert_command(audit, result), "```"]
         adopt = adoption(result)
         if adopt.extra_config:
             out += [
@@ -287,24 +329,89 @@ def render_markdown(audit: Audit) -> str:
                 out += ["", f"The intent has no per-port override yet; a structured override would be {fields}."]
         if adopt.not_adoptable:
             out += ["", *[f"* not adoptable: {n}" for n in adopt.not_adoptable]]
+    if result.status in ("pending", "drift+pending"):
+        out += ["", "**Apply the merged change**:", "", "```sh", apply_command(audit, result), "```"]
+    return out
+
+
+def render_markdown(audit: Audit) -> str:
+    """The report as markdown, for a CI run to open as an issue."""
+    counts = _summary(audit)
+    title = ", ".join(f"{counts[s]} {s}" for s in STATUSES if s != "in-sync")
+    out = [
+        f"# Drift report: {title} of {len(audit.devices)}",
+        "",
+        f"Audited against what each device was last deployed with, and the intent at `{audit.ref}` "
+        f"(`{audit.commit[:12]}`), at {audit.started}{' in the lab' if audit.lab else ''}; {_summary_line(audit)}.",
+    ]
+    if audit.missing_shards():
+        out += ["", f"**Not audited**: shard(s) {', '.join(audit.missing_shards())} left no report (the job failed)."]
+    out += [*[f"* note: {n}" for n in audit.notes]]
+    out += ["", "| device | status | changes |", "| --- | --- | --- |"]
+    out += [
+        f"| {d.device} | {d.status} | {len(d.changes) + len(d.pending) or d.error} |"
+        for d in audit.devices
+        if d.status != "in-sync"
+    ]
     for result in audit.devices:
-        if result.status in ("unreachable", "unmanaged"):
-            out += ["", f"## {result.device}: {result.status}", "", result.error or result.status]
-    noted = [r for r in audit.devices if r.notes and r.status != "drifted"]
+        if result.status != "in-sync":
+            out += ["", *device_markdown(audit, result)]
+    noted = [r for r in audit.devices if r.notes and r.status == "in-sync"]
     if noted:
         out += ["", "## Notes", ""]
         out += [f"* {r.device}: {note}" for r in noted for note in r.notes]
     return "\n".join(out) + "\n"
 
 
+#: Issue action per status: drift and unmanaged switches get one; in sync and pending close
+#: it; unreachable keeps whatever is open (its state is unknown).
+_ISSUE_ACTION = {
+    "drift": "open",
+    "drift+pending": "open",
+    "unmanaged": "open",
+    "in-sync": "close",
+    "pending": "close",
+    "unreachable": "keep",
+}
+
+
+def issue_marker(device: str) -> str:
+    """The marker that makes an issue one this audit opened, for exactly one device."""
+    return f'<!-- fabricops-drift device="{device}" -->'
+
+
+def issue_plan(audit: Audit) -> list[dict[str, str]]:
+    """Per audited device: the issue to open or update (title, body with its marker), close, or keep."""
+    plan = []
+    for result in audit.devices:
+        action = _ISSUE_ACTION[result.status]
+        kind = "unmanaged switch" if result.status == "unmanaged" else "drift"
+        body = ""
+        if action == "open":
+            section = "\n".join(device_markdown(audit, result))
+            body = f"{issue_marker(result.device)}\nFound by the scheduled drift audit.\n\n{section}\n"[:65000]
+        plan.append(
+            {
+                "device": result.device,
+                "status": result.status,
+                "action": action,
+                "marker": issue_marker(result.device),
+                "title": f"{kind}: {result.device}",
+                "body": body,
+            }
+        )
+    return plan
+
+
 def write_reports(audit: Audit, report_dir: Path | None, root: Path) -> Path:
-    """Write ``report.md`` and ``report.json``; the default directory is timestamped under drift/reports/."""
+    """Write ``report.md``, ``report.json`` and ``issues.json`` (default directory: reports/drift/<stamp>/)."""
     if report_dir is None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         report_dir = root / DEFAULT_REPORT_DIR / stamp
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / "report.md").write_text(render_markdown(audit))
     (report_dir / "report.json").write_text(json.dumps(render_json(audit), indent=2, sort_keys=False) + "\n")
+    (report_dir / "issues.json").write_text(json.dumps(issue_plan(audit), indent=2) + "\n")
     return report_dir
 
 

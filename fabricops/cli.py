@@ -2,17 +2,24 @@
 
 Exit codes, the same for every verb: 0 ok / in sync; 1 error; 2 usage; 3 differences found
 (stale generated/, pending changes, drift); 4 partial deploy failure.
+
+Errors are read once: ours print one line (and one per problem), a bug prints one line saying
+so, and no library logs or traceback reach the terminal unless ``-v`` is given.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
+import traceback
 from collections.abc import Sequence
 
 import click
 
 from core.errors import FabricopsError
+from core.masking import mask, mask_logging
+from core.secrets import run_key
 
 # Verb -> "module:attribute". A verb's module is imported only when that verb runs (or for
 # --help), so `fabricops compile` never pays for the lab, deploy or drift imports.
@@ -23,6 +30,9 @@ VERBS = {
     "plan": "fabricops.commands.deploy:plan_cmd",
     "deploy": "fabricops.commands.deploy:deploy_cmd",
     "rollback": "fabricops.commands.deploy:rollback_cmd",
+    "status": "fabricops.commands.deploy:status_cmd",
+    "history": "fabricops.commands.deploy:history_cmd",
+    "lock": "fabricops.commands.deploy:lock_group",
     "backups": "fabricops.commands.deploy:backups_group",
     "drift": "fabricops.commands.drift:drift_cmd",
     "health": "fabricops.commands.drift:health_cmd",
@@ -30,6 +40,8 @@ VERBS = {
     "validate": "fabricops.commands.validate:validate",
     "view": "fabricops.commands.view:view_cmd",
 }
+#: Libraries that log (or print tracebacks through logging) while talking to devices.
+LIBRARY_LOGGERS = ("nornir", "napalm", "pyeapi", "urllib3", "paramiko", "netmiko", "git")
 
 
 class LazyGroup(click.Group):
@@ -53,21 +65,47 @@ class LazyGroup(click.Group):
         return command
 
 
+def configure_logging(verbose: bool) -> None:
+    """Library logs on stderr with ``-v``; otherwise nothing of theirs (not even Python's last-resort handler).
+
+    Nornir logs every failed task with its traceback at ERROR; with no handler configured,
+    Python would print each one to stderr. A null handler on the root logger stops that.
+    """
+    root = logging.getLogger()
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", force=True)
+        return
+    if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
+        root.addHandler(logging.NullHandler())
+    for name in LIBRARY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fabricops")
-def cli() -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Show library logs and the traceback of an error.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
     """Compile intent/ into generated/, deploy it safely, and audit drift."""
+    ctx.obj = {"verbose": verbose}
+    configure_logging(verbose)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: print one line per problem for our errors, keep tracebacks for bugs."""
+    """Entry point: one line per problem for our errors, one line for a bug (its traceback with -v).
+
+    No secret value leaves through a log record or an error message (:mod:`core.masking`).
+    """
+    args = list(argv) if argv is not None else sys.argv[1:]
+    verbose = any(arg in ("-v", "--verbose") for arg in args[: _first_verb(args)])
+    key = run_key()
+    mask_logging(key)
     try:
-        # Outside standalone mode click returns the code of a ``ctx.exit(N)`` instead of exiting
-        code = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
-        if isinstance(code, int) and code:
-            sys.exit(code)
+        code = cli.main(args=args, standalone_mode=False)  # a verb's click.exceptions.Exit comes back as its code
     except FabricopsError as exc:
-        for index, line in enumerate(exc.lines()):
+        if verbose:
+            traceback.print_exc()
+        for index, line in enumerate(mask(text, key) for text in exc.lines()):
             click.echo(f"Error: {line}" if index == 0 else f"  {line}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
@@ -76,5 +114,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception as exc:
+        if verbose:
+            traceback.print_exc()
+            how = "please report it with the traceback above"
+        else:
+            how = "run again with -v for the traceback, and please report it"
+        click.echo(f"Error: a bug in fabricops: {type(exc).__name__}: {exc} ({how})", err=True)
+        sys.exit(1)
+    if isinstance(code, int) and code:
+        sys.exit(code)
+
+
+def _first_verb(args: list[str]) -> int:
+    """Index of the first argument that is not a global option (``-v`` counts only before the verb)."""
+    return next((i for i, arg in enumerate(args) if not arg.startswith("-")), len(args))

@@ -28,7 +28,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lab.grammar import MatchResult, match_specs
-from lab.modes import MODES, Cmd, Words, setting_rank
+from lab.modes import HEREDOCS, MODES, Cmd, Words, setting_rank, verbatim_family, verbatim_opener
+
+#: The mode of a block the lab does not model: its lines are stored as written.
+VERBATIM = "verbatim"
+#: The mode of a heredoc (``banner login``): its children are text lines, printed up to ``EOF``.
+HEREDOC = "heredoc"
+
+
+#: Modes whose nested blocks EOS prints before their own settings (``transport grpc X``
+#: before ``provider eos-native``).
+_BLOCKS_FIRST = frozenset({"mgmt-gnmi"})
 
 
 class LineError(Exception):
@@ -45,10 +55,16 @@ class ConfigLine:
     children: list[ConfigLine] = field(default_factory=list)
     #: ``!!`` mode comments, printed first in the block.
     comments: list[str] = field(default_factory=list)
+    #: A line of a family the lab does not model: stored and printed as written, never checked.
+    verbatim: bool = False
+    #: For a top-level line of a family the printer has no section for: the line it followed when
+    #: loaded, so it prints where the device printed it.
+    anchor: str = ""
 
     def clone(self) -> ConfigLine:
         """A deep copy (much faster than ``copy.deepcopy`` on large trees)."""
-        return ConfigLine(self.text, self.key, self.mode, [c.clone() for c in self.children], list(self.comments))
+        children = [c.clone() for c in self.children]
+        return ConfigLine(self.text, self.key, self.mode, children, list(self.comments), self.verbatim, self.anchor)
 
     def find(self, text: str) -> ConfigLine | None:
         """The direct child whose line is ``text``."""
@@ -128,6 +144,8 @@ class Editor:
         self.stack: list[ConfigLine] = [config.root]
         #: Keyword abbreviations (``int eth1``): the CLI and eAPI with ``autoComplete``.
         self.abbreviations = abbreviations
+        #: The last line stored that did not open a mode (a block when deeper lines follow).
+        self.last: ConfigLine | None = None
 
     @property
     def depth(self) -> int:
@@ -158,11 +176,16 @@ class Editor:
             return
         if at_depth is not None and at_depth < len(self.stack):
             del self.stack[at_depth + 1 :]
+        if at_depth is not None and at_depth == len(self.stack) - 1 and self.stack[-1].mode == VERBATIM:
+            self._store_verbatim(at_depth, line)  # indentation puts it inside an unmodelled block
+            return
         negated = toks[0].lower() in ("no", "default")
         errors: list[MatchResult] = []
         for depth in range(len(self.stack) - 1, -1, -1):
             mode = self.stack[depth].mode
             assert mode is not None
+            if mode not in MODES:
+                continue
             result, cmd = _match(mode, toks, self.abbreviations)
             if cmd is not None:
                 self._set(depth, cmd, result.canonical)
@@ -175,7 +198,79 @@ class Editor:
                     self._negate(depth, subcmd, sub.canonical or tuple(toks[1:]), toks[0])
                     self.config.version += 1
                     return
-        raise LineError(_best_error(errors))
+        at = self._verbatim_depth(line)
+        if at is None:
+            raise LineError(_best_error(errors))
+        self._store_verbatim(at, line)
+
+    # ------------------------------------------------------------------ unmodelled families
+    def _family(self, depth: int) -> str | None:
+        """The block family of the verbatim block at ``depth`` (``router multicast``, then ``ipv4``)."""
+        family: str | None = None
+        for node in self.stack[1 : depth + 1]:
+            family = verbatim_opener(node.text, family) if node.mode == VERBATIM else None
+        return family
+
+    def _verbatim_depth(self, line: str) -> int | None:
+        """Where an unmodelled line goes: the innermost mode that has its family, else the
+        innermost unmodelled block (EOS knows the grammar; the lab knows the family names)."""
+        fallback = None
+        for depth in range(len(self.stack) - 1, -1, -1):
+            node = self.stack[depth]
+            if node.mode == VERBATIM:
+                if verbatim_opener(line, self._family(depth)) is not None:
+                    return depth
+                fallback = depth if fallback is None else fallback
+            elif node.mode in MODES and verbatim_family(node.mode, line) is not None:
+                return depth
+        return fallback
+
+    def _store_verbatim(self, depth: int, line: str) -> None:
+        del self.stack[depth + 1 :]
+        parent = self.stack[depth]
+        text = line.strip()
+        family = self._family(depth) if parent.mode == VERBATIM else None
+        opens = verbatim_opener(text, family) is not None if (parent.mode == VERBATIM or depth == 0) else False
+        if text.startswith("no ") and not opens:
+            target = text[3:]
+            kept = [c for c in parent.children if not (c.text == target or c.text.startswith(target + " "))]
+            if len(kept) != len(parent.children):
+                parent.children = kept
+                self.config.version += 1
+                return
+        node = parent.find(text)
+        if node is None:
+            node = ConfigLine(text, text, VERBATIM if opens else None, verbatim=True)
+            if depth == 0 and parent.children:
+                node.anchor = parent.children[-1].text
+            if parent.mode in (VERBATIM, HEREDOC):
+                parent.children.append(node)
+            else:
+                self._put(parent, node)
+        self.last = node
+        if node.mode is not None:
+            self.stack.append(node)
+        self.config.version += 1
+
+    def open_below_last(self) -> bool:
+        """Make the last unmodelled line a block (a deeper-indented line follows it)."""
+        last = self.last
+        if last is None or not last.verbatim or last.mode is not None:
+            return False
+        last.mode = VERBATIM
+        self.stack.append(last)
+        return True
+
+    def heredoc(self, command: str, text: str) -> None:
+        """``banner login`` with its text (eAPI's ``input``, or the lines up to ``EOF``)."""
+        del self.stack[1:]
+        root = self.config.root
+        words = " ".join(command.split())
+        lines = [ConfigLine(line, line, verbatim=True) for line in text.split("\n")]
+        node = ConfigLine(words, words, HEREDOC, lines, verbatim=True)
+        root.children = [c for c in root.children if c.text != words]
+        root.children.append(node)
+        self.config.version += 1
 
     def _set(self, depth: int, cmd: Cmd, words: Words) -> None:
         if cmd.canon is not None:
@@ -184,6 +279,7 @@ class Editor:
         parent = self.stack[depth]
         text = " ".join(words)
         key = cmd.key_of(_strip_no(words))
+        self.last = None
         if cmd.opens:
             node = parent.find(text)
             if node is None:
@@ -194,7 +290,9 @@ class Editor:
                 parent.children.append(node)
             self.stack.append(node)
             return
-        self._put(parent, ConfigLine(text, key))
+        node = ConfigLine(text, key)
+        self._put(parent, node)
+        self.last = node
 
     @staticmethod
     def _put(parent: ConfigLine, node: ConfigLine) -> None:
@@ -215,7 +313,8 @@ class Editor:
             # address-family), and interface settings in its own order: a new setting goes
             # before the first block or the first setting that EOS prints after it.
             if place == len(parent.children) and (
-                child.mode is not None or setting_rank(parent.mode or "", child.text) > rank
+                (child.mode is not None and parent.mode not in _BLOCKS_FIRST)
+                or setting_rank(parent.mode or "", child.text) > rank
             ):
                 place = i
         parent.children.insert(place, node)
@@ -263,7 +362,11 @@ def load_text(config: Config, text: str) -> list[str]:
     """
     editor = Editor(config)
     errors = []
-    for number, raw in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    number = 0
+    while number < len(lines):
+        raw = lines[number]
+        number += 1
         stripped = raw.strip()
         if not stripped or stripped == "end":
             continue
@@ -272,8 +375,17 @@ def load_text(config: Config, text: str) -> list[str]:
             del editor.stack[indent + 1 :]
             editor.stack[-1].comments.append(stripped)
             continue
-        if stripped.startswith("!"):
+        if stripped.startswith("! boot system ") and indent == 0:
+            stripped = stripped[2:]  # the boot image, which EOS shows as a comment
+        elif stripped.startswith("!"):
             continue
+        if indent == 0 and " ".join(stripped.split()) in HEREDOCS:
+            end = next((i for i in range(number, len(lines)) if lines[i] == "EOF"), len(lines))
+            editor.heredoc(stripped, "\n".join(lines[number:end]))
+            number = end + 1
+            continue
+        if indent == len(editor.stack):
+            editor.open_below_last()
         saved = list(editor.stack)
         try:
             editor.apply(stripped, at_depth=indent)

@@ -29,6 +29,7 @@ from core.hardware import Model, match_model
 from lab.configtree import Config, Editor, LineError
 from lab.faults import Faults
 from lab.hardware import active_ports, default_bandwidth, port_error
+from lab.modes import HEREDOCS
 from lab.printer import DEFAULT_MODEL, EOS_VERSION, render
 from lab.shows import ShowError, run_show
 from lab.topology import Fabric, hostname, interface_blocks
@@ -80,6 +81,7 @@ class EmulatedDevice:
         *,
         model: str = DEFAULT_MODEL,
         ethernet_ports: int = 64,
+        version: str = EOS_VERSION,
         lock: threading.RLock | None = None,
         on_change: Callable[[EmulatedDevice], None] | None = None,
     ) -> None:
@@ -88,7 +90,7 @@ class EmulatedDevice:
         self.hardware: Model | None = match_model(model)
         #: ``modelName`` of ``show version``: a catalog model with its airflow suffix.
         self.model = self.hardware.show_version_model() if self.hardware and self.hardware.id == model else model
-        self.version = EOS_VERSION
+        self.version = version
         self.build = "35431657.4312F"
         digest = hashlib.sha256(name.encode()).hexdigest()
         self.serial = "LAB" + digest[:9].upper()
@@ -406,9 +408,17 @@ class EmulatedDevice:
             except LineError as exc:
                 raise CommandFailed([str(exc)]) from None
             return empty
+        if data is not None and " ".join(low.split()) in HEREDOCS:
+            ctx.editor.heredoc(cmd, data)  # banner text, sent as the command's input
+            if ctx.session is None:
+                self.changed()
+            return empty
         if ctx.session is not None:
             if low == "rollback clean-config":
+                # The boot image lives in boot-config, not in the running config a replace clears.
+                boot = [n for n in ctx.session.config.root.children if n.text.startswith("boot system ")]
                 ctx.session.config = Config()
+                ctx.session.config.root.children = boot
                 ctx.editor = ctx.editor_for(ctx.session.config)
                 return empty
             if low == "abort":

@@ -20,7 +20,7 @@ from lab.configtree import Config, load_text
 from lab.device import EmulatedDevice
 from lab.hardware import drop_missing_ports
 from lab.hashing import sha512_crypt
-from lab.printer import DEFAULT_MODEL
+from lab.printer import DEFAULT_MODEL, EOS_VERSION
 from lab.server import EapiServer
 from lab.state import device_state, read_state, write_json_atomic
 from lab.topology import Fabric, Link
@@ -39,6 +39,8 @@ class DeviceSpec:
     config: str | None
     model: str = DEFAULT_MODEL
     ethernet_ports: int = 64
+    #: The EOS release it runs: ``show version`` and the lines the release prints by itself.
+    eos_version: str = EOS_VERSION
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class Lab:
                 spec.name,
                 model=spec.model,
                 ethernet_ports=spec.ethernet_ports,
+                version=spec.eos_version,
                 lock=self.lock,
                 on_change=self._changed,
             )
@@ -136,15 +139,22 @@ class Lab:
             dev.attach(self.fabric)
         self.server: EapiServer | None = None
         self.control_token = ""
+        self.tls_certificate = b""
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, ports: dict[str, int] | None = None, *, control_token: str = "") -> None:
-        """Bind a port per device on 127.0.0.1 (free ports unless ``ports`` says)."""
+        """Bind two ports per device on 127.0.0.1, HTTP (free unless ``ports`` says) and HTTPS.
+
+        The HTTPS certificate is made here, self-signed, as a switch makes its own
+        (:attr:`tls_certificate` holds it, PEM, for a client that wants to verify it).
+        """
         from lab.control import handle_control
+        from lab.tls import server_context
 
         self.control_token = control_token
         control = (lambda req: handle_control(self, req)) if control_token else None
-        self.server = EapiServer(self, control, control_token)
+        context, self.tls_certificate = server_context()
+        self.server = EapiServer(self, control, control_token, tls=context)
         self.server.start(ports)
         if self.state_dir is not None:
             self._persist = True
@@ -172,11 +182,12 @@ class Lab:
         self.stop()
 
     # ------------------------------------------------------------------ access
-    def endpoints(self) -> dict[str, tuple[str, int]]:
-        """Device name -> (host, port)."""
+    def endpoints(self, *, https: bool = False) -> dict[str, tuple[str, int]]:
+        """Device name -> (host, port) of eAPI over HTTP, or over HTTPS."""
         if self.server is None:
             raise LabError("the lab is not started")
-        return {name: ("127.0.0.1", port) for name, port in self.server.ports.items()}
+        ports = self.server.https_ports if https else self.server.ports
+        return {name: ("127.0.0.1", port) for name, port in ports.items()}
 
     def device(self, name: str) -> EmulatedDevice:
         try:

@@ -14,35 +14,16 @@ Any of these may be missing; the lab then has fewer devices or no cables.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Mapping
-from typing import Any
 
 from core import secrets
 from core.errors import FabricopsError
 from core.generated import Snapshot
 from lab.emulator import DeviceSpec
-from lab.printer import DEFAULT_MODEL
+from lab.printer import DEFAULT_MODEL, EOS_VERSION
 from lab.topology import Link
 
 SWITCH_PLATFORMS = ("eos",)
-
-
-def links_from_csv(text: str) -> list[Link]:
-    """Cables from ``cabling.csv`` text.
-
-    Examples:
-        >>> links_from_csv("a_device,a_port,b_device,b_port,cable\\nleaf1,Ethernet1,spine1,Ethernet1,x\\n")
-        [Link(a_device='leaf1', a_port='Ethernet1', b_device='spine1', b_port='Ethernet1')]
-    """
-    reader = csv.DictReader(io.StringIO(text))
-    links = []
-    for row in reader:
-        a, ap, b, bp = (row.get(k, "").strip() for k in ("a_device", "a_port", "b_device", "b_port"))
-        if a and ap and b and bp:
-            links.append(Link(a, ap, b, bp))
-    return links
 
 
 def specs_from_snapshot(
@@ -52,6 +33,7 @@ def specs_from_snapshot(
     only: set[str] | None = None,
     lab_password: str | None = None,
     models: Mapping[str, str] | None = None,
+    eos_version: str | None = None,
 ) -> tuple[list[DeviceSpec], list[Link]]:
     """The lab's devices (sorted by name) and cables for one ``generated/`` snapshot.
 
@@ -61,11 +43,13 @@ def specs_from_snapshot(
     With ``lab_password``, ``<secret:NAME>`` references are resolved to the values deploy
     uses for the lab (:func:`core.secrets.lab_secret`), so a preloaded lab shows no drift;
     without it they stay, and the switch refuses those lines as a real one would.
+    Each switch runs ``eos_version`` if given, else its inventory's ``eos_version``, else the
+    lab's default release.
     """
     configs = snapshot.configs()
-    hosts: dict[str, dict[str, Any]] = snapshot.hosts()
+    hosts = snapshot.hosts()
     names = set(configs)
-    names |= {n for n, h in hosts.items() if str((h or {}).get("platform", "eos")) in SWITCH_PLATFORMS}
+    names |= {n for n, h in hosts.items() if h.platform in SWITCH_PLATFORMS}
     if only is not None:
         names &= only
     unknown = sorted(set(models or {}) - names)
@@ -73,7 +57,7 @@ def specs_from_snapshot(
         raise FabricopsError(f"no device {', '.join(unknown)} in generated/ at {snapshot.ref[:12]} to start as a model")
     specs = []
     for name in sorted(names):
-        data = dict((hosts.get(name) or {}).get("data") or {})
+        host = hosts.get(name)
         config = None if empty else configs.get(name)
         if config is not None and lab_password is not None:
             config = secrets.PLACEHOLDER.sub(lambda m: secrets.lab_secret(m.group(1), lab_password), config)
@@ -81,11 +65,10 @@ def specs_from_snapshot(
             DeviceSpec(
                 name=name,
                 config=config,
-                model=(models or {}).get(name) or str(data.get("model") or DEFAULT_MODEL),
-                ethernet_ports=int(data.get("ethernet_ports") or 64),
+                model=(models or {}).get(name) or (host and host.model) or DEFAULT_MODEL,
+                ethernet_ports=(host and host.ethernet_ports) or 64,
+                eos_version=str(eos_version or (host and host.eos_version) or EOS_VERSION),
             )
         )
-    links: list[Link] = []
-    if snapshot.exists("inventory/cabling.csv"):
-        links = links_from_csv(snapshot.read_text("inventory/cabling.csv"))
+    links = [Link(c.a_device, c.a_port, c.b_device, c.b_port) for c in snapshot.cables()]
     return specs, links

@@ -159,6 +159,7 @@ _NEIGHBOR = (
     _c("neighbor <peer> additional-paths ( receive | send any )", 4),
     _c("neighbor <peer> default-originate [ <line> ]", 3),
     _c("neighbor <peer> rib-in pre-policy retain [ <line> ]", 3),
+    _c("neighbor default encapsulation ( mpls | vxlan ) [ <line> ]", 3),
 )
 _REDISTRIBUTE = _c(
     "redistribute ( connected | static | ospf | bgp | isis | attached-host | learned ) [ route-map <word> ]",
@@ -203,6 +204,7 @@ _mode(
     _c("daemon <word>", None, opens="daemon"),
     _c("spanning-tree mst configuration", None, opens="mst"),
     # --- system
+    _c("boot system <word>", 2),
     _c("hostname <word>", 1),
     _c("service routing protocols model ( multi-agent | ribd )", 4),
     _c("service routing configuration bgp no-equals-default", None),
@@ -221,6 +223,8 @@ _mode(
     _c("platform <word> <line>", None),
     _c("mac address-table aging-time <int>", 2),
     _c("ip virtual-router mac-address <mac>", 3),
+    _c("ip address virtual source-nat vrf <word> address <ip>", 6),
+    _c("service interface inactive port-id allocation disabled", None, neg="store"),
     _c("lldp run", 2, neg="store"),
     _c("lldp timer <int>", 2),
     _c("lldp hold-time <int>", 2),
@@ -296,6 +300,7 @@ _mode(
     _c("logging repeat-messages", 2),
     _c("logging format timestamp ( high-resolution | traditional )", 3),
     _c("logging format hostname fqdn", 3),
+    _c("logging format sequence-numbers", 3, neg="store"),
     _c("logging [ vrf <word> ] host ( <ip> | <word> ) [ <int> ] [ protocol ( tcp | udp ) ]", None),
     _c("logging [ vrf <word> ] source-interface <ifname>", _key_upto("source-interface")),
     _c("logging event <line>", None),
@@ -386,6 +391,11 @@ _mode(
     _c("ip ospf cost <int>", 3),
     _c("ip ospf neighbor bfd", 3, neg="store"),
     _c("ip ospf authentication [ <line> ]", 3),
+    _c("ip ospf authentication-key [ ( 0 | 7 | 8a ) ] <word>", 3, canon=_type7("authentication-key")),
+    _c(
+        "ip ospf message-digest-key <int> ( md5 | sha1 | sha256 | sha384 | sha512 ) [ ( 0 | 7 | 8a ) ] <word>",
+        4,
+    ),
     _c("ip helper-address <ip> [ <line> ]", None),
     _c("arp aging timeout <int>", 3),
     _QOS_TRUST,
@@ -470,7 +480,8 @@ _BGP_COMMON = (
     _c("distance bgp <int> <int> <int>", 2),
     _c("maximum-paths <int> [ ecmp <int> ]", 1),
     _c("timers bgp <int> <int>", 2),
-    _c("graceful-restart [ restart-time <int> ]", 1, neg="store"),
+    _c("graceful-restart restart-time <int>", 2),
+    _c("graceful-restart", 1, neg="store"),
     _c("graceful-restart-helper", 1, neg="store"),
     _c("update ( wait-for-convergence | wait-install )", 2, neg="store"),
     _c("rd <word>", 1),
@@ -479,7 +490,11 @@ _BGP_COMMON = (
     _c("aggregate-address <pfx> [ <line> ]", 2),
     _REDISTRIBUTE,
     *_NEIGHBOR,
-    _c("address-family ( ipv4 [ ( multicast | labeled-unicast ) ] | ipv6 [ multicast ] | evpn )", None, opens="bgp-af"),
+    _c(
+        "address-family ( ipv4 [ ( multicast | labeled-unicast ) ] | ipv6 [ multicast ] | evpn | vpn-ipv4 | vpn-ipv6 )",
+        None,
+        opens="bgp-af",
+    ),
 )
 
 _mode(
@@ -488,7 +503,7 @@ _mode(
     *_BGP_COMMON,
     _c("vrf <word>", None, opens="bgp-vrf"),
     _c("vlan <int>", None, opens="bgp-vlan"),
-    _c("vlan-aware-bundle <word>", None, opens="bgp-vlan"),
+    _c("vlan-aware-bundle <word>", None, opens="bgp-bundle"),
 )
 _mode("bgp-vrf", ("router-bgp",), *_BGP_COMMON)
 _mode(
@@ -500,14 +515,15 @@ _mode(
     _c("maximum-paths <int> [ ecmp <int> ]", 1),
     _c("bgp additional-paths <line>", None),
 )
-_mode(
-    "bgp-vlan",
-    ("router-bgp",),
+_BGP_VLAN = (
     _c("rd <word>", 1),
     _c("route-target ( both | import | export ) <word>", None),
     _c("redistribute ( learned | static | router-mac <line> )", 2),
-    _c("vlan <vlans>", 1),
 )
+# A ``vlan N`` block has no ``vlan`` line of its own: a flat ``vlan 160`` after ``vlan 110``'s
+# lines is the next block, not a child (only a bundle lists its VLANs).
+_mode("bgp-vlan", ("router-bgp",), *_BGP_VLAN)
+_mode("bgp-bundle", ("router-bgp",), *_BGP_VLAN, _c("vlan <vlans>", 1))
 
 _mode(
     "router-ospf",
@@ -621,6 +637,122 @@ _mode(
     _c("revision <int>", 1),
     _c("instance <int> vlan <vlans>", 2),
 )
+
+
+#: EOS command families the lab does not model, per mode (a family is its first words): a line
+#: of one is stored and printed back exactly as written, unchecked. Everything else keeps strict
+#: validation, so a typo in a line the project generates is still EOS's ``Invalid input``. The
+#: lines inside an unmodelled block are stored as they come (indentation gives their level).
+VERBATIM: dict[str, tuple[str, ...]] = {
+    "config": (
+        "alias",
+        "banner",
+        "dot1x",
+        "event-handler",
+        "event-monitor",
+        "ip dhcp",
+        "ip igmp",
+        "ip multicast",
+        "ip ssh",
+        "ipv6 dhcp",
+        "ipv6 nd",
+        "key chain",
+        "mac security",
+        "management cvx",
+        "management defaults",
+        "management security",
+        "monitor",
+        "mpls",
+        "peer-filter",
+        "policy-map",
+        "class-map",
+        "prompt",
+        "ptp",
+        "router isis",
+        "router igmp",
+        "router msdp",
+        "router multicast",
+        "router pim",
+        "router traffic-engineering",
+        "system",
+        "tap",
+        "terminal",
+        "traffic-policies",
+    ),
+    "interface": (
+        "dot1x",
+        "evpn",
+        "isis",
+        "mac security",
+        "mpls",
+        "multicast",
+        "node-segment",
+        "ptp",
+        "sflow",
+        "tcp",
+        "traffic-policy",
+    ),
+}
+
+#: Unmodelled families that open a block, with the sub-blocks inside them: only needed for
+#: lines that arrive without indentation (NAPALM strips it).
+VERBATIM_BLOCKS: dict[str, tuple[str, ...]] = {
+    "router isis": ("address-family", "segment-routing"),
+    "router multicast": ("ipv4", "ipv6", "vrf"),
+    "router pim": ("vrf", "ipv4", "ipv6"),
+    "router igmp": ("vrf",),
+    "router msdp": ("vrf", "peer"),
+    "router traffic-engineering": ("segment-routing", "rsvp"),
+    "mpls ldp": (),
+    "mpls rsvp": (),
+    "system l1": (),
+    "management security": ("session shared-secret profile", "ssl profile"),
+    "management cvx": (),
+    "key chain": ("key",),
+    "mac security": ("profile",),
+    "monitor connectivity": ("host", "vrf"),
+    "event-handler": (),
+    "policy-map": ("class",),
+    "class-map": (),
+    "peer-filter": (),
+}
+
+#: Unmodelled families whose text follows on the next lines up to ``EOF`` (NAPALM sends the
+#: text as the command's ``input``).
+HEREDOCS = ("banner login", "banner motd")
+
+
+def verbatim_family(mode: str, line: str) -> str | None:
+    """The unmodelled family ``line`` belongs to in ``mode`` (``no``/``default`` ignored), or None.
+
+    Examples:
+        >>> verbatim_family("config", "router isis 0"), verbatim_family("interface", "no isis enable 0")
+        ('router isis', 'isis')
+        >>> verbatim_family("config", "hostnamee x") is None
+        True
+    """
+    words = line.split()
+    if words and words[0] in ("no", "default"):
+        words = words[1:]
+    text = " ".join(words) + " "
+    for family in VERBATIM.get(mode, ()):
+        if text.startswith(family + " "):
+            return family
+    return None
+
+
+def verbatim_opener(line: str, inside: str | None = None) -> str | None:
+    """The block family ``line`` opens (at top level, or inside the block family ``inside``).
+
+    Examples:
+        >>> verbatim_opener("router multicast"), verbatim_opener("ipv4", "router multicast")
+        ('router multicast', 'ipv4')
+        >>> verbatim_opener("routing", "router multicast") is None
+        True
+    """
+    names = VERBATIM_BLOCKS.get(inside, ()) if inside is not None else tuple(VERBATIM_BLOCKS)
+    text = line + " "
+    return next((name for name in names if text.startswith(name + " ")), None)
 
 
 def check_tables() -> list[str]:

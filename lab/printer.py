@@ -12,9 +12,6 @@ Layout:
   an indented ``!`` before every nested block;
 * ``end``.
 
-As on EOS, ``neighbor X maximum-routes N`` is printed with a trailing space
-(:data:`TRAILING_SPACE_LINES`).
-
 Inside an interface block, settings follow :data:`lab.modes.INTERFACE_ORDER`;
 inside other blocks they keep the order in which they were configured. Within a
 section, top-level lines keep the order in which they were configured, except
@@ -24,30 +21,24 @@ blocks (by name).
 
 The order of sections (``SECTION_ORDER``) follows the order of Arista AVD's
 ``eos_cli_config_gen`` (``eos-intended-config.j2``), which mirrors what EOS
-prints. A config generator that follows this table produces text that a
-lab device prints back unchanged (apart from :data:`DEVICE_DEFAULT_LINES`).
+prints, checked against real captures; a release may print some sections
+elsewhere (``order`` in the defaults table: the 4.25 train prints users after
+``spanning-tree``, 4.33 the eAPI block after the users). A config generator
+that follows this table produces text that a lab device prints back unchanged,
+apart from the release's own lines.
 
-Default lines the device prints although nobody configured them
-(:data:`DEVICE_DEFAULT_LINES`; each is printed only while its key is absent
-from the configuration; :func:`strip_device_defaults` removes them again for
-comparisons):
+What a release prints by itself comes from the defaults table that drift
+normalisation reads (``core/platforms/eos.yaml``, :mod:`core.platforms.versions`):
+its ``prints`` lines appear while no sibling line suppresses them (``no aaa root``
+while no ``aaa root``; ``system l1`` from 4.30; ``router multicast`` from 4.32.2),
+merged into a block the config has; its ``hides`` lines (``no shutdown`` under an
+interface) are accepted and not printed. Every physical port is printed, and the
+Port-Channel a ``channel-group N`` names. :func:`strip_device_defaults` and
+:func:`strip_hidden_defaults` remove them again for comparisons.
 
-=========================================== =========================================
-Line                                        Printed when
-=========================================== =========================================
-``no aaa root``                             no ``aaa root ...`` line
-``transceiver qsfp default-mode 4x10G``     no ``transceiver qsfp default-mode`` line
-``service routing protocols model multi-agent`` no routing-model line
-``spanning-tree mode mstp``                 no ``spanning-tree mode`` line
-``no ip routing``                           neither ``ip routing`` nor ``no ip routing``
-``interface EthernetN`` (empty block)       for every physical port not configured
-``interface Management1`` (empty block)     the management port, when not configured
-``interface Port-ChannelN`` (empty block)   a member says ``channel-group N`` but no block
-=========================================== =========================================
-
-Lines that restate an EOS default are accepted but not printed
-(:data:`HIDDEN_DEFAULT_LINES`): ``no shutdown`` under an interface, ``switchport``
-under an Ethernet port and ``protocol https`` under ``management api http-commands``.
+A line of a family the lab does not model is printed as it was stored; a
+top-level one of a family without a section prints after the line it followed
+when it was loaded.
 
 Examples:
     >>> from lab.configtree import Config, Editor
@@ -69,6 +60,10 @@ Examples:
     !
     spanning-tree mode mstp
     !
+    system l1
+       unsupported speed action error
+       unsupported error-correction action error
+    !
     interface Ethernet1
     !
     interface Ethernet2
@@ -81,11 +76,13 @@ Examples:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lab.configtree import Config, ConfigLine
+from core.platforms.versions import Release, release
+from lab.configtree import HEREDOC, Config, ConfigLine
 
 EOS_VERSION = "4.31.2F"
 DEFAULT_MODEL = "cEOSLab"
@@ -94,16 +91,18 @@ DEFAULT_MODEL = "cEOSLab"
 SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("boot", r"boot "),
     ("enable-password", r"enable password"),
-    ("aaa-root", r"(no )?aaa root"),
-    ("aaa-policy", r"aaa authentication policy"),
+    ("aaa-root", r"(no )?aaa root|aaa authentication policy"),
     ("users", r"username "),
     ("hardware", r"hardware (counter|access-list)"),
     ("service-routing-bgp", r"service routing configuration"),
+    ("cli", r"prompt |terminal |alias "),
     ("daemon", r"daemon "),
     ("vlan-internal", r"vlan internal order"),
     ("errdisable", r"errdisable "),
     ("load-interval", r"load-interval "),
+    ("service-interface", r"(no )?service interface "),
     ("transceiver-default", r"transceiver qsfp default-mode"),
+    ("dhcp-relay", r"(no )?ipv?6? ?dhcp "),
     ("routing-model", r"service routing protocols model"),
     ("lacp", r"lacp "),
     ("queue-monitor", r"queue-monitor length"),
@@ -117,12 +116,17 @@ SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("snmp", r"(no )?snmp-server "),
     ("speed-group", r"hardware speed-group"),
     ("spanning-tree", r"(no )?spanning-tree "),
+    ("system-l1", r"system l1"),
     ("clock", r"clock "),
     ("vlan", r"vlan \d"),
     ("vrf", r"vrf instance "),
+    ("banner", r"banner "),
     ("management-api", r"management api http-commands"),
     ("management-console", r"management console"),
+    ("management-cvx", r"management cvx"),
+    ("management-defaults", r"management defaults"),
     ("management-gnmi", r"management api gnmi"),
+    ("management-security", r"management security"),
     ("radius", r"radius-server "),
     ("tacacs", r"tacacs-server "),
     ("aaa-groups", r"aaa group server"),
@@ -130,7 +134,7 @@ SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("interface", r"interface "),
     ("tcam", r"hardware tcam"),
     ("mac-aging", r"mac address-table aging-time"),
-    ("virtual-router-mac", r"ip virtual-router mac-address"),
+    ("virtual-router-mac", r"ip virtual-router mac-address|ip address virtual source-nat "),
     ("acl", r"(ipv6 |ip )?access-list "),
     ("routing", r"(no )?ip routing|(no )?ip icmp redirect"),
     ("as-path", r"ip as-path "),
@@ -142,6 +146,7 @@ SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("mlag", r"mlag configuration"),
     ("static-routes", r"ip route "),
     ("ipv6-static-routes", r"ipv6 route "),
+    ("mpls", r"(no )?mpls "),
     ("ntp", r"(no )?ntp "),
     ("qos", r"qos map |qos rewrite "),
     ("pfc", r"(no )?priority-flow-control "),
@@ -150,14 +155,20 @@ SECTION_ORDER: tuple[tuple[str, str], ...] = (
     ("router-bfd", r"router bfd"),
     ("router-bgp", r"router bgp "),
     ("router-general", r"router general"),
+    ("router-traffic-engineering", r"router traffic-engineering"),
+    ("router-igmp", r"router igmp"),
+    ("router-isis", r"router isis "),
+    ("router-multicast", r"router multicast"),
     ("router-ospf", r"router ospf "),
+    ("router-pim", r"router pim "),
+    ("router-msdp", r"router msdp"),
     ("tacacs-source", r"ip tacacs "),
     ("management-ssh", r"management ssh"),
     ("mst", r"spanning-tree mst configuration"),
 )
 _SECTION_RE = [(i, name, re.compile(rx)) for i, (name, rx) in enumerate(SECTION_ORDER)]
 _HOSTNAME_SUBORDER = ("hostname ", "ip domain lookup", "ip name-server", "dns domain", "ip domain")
-_ROUTING_SUBORDER = ("ip routing", "no ip routing", "ip icmp", "no ip icmp")
+_ROUTING_VRF = re.compile(r"(?:no )?ip routing vrf (\S+)")
 
 #: Interface types in the order EOS prints them.
 INTERFACE_TYPE_ORDER = (
@@ -170,35 +181,9 @@ INTERFACE_TYPE_ORDER = (
     "Vxlan",
 )
 
-#: (line, key that suppresses it): lines printed although not configured.
-DEVICE_DEFAULT_LINES: tuple[tuple[str, str], ...] = (
-    ("no aaa root", "aaa root"),
-    ("transceiver qsfp default-mode 4x10G", "transceiver qsfp default-mode"),
-    ("service routing protocols model multi-agent", "service routing protocols model"),
-    ("spanning-tree mode mstp", "spanning-tree mode"),
-    ("no ip routing", "ip routing"),
-)
 
-
-#: (top-level block regex, line): lines EOS accepts in that block but does not print,
-#: because they restate its default.
-HIDDEN_DEFAULT_LINES: tuple[tuple[str, str], ...] = (
-    # Interfaces are enabled by default: only "shutdown" is printed.
-    (r"interface \S+$", "no shutdown"),
-    # Ethernet ports are layer 2 by default: only "no switchport" is printed.
-    (r"interface Ethernet\S+$", "switchport"),
-    # eAPI serves HTTPS by default: only "no protocol https" is printed.
-    (r"management api http-commands$", "protocol https"),
-)
-_HIDDEN = [(re.compile(rx), line) for rx, line in HIDDEN_DEFAULT_LINES]
-
-
-#: Lines EOS prints with a trailing space (a quirk drift normalisation must absorb).
-TRAILING_SPACE_LINES = (re.compile(r"neighbor \S+ maximum-routes \d+$"),)
-
-
-def hidden_in(block: str) -> frozenset[str]:
-    """The lines a top-level ``block`` does not print.
+def hidden_in(block: str, version: str = EOS_VERSION) -> frozenset[str]:
+    """The lines a top-level ``block`` does not print (of those the lab can store).
 
     Examples:
         >>> sorted(hidden_in("interface Ethernet1"))
@@ -206,22 +191,33 @@ def hidden_in(block: str) -> frozenset[str]:
         >>> sorted(hidden_in("interface Port-Channel1"))
         ['no shutdown']
     """
-    return frozenset(line for rx, line in _HIDDEN if rx.match(block))
+    found = release(version)
+    return frozenset(
+        line
+        for line in ("no shutdown", "switchport", "protocol https")
+        for h in found.hidden
+        if h.section is not None and h.section.match(block) and h.line.match(line)
+    )
 
 
-def strip_hidden_defaults(text: str) -> str:
-    """Remove the :data:`HIDDEN_DEFAULT_LINES` from config text (what a switch would print).
+def _hides(found: Release, block: str, line: str) -> bool:
+    return any(h.section is not None and h.section.match(block) and h.line.match(line) for h in found.hidden)
+
+
+def strip_hidden_defaults(text: str, version: str = EOS_VERSION) -> str:
+    """Remove the lines EOS accepts but never prints (the release's ``hides``) from config text.
 
     Examples:
         >>> strip_hidden_defaults("interface Ethernet1\\n   no shutdown\\n   mtu 9214\\n!\\n")
         'interface Ethernet1\\n   mtu 9214\\n!\\n'
     """
+    found = release(version)
     out = []
-    hidden: frozenset[str] = frozenset()
+    block = ""
     for line in text.splitlines():
         if line and not line.startswith(" "):
-            hidden = hidden_in(line)
-        if not (line.startswith("   ") and not line.startswith("    ") and line[3:] in hidden):
+            block = line
+        if not (line.startswith("   ") and not line.startswith("    ") and _hides(found, block, line[3:])):
             out.append(line)
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
@@ -269,17 +265,28 @@ def _sub_rank(name: str, text: str) -> tuple[int, tuple[int, ...], str]:
     if name == "hostname":
         return next((i for i, p in enumerate(_HOSTNAME_SUBORDER) if text.startswith(p)), 9), (), ""
     if name == "routing":
-        return next((i for i, p in enumerate(_ROUTING_SUBORDER) if text.startswith(p)), 9), (), ""
+        # "ip routing" first, then the VRFs by name whether enabled or not, then ICMP redirects.
+        vrf = _ROUTING_VRF.match(text)
+        return (1, (), vrf.group(1)) if vrf else ((0, (), "") if "routing" in text else (2, (), ""))
     return 0, (), ""
 
 
-def _with_defaults(config: Config, physical: Iterable[str]) -> list[ConfigLine]:
+@lru_cache(maxsize=64)
+def _section_ranks(version: str) -> dict[str, int]:
+    """Each section's place for a release: :data:`SECTION_ORDER` with the release's moves applied."""
+    names = [name for name, _ in SECTION_ORDER]
+    for moved, after in release(version).moves:
+        names = [n for n in names if n not in moved]
+        at = len(names) if after == "end" or after not in names else names.index(after) + 1
+        names[at:at] = list(moved)
+    return {name: rank for rank, name in enumerate(names)}
+
+
+def _top_level(config: Config, physical: Iterable[str], found: Release) -> list[ConfigLine]:
+    """The top-level nodes as the device prints them: the config, the release's default lines
+    (merged into configured blocks), every physical port, the Port-Channels members create."""
     nodes = list(config.root.children)
-    keys = {n.key for n in nodes}
     texts = {n.text for n in nodes}
-    for line, key in DEVICE_DEFAULT_LINES:
-        if key not in keys and not any(k.startswith(key) for k in keys):
-            nodes.append(ConfigLine(line, key))
     for port in physical:
         if f"interface {port}" not in texts:
             nodes.append(ConfigLine(f"interface {port}", f"interface {port}", "interface"))
@@ -291,40 +298,95 @@ def _with_defaults(config: Config, physical: Iterable[str]) -> list[ConfigLine]:
                 if channel not in texts:
                     texts.add(channel)
                     nodes.append(ConfigLine(channel, channel, "interface"))
-    return nodes
+    root = ConfigLine("", "", "config", nodes)
+    copied: set[int] = {id(root)}
+    created: set[int] = set()
+    for default in found.printed:
+        parent = root
+        for header in default.path:
+            parent = _child_block(parent, header, copied, created)
+        if parent.find(default.line) is None and not any(default.unless.match(c.text) for c in parent.children):
+            opens = any(p.path[: len(default.path) + 1] == (*default.path, default.line) for p in found.printed)
+            node = ConfigLine(default.line, default.line, "verbatim" if opens else None)
+            parent.children.append(node)
+            if opens:
+                copied.add(id(node))
+                created.add(id(node))
+    # A default block none of whose lines apply is not printed.
+    return [n for n in root.children if id(n) not in created or n.children]
 
 
-def body_lines(config: Config, physical: Iterable[str] = ()) -> list[str]:
+def _child_block(parent: ConfigLine, header: str, copied: set[int], created: set[int]) -> ConfigLine:
+    """The block ``header`` under ``parent``: copied before defaults go into it, or created."""
+    for i, child in enumerate(parent.children):
+        if child.text != header:
+            continue
+        if id(child) in copied:
+            return child
+        copy = ConfigLine(header, child.key, child.mode, list(child.children), list(child.comments), child.verbatim)
+        copy.anchor = child.anchor
+        parent.children[i] = copy
+        copied.add(id(copy))
+        return copy
+    block = ConfigLine(header, header, "verbatim")
+    parent.children.append(block)
+    copied.add(id(block))
+    created.add(id(block))
+    return block
+
+
+def body_lines(config: Config, physical: Iterable[str] = (), version: str = EOS_VERSION) -> list[str]:
     """The body of the running-config (after the header, up to and including ``end``)."""
+    found = release(version)
+    ranks = _section_ranks(version)
+    nodes = _top_level(config, physical, found)
+    by_text = {n.text: n for n in nodes}
     decorated = []
-    for pos, node in enumerate(_with_defaults(config, physical)):
-        rank, name = section_of(node.text)
-        decorated.append(((rank, _sub_rank(name, node.text), pos), name, node))
+    for pos, node in enumerate(nodes):
+        _, name = section_of(node.text)
+        sub = _sub_rank(name, node.text)
+        if name == "other" and node.anchor:
+            name, sub = _anchored(node, by_text)
+        decorated.append(((ranks.get(name, len(ranks)), sub, pos), name, node))
     decorated.sort(key=lambda d: d[0])
     out: list[str] = []
     prev: tuple[str, ConfigLine] | None = None
     for _, name, node in decorated:
         if prev is not None and (prev[0] != name or prev[1].mode or node.mode):
             out.append("!")
-        out += _block(node, 0)
+        out += _block(node, 0, found)
         prev = (name, node)
     out += ["!", "end"]
     return out
 
 
-def _block(node: ConfigLine, depth: int) -> list[str]:
+def _anchored(node: ConfigLine, by_text: dict[str, ConfigLine]) -> tuple[str, tuple[int, tuple[int, ...], str]]:
+    """A line of a family without a section prints after the line it followed when loaded."""
+    seen = {node.text}
+    anchor = by_text.get(node.anchor)
+    while anchor is not None and anchor.text not in seen:
+        seen.add(anchor.text)
+        _, name = section_of(anchor.text)
+        if name != "other":
+            return name, (10**9, (), "")
+        anchor = by_text.get(anchor.anchor)
+    return "other", (0, (), "")
+
+
+def _block(node: ConfigLine, depth: int, found: Release) -> list[str]:
     pad = "   " * depth
-    quirk = " " if any(rx.match(node.text) for rx in TRAILING_SPACE_LINES) else ""
-    out = [pad + node.text + quirk]
+    if node.mode == HEREDOC:
+        return [pad + node.text, *(c.text for c in node.children), "EOF"]
+    # The boot image is not running config: EOS shows it as a comment.
+    out = [pad + ("! " if depth == 0 and node.text.startswith("boot system ") else "") + node.text]
     inner = "   " * (depth + 1)
     out += [inner + c for c in node.comments]
-    hidden = hidden_in(node.text) if depth == 0 else frozenset()
     for child in node.children:
-        if child.text in hidden:
+        if depth == 0 and _hides(found, node.text, child.text):
             continue
-        if child.mode:
+        if child.mode and len(out) > 1:  # a "!" before a nested block, unless it comes first
             out.append(inner + "!")
-        out += _block(child, depth + 1)
+        out += _block(child, depth + 1, found)
     return out
 
 
@@ -342,7 +404,7 @@ def render(
     head = [f"! Command: {command}", f"! device: {device} ({model}, EOS-{version})"]
     head += list(extra_header)
     head.append("!")
-    return "\n".join(head + body_lines(config, physical)) + "\n"
+    return "\n".join(head + body_lines(config, physical, version)) + "\n"
 
 
 _HEADER = re.compile(r"^! (Command:|device:|Startup-config last modified)")
@@ -361,17 +423,17 @@ def strip_header(text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-_EMPTY_PORT = re.compile(r"interface (Ethernet|Management|Port-Channel)\d")
-
-
-def strip_device_defaults(body: str) -> str:
-    """Remove the :data:`DEVICE_DEFAULT_LINES` and empty physical interface blocks.
+def strip_device_defaults(body: str, version: str = EOS_VERSION) -> str:
+    """Remove the lines the release prints by itself (and their blocks) and empty physical ports.
 
     Examples:
         >>> strip_device_defaults("no aaa root\\n!\\ninterface Ethernet1\\n!\\nhostname a\\n!\\nend\\n")
         'hostname a\\n!\\nend\\n'
+        >>> strip_device_defaults("system l1\\n   unsupported speed action error\\n!\\nend\\n")
+        'end\\n'
     """
-    defaults = {line for line, _ in DEVICE_DEFAULT_LINES}
+    found = release(version)
+    defaults = {(p.path, p.line) for p in found.printed}
     chunks: list[list[str]] = [[]]
     for line in body.splitlines():
         if line == "!":
@@ -380,12 +442,29 @@ def strip_device_defaults(body: str) -> str:
             chunks[-1].append(line)
     kept: list[str] = []
     for chunk in chunks:
-        lines = []
-        for i, line in enumerate(chunk):
-            nxt = chunk[i + 1] if i + 1 < len(chunk) else ""
-            empty_port = _EMPTY_PORT.match(line) is not None and not nxt.startswith(" ")
-            if line not in defaults and not empty_port:
-                lines.append(line)
+        lines = _strip_chunk(chunk, defaults, found)
         if lines:
             kept.append("\n".join(lines))
     return "\n!\n".join(kept) + "\n"
+
+
+def _strip_chunk(chunk: list[str], defaults: set[tuple[tuple[str, ...], str]], found: Release) -> list[str]:
+    """One ``!``-separated chunk without its default lines (a default header only when emptied)."""
+    stack: list[tuple[int, str]] = []
+    marked: list[tuple[str, bool, int]] = []  # line, is a default, indent
+    for line in chunk:
+        indent = len(line) - len(line.lstrip(" "))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        text = line.strip()
+        path = tuple(t for _, t in stack)
+        marked.append(
+            (line, (path, text) in defaults or (not path and any(rx.match(text) for rx in found.empty)), indent)
+        )
+        stack.append((indent, text))
+    out: list[str] = []
+    for i, (line, default, indent) in enumerate(marked):
+        block = itertools.takewhile(lambda m: m[2] > indent, marked[i + 1 :])  # noqa: B023 - used at once
+        if not (default and all(is_default for _, is_default, _ in block)):
+            out.append(line)
+    return out

@@ -5,7 +5,11 @@ device; it writes ``.lab/lab.json`` in the repository root once all devices
 listen::
 
     {"pid": 1234, "username": "admin", "password": "...", "control": {"port": N, "token": "..."},
-     "ref": "WORKTREE", "devices": {"leaf1": {"host": "127.0.0.1", "port": 40001}, ...}}
+     "ref": "WORKTREE", "tls_certificate": ".lab/tls-certificate.pem",
+     "devices": {"leaf1": {"host": "127.0.0.1", "port": 40001, "https_port": 40002}, ...}}
+
+``port`` serves eAPI over HTTP, ``https_port`` over HTTPS with the lab's self-signed
+certificate (EOS's default transport, which deploy and drift use).
 
 Deploy and drift read it to reach the lab. Device state is kept in
 ``.lab/state/<device>.json``; an ``up`` after a ``down`` resumes from it
@@ -26,10 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import FabricopsError
+from core.generated import LAB_DIR, LAB_INFO
 from lab import control
 
-LAB_DIR = ".lab"
-INFO_FILE = "lab.json"
 LOG_FILE = "lab.log"
 ENV_PASSWORD = "FABRICOPS_LAB_PASSWORD"
 ENV_TOKEN = "FABRICOPS_LAB_TOKEN"
@@ -41,7 +44,7 @@ def lab_dir(root: Path) -> Path:
 
 
 def info_path(root: Path) -> Path:
-    return lab_dir(root) / INFO_FILE
+    return root / LAB_INFO
 
 
 def read_info(root: Path) -> dict[str, Any] | None:
@@ -82,6 +85,7 @@ def up(
     devices: list[str] | None = None,
     fresh: bool = False,
     models: dict[str, str] | None = None,
+    eos_version: str | None = None,
     timeout: float = 180.0,
 ) -> dict[str, Any]:
     """Start the background lab and wait until every device listens.
@@ -106,6 +110,8 @@ def up(
         cmd += ["--device", name]
     for name, model in sorted((models or {}).items()):
         cmd += ["--model", f"{name}={model}"]
+    if eos_version:
+        cmd += ["--eos-version", eos_version]
     env = dict(os.environ)
     env[ENV_PASSWORD] = secrets.token_urlsafe(18)
     env[ENV_TOKEN] = secrets.token_urlsafe(24)

@@ -13,12 +13,13 @@ import os
 import signal
 import threading
 from pathlib import Path
+from typing import Any
 
 from core.errors import FabricopsError
-from core.generated import open_snapshot
+from core.generated import LAB_CERT, LAB_INFO, open_snapshot
 from lab.emulator import Lab
 from lab.fromgenerated import specs_from_snapshot
-from lab.process import ENV_PASSWORD, ENV_TOKEN, INFO_FILE
+from lab.process import ENV_PASSWORD, ENV_TOKEN
 from lab.state import write_json_atomic
 
 
@@ -31,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", action="append", default=[])
     parser.add_argument("--model", action="append", default=[], help="DEVICE=MODEL: start DEVICE as MODEL")
     parser.add_argument("--username", default="admin")
+    parser.add_argument("--eos-version")
     args = parser.parse_args(argv)
 
     password = os.environ.pop(ENV_PASSWORD, "admin")
@@ -39,7 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         snapshot = open_snapshot(args.root, args.ref)
         only = set(args.device) or None
-        specs, links = specs_from_snapshot(snapshot, empty=args.empty, only=only, lab_password=password, models=models)
+        specs, links = specs_from_snapshot(
+            snapshot,
+            empty=args.empty,
+            only=only,
+            lab_password=password,
+            models=models,
+            eos_version=args.eos_version,
+        )
     except FabricopsError as exc:
         print(exc.message, flush=True)
         return 1
@@ -52,15 +61,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {error}", flush=True)
     lab.start(control_token=token)
     assert lab.server is not None
-    info = {
+    info: dict[str, Any] = {
         "pid": os.getpid(),
         "username": args.username,
         "password": password,
         "ref": snapshot.ref,
         "control": {"host": "127.0.0.1", "port": lab.server.control_port, "token": token},
         "devices": {n: {"host": h, "port": p} for n, (h, p) in lab.endpoints().items()},
+        "tls_certificate": str(args.root / LAB_CERT),
     }
-    info_file = args.root / ".lab" / INFO_FILE
+    for name, (_, port) in lab.endpoints(https=True).items():
+        info["devices"][name]["https_port"] = port
+    (args.root / LAB_CERT).write_bytes(lab.tls_certificate)
+    info_file = args.root / LAB_INFO
     write_json_atomic(info_file, info)
     os.chmod(info_file, 0o600)
     print(f"serving {len(specs)} devices", flush=True)

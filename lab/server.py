@@ -1,7 +1,11 @@
-"""eAPI over HTTP for every device of a lab: one asyncio loop, one listener per device.
+"""eAPI over HTTPS and HTTP for every device of a lab: one asyncio loop, two listeners per device.
 
 One event loop in one thread serves all listeners, so 800 devices start and
-stop in well under a second (no per-server polling threads to join).
+stop in well under a second (no per-server polling threads to join). Each
+device listens twice, as a switch does: HTTPS (EOS's default, with the lab's
+self-signed certificate, :mod:`lab.tls`) and plain HTTP. A TLS client that
+reaches the HTTP port is disconnected at its first byte instead of waiting for
+its timeout.
 
 Protocol (what pyeapi, NAPALM and ANTA's asynceapi expect):
 
@@ -20,6 +24,7 @@ import asyncio
 import base64
 import json
 import socket
+import ssl
 import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
 
 _SUFFIX = {1000: "could not run command", 1002: "invalid command", 1003: "unconverted command"}
 _MAX_BODY = 64 * 1024 * 1024
+_TLS_HANDSHAKE = 0x16  # the first byte of a TLS ClientHello
 
 ControlHandler = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -69,12 +75,21 @@ def rpc_reply(req_id: Any, cmds: list[Any], fmt: str, result: RunResult) -> dict
 class EapiServer:
     """Serves the devices of ``lab`` on 127.0.0.1, one port each, from one loop thread."""
 
-    def __init__(self, lab: Lab, control: ControlHandler | None = None, control_token: str = "") -> None:
+    def __init__(
+        self,
+        lab: Lab,
+        control: ControlHandler | None = None,
+        control_token: str = "",
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.lab = lab
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._run, name="lab-eapi", daemon=True)
         self.servers: dict[str, asyncio.base_events.Server] = {}
+        self.tls_servers: dict[str, asyncio.base_events.Server] = {}
+        self.tls = tls
         self.ports: dict[str, int] = {}
+        self.https_ports: dict[str, int] = {}
         self.writers: dict[str, set[asyncio.StreamWriter]] = {}
         self.control = control
         self.control_token = control_token
@@ -88,27 +103,35 @@ class EapiServer:
         self.loop.run_forever()
 
     def start(self, ports: dict[str, int] | None = None) -> None:
-        """Bind every device (``ports`` asks for fixed ports; 0 or absent = a free one)."""
-        socks = {}
+        """Bind every device (``ports`` asks for fixed HTTP ports; 0 or absent = a free one)."""
+        socks: dict[str, socket.socket] = {}
+        tls_socks: dict[str, socket.socket] = {}
         try:
             for name in self.lab.devices:
                 socks[name] = _listen((ports or {}).get(name, 0))
+                if self.tls is not None:
+                    tls_socks[name] = _listen(0)
         except OSError:
-            for s in socks.values():
+            for s in [*socks.values(), *tls_socks.values()]:
                 s.close()
             raise
         self.thread.start()
-        future = asyncio.run_coroutine_threadsafe(self._start_all(socks), self.loop)
+        future = asyncio.run_coroutine_threadsafe(self._start_all(socks, tls_socks), self.loop)
         future.result(timeout=60)
 
-    async def _start_all(self, socks: dict[str, socket.socket]) -> None:
+    async def _start_all(self, socks: dict[str, socket.socket], tls_socks: dict[str, socket.socket]) -> None:
         for name, sock in socks.items():
             self.ports[name] = sock.getsockname()[1]
             self.writers[name] = set()
+            tls_sock = tls_socks.get(name)
+            if tls_sock is not None:
+                self.https_ports[name] = tls_sock.getsockname()[1]
             if self.lab.should_listen(self.lab.devices[name]):
-                self.servers[name] = await asyncio.start_server(self._handler(name), sock=sock)
+                await self._open(name, sock, tls_sock)
             else:
                 sock.close()
+                if tls_sock is not None:
+                    tls_sock.close()
         if self.control is not None:
             sock = _listen(0)
             self.control_port = sock.getsockname()[1]
@@ -123,13 +146,21 @@ class EapiServer:
         self.thread.join(timeout=10)
         self.loop.close()
 
+    async def _open(self, name: str, sock: socket.socket, tls_sock: socket.socket | None) -> None:
+        self.servers[name] = await asyncio.start_server(self._handler(name, tls=False), sock=sock)
+        if tls_sock is not None:
+            self.tls_servers[name] = await asyncio.start_server(
+                self._handler(name, tls=True), sock=tls_sock, ssl=self.tls
+            )
+
     async def _stop_all(self) -> None:
-        for server in self.servers.values():
+        for server in [*self.servers.values(), *self.tls_servers.values()]:
             server.close()
         for writers in self.writers.values():
             for w in list(writers):
                 w.close()
         self.servers.clear()
+        self.tls_servers.clear()
 
     def set_listening(self, name: str, listening: bool) -> None:
         """Open or close one device's listener (the ``unreachable`` fault)."""
@@ -150,24 +181,37 @@ class EapiServer:
         if not listening and server is not None:
             server.close()
             del self.servers[name]
+            tls_server = self.tls_servers.pop(name, None)
+            if tls_server is not None:
+                tls_server.close()
             for w in list(self.writers[name]) if drop else ():
                 w.close()
         elif listening and server is None:
-            sock = _listen(self.ports[name])
-            self.servers[name] = await asyncio.start_server(self._handler(name), sock=sock)
+            tls_port = self.https_ports.get(name)
+            await self._open(name, _listen(self.ports[name]), _listen(tls_port) if tls_port is not None else None)
 
     # ------------------------------------------------------------------ HTTP
-    def _handler(self, name: str) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Coroutine[Any, Any, None]]:
+    def _handler(
+        self, name: str, *, tls: bool
+    ) -> Callable[[asyncio.StreamReader, asyncio.StreamWriter], Coroutine[Any, Any, None]]:
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            await self._serve(name, reader, writer)
+            await self._serve(name, reader, writer, tls=tls)
 
         return handle
 
-    async def _serve(self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _serve(
+        self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, tls: bool = False
+    ) -> None:
         self.writers[name].add(writer)
         try:
+            first = b""
+            if not tls:
+                first = await reader.readexactly(1)
+                if first[0] == _TLS_HANDSHAKE:
+                    return  # HTTPS spoken to the HTTP port: hang up now, not at the client's timeout
             while True:
-                request = await _read_request(reader)
+                request = await _read_request(reader, first)
+                first = b""
                 if request is None:
                     break
                 method, path, headers, body, keep_alive = request
@@ -183,7 +227,7 @@ class EapiServer:
                 await writer.drain()
                 if not keep_alive:
                     break
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError, ssl.SSLError):
             pass
         finally:
             self.writers[name].discard(writer)
@@ -261,10 +305,10 @@ def _dumps(data: Any) -> bytes:
 
 
 async def _read_request(
-    reader: asyncio.StreamReader,
+    reader: asyncio.StreamReader, first: bytes = b""
 ) -> tuple[str, str, dict[str, str], bytes, bool] | None:
     try:
-        head = await reader.readuntil(b"\r\n\r\n")
+        head = first + await reader.readuntil(b"\r\n\r\n")
     except asyncio.IncompleteReadError:
         return None
     lines = head.decode("latin-1").split("\r\n")

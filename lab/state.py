@@ -26,13 +26,23 @@ STATE_VERSION = 1
 
 
 def tree_to_json(node: ConfigLine) -> list[Any]:
-    """[text, key, mode, comments, children] recursively (exact, no re-parsing needed)."""
-    return [node.text, node.key, node.mode, list(node.comments), [tree_to_json(c) for c in node.children]]
+    """[text, key, mode, comments, children(, flags)] recursively (exact, no re-parsing needed).
+
+    ``flags`` is there only for a line of a family the lab does not model.
+    """
+    out: list[Any] = [node.text, node.key, node.mode, list(node.comments), [tree_to_json(c) for c in node.children]]
+    if node.verbatim:
+        out.append({"verbatim": True, "anchor": node.anchor} if node.anchor else {"verbatim": True})
+    return out
 
 
 def tree_from_json(data: list[Any]) -> ConfigLine:
-    text, key, mode, comments, children = data
-    return ConfigLine(text, key, mode, [tree_from_json(c) for c in children], list(comments))
+    text, key, mode, comments, children, *rest = data
+    flags = rest[0] if rest else {}
+    children = [tree_from_json(c) for c in children]
+    return ConfigLine(
+        text, key, mode, children, list(comments), bool(flags.get("verbatim")), str(flags.get("anchor", ""))
+    )
 
 
 def config_from_json(data: list[Any]) -> Config:

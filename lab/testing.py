@@ -147,10 +147,12 @@ def running_lab(devices: Sequence[DeviceSpec], links: Iterable[Link] = (), **kwa
 
 
 def driver_for(lab: Lab, name: str, **optional_args: Any) -> Any:
-    """A stock NAPALM ``eos`` driver for one lab device (not yet opened)."""
+    """A stock NAPALM ``eos`` driver for one lab device (not yet opened); HTTP unless
+    ``transport="https"`` is among the optional args."""
     from napalm import get_network_driver
 
-    host, port = lab.endpoints()[name]
+    https = optional_args.get("transport") == "https"
+    host, port = lab.endpoints(https=https)[name]
     args = {"transport": "http", "port": port, **optional_args}
     return get_network_driver("eos")(host, lab.username, lab.password, timeout=TIMEOUT, optional_args=args)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole GitOps loop on the built-in lab, in a scratch clone of this repository:
-# compile, lab up, plan, deploy, drift (clean), an out-of-band edit, drift (the report),
-# the rollback command from the report, drift (clean), lab down, and the fabric view.
+# compile, lab up, plan, deploy, status, drift (clean), an out-of-band edit, drift (the report),
+# the rollback command from the report, drift (clean), history, lab down, and the fabric view.
 set -euo pipefail
 
 repo=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
@@ -13,6 +13,7 @@ show() { printf '$'; printf ' %q' "$@"; printf '\n'; "$@"; }
 step "0. a scratch clone, so the demo's tags and backups stay out of your repository: $work"
 git clone --quiet "$repo" "$work"
 cd "$work"
+git remote remove origin  # the fleet's state (lock, records, tags) stays in the scratch clone
 git config user.name "fabricops demo"
 git config user.email "demo@fabricops.invalid"
 trap '"$fabricops" lab down >/dev/null 2>&1 || true' EXIT
@@ -29,6 +30,7 @@ show "$fabricops" plan --lab --summary || [ $? -eq 3 ]
 step "4. deploy: backup, load, diff, commit-confirm, post-checks, confirm; canary first, then waves"
 show "$fabricops" deploy --lab --plan plan.json --revert-in 120
 git tag --list 'deploy/*'
+show "$fabricops" status --devices rack03-leaf-a,rack03-leaf-b
 
 step "5. drift: every running config against git, by meaning"
 show "$fabricops" drift --lab --report-dir drift-reports/clean
@@ -38,7 +40,7 @@ show "$fabricops" lab tamper rack03-leaf-a --line "interface Ethernet5" --line "
 
 step "7. drift finds it (exit 3) and writes the rollback report"
 show "$fabricops" drift --lab --report-dir drift-reports/found || [ $? -eq 3 ]
-fix=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(next(d["revert"] for d in r["devices"] if d["status"]=="drifted"))' drift-reports/found/report.json)
+fix=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(next(d["revert"] for d in r["devices"] if d["status"]=="drift"))' drift-reports/found/report.json)
 
 step "8. the report's rollback command, run as printed"
 echo "\$ $fix"
@@ -47,7 +49,10 @@ eval "${fix/fabricops/\"$fabricops\"}"
 step "9. drift again: back in sync"
 show "$fabricops" drift --lab --report-dir drift-reports/after
 
-step "10. lab down"
+step "10. history: every deploy and rollback, its fleet version, result and who ran it"
+show "$fabricops" history
+
+step "11. lab down"
 show "$fabricops" lab down
 trap - EXIT
 
@@ -57,6 +62,7 @@ show "$fabricops" view
 step "where things went"
 echo "scratch repository:   $work"
 echo "drift reports:        $work/drift-reports/{clean,found,after}/report.md"
+echo "state of record:      branch fabricops-state ($fabricops status --root $work)"
 echo "backups and records:  branch fabricops-state ($fabricops backups list --root $work)"
 echo "deploy tags:          $(git tag --list 'deploy/*' | tr '\n' ' ')"
 echo "the fabric view:      open file://$work/build/view/index.html in a browser (no server needed),"

@@ -144,7 +144,7 @@ def clone_repo(source: Path, root: Path) -> Path:
 
 
 #: What a repository of the example ignores: the lab's files, deploy's plan, drift's reports.
-EXAMPLE_IGNORE = ".lab/\n/plan.json\ndrift/reports/\n"
+EXAMPLE_IGNORE = ".lab/\n/plan.json\nreports/\n"
 
 
 @pytest.fixture(scope="session")
@@ -160,17 +160,37 @@ def gitops_repo(tmp_path: Path, example_repo: Path) -> Path:
     return clone_repo(example_repo, tmp_path / "repo")
 
 
+def seal(root: Path) -> None:
+    """Rewrite generated/MANIFEST.json for the files as they are: a hand edit that deploy accepts.
+
+    Deploy refuses a generated/ that its manifest does not describe; tests that change a
+    generated config directly (to stage a one-line change fast) seal it as a compile would.
+    """
+    import json
+
+    from core.generated import MANIFEST, manifest_bytes
+
+    base = root / "generated"
+    digest = json.loads((base / MANIFEST).read_text())["intent_digest"]
+    files = {p.relative_to(base).as_posix(): p.read_bytes() for p in base.rglob("*") if p.is_file()}
+    (base / MANIFEST).write_bytes(manifest_bytes(files, digest))
+
+
 def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
     """``.lab/lab.json`` as ``fabricops lab up`` writes it (``extra``: devices git does not know)."""
     import json
     import os
 
     endpoints = {**lab.endpoints(), **(extra or {})}
+    https = lab.endpoints(https=True)
     info = {
         "pid": os.getpid(),
         "username": lab.username,
         "password": lab.password,
-        "devices": {name: {"host": host, "port": port} for name, (host, port) in endpoints.items()},
+        "devices": {
+            name: {"host": host, "port": port, **({"https_port": https[name][1]} if name in https else {})}
+            for name, (host, port) in endpoints.items()
+        },
     }
     (root / ".lab").mkdir(exist_ok=True)
     (root / ".lab" / "lab.json").write_text(json.dumps(info))

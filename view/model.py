@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from core.generated import Snapshot
+from core.generated import Host, Snapshot
 from view.ports import sort_interfaces
 
 
@@ -286,7 +286,7 @@ def read_floor(snapshot: Snapshot) -> Floor:
     hosts = snapshot.hosts()
     placed = {row["name"]: _placed(row) for row in assets if row.get("name")}
     for name, host in hosts.items():  # a switch the asset table does not list still shows
-        data = host.get("data") or {}
+        data = host.data
         placed.setdefault(
             name, Placed(name, "switch", "", str(data.get("model", "")), "", str(data.get("rack", "")), "", "", 0, 0)
         )
@@ -313,7 +313,7 @@ def read_floor(snapshot: Snapshot) -> Floor:
 
 def _switches(
     snapshot: Snapshot,
-    hosts: Mapping[str, Any],
+    hosts: Mapping[str, Host],
     placed: Mapping[str, Placed],
     ends: Mapping[tuple[str, str], End],
     owned: Mapping[str, list[Address]],
@@ -325,12 +325,13 @@ def _switches(
             continue
         name = PurePosixPath(path).stem
         structured = _yaml(snapshot, path)
-        data = (hosts.get(name) or {}).get("data") or {}
+        host = hosts.get(name)
+        data = host.data if host else {}
         switches[name] = Switch(
             placed.get(name) or Placed(name, "switch", "", "", "", "", "", "", 0, 0),
             str(structured.get("network") or data.get("network", "")),
             str(structured.get("role") or data.get("role", "")),
-            str(structured.get("mgmt_address") or (hosts.get(name) or {}).get("hostname", "")),
+            str(structured.get("mgmt_address") or (host.hostname if host else "")),
             str(structured.get("redundancy_group") or data.get("redundancy_group", "")),
             str(structured.get("mlag_peer") or data.get("mlag_peer") or ""),
             _ports(structured, name, ends),

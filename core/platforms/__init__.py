@@ -3,11 +3,15 @@
 A platform is a :class:`PlatformRules` value: which lines are volatile, which lines the device
 prints as defaults, which commands take a single value (the new one replaces the old), how a
 line is negated, and which sections keep their order. Dispatch is a plain mapping that raises
-on an unknown platform, as hier_config's ``get_hconfig_driver`` does.
+on an unknown platform, as hier_config's ``get_hconfig_driver`` does. The default lines depend
+on the release a device runs: they come from a table of data (:mod:`core.platforms.versions`),
+read for the version given.
 
 Examples:
     >>> get_rules("eos").name
     'eos'
+    >>> len(get_rules("eos", "4.33.0F").default_lines) > len(get_rules("eos", "4.27.1F").default_lines)
+    True
     >>> get_rules("junos")
     Traceback (most recent call last):
     ...
@@ -17,9 +21,12 @@ Examples:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
 
 from core.errors import FabricopsError
+from core.masking import SecretRule
 
 __all__ = ["DefaultLine", "PlatformRules", "get_rules"]
 
@@ -28,13 +35,21 @@ __all__ = ["DefaultLine", "PlatformRules", "get_rules"]
 class DefaultLine:
     """A line the device prints (or hides) by itself: present on one side only, it is no drift.
 
-    ``section`` matches the header of the parent section (``None``: a top-level line); ``line``
-    matches the whole line; ``why`` is the reason, printed in ``docs/drift.md``.
+    ``path`` matches the headers above the line, outermost first (empty: a top-level line), one
+    pattern per level; ``line`` matches the whole line; ``why`` is the reason.
     """
 
-    section: re.Pattern[str] | None
+    path: tuple[re.Pattern[str], ...]
     line: re.Pattern[str]
     why: str
+
+    def matches(self, path: tuple[str, ...], text: str) -> bool:
+        """Whether ``text`` under the headers ``path`` is this default."""
+        return (
+            len(path) == len(self.path)
+            and all(rx.match(header) for rx, header in zip(self.path, path, strict=True))
+            and self.line.match(text) is not None
+        )
 
 
 @dataclass(frozen=True)
@@ -46,8 +61,8 @@ class PlatformRules:
     indent: int
     #: Lines masked before comparing (headers, comments, ``end``), matched after ``rstrip``.
     volatile: tuple[re.Pattern[str], ...]
-    #: Lines that carry a secret: group 1 is everything before it, group 2 the secret, group 3 the rest.
-    secret_line: re.Pattern[str]
+    #: Where lines carry a secret (:data:`core.masking.SECRET_RULES` for EOS).
+    secrets: tuple[SecretRule, ...]
     #: Lines a device prints although nobody configured them, or hides although configured.
     default_lines: tuple[DefaultLine, ...]
     #: Section headers whose *empty* block is a default (unconfigured physical ports).
@@ -61,6 +76,10 @@ class PlatformRules:
     negations: tuple[tuple[re.Pattern[str], str], ...]
     #: The escape hatch of the intent (where device lines can be kept verbatim).
     escape_hatch: str = "extra_config"
+    #: The release whose default lines these are (``None``: only those of every release).
+    version: str | None = None
+    #: Headers whose body is free text up to ``EOF`` (``banner login``).
+    heredocs: tuple[re.Pattern[str], ...] = ()
 
 
 def _load() -> dict[str, PlatformRules]:
@@ -69,10 +88,33 @@ def _load() -> dict[str, PlatformRules]:
     return {"eos": EOS}
 
 
-def get_rules(platform: str) -> PlatformRules:
-    """The rules of ``platform`` (a NAPALM driver name such as ``eos``)."""
+def get_rules(platform: str, version: str | None = None, table: Path | None = None) -> PlatformRules:
+    """The rules of ``platform`` (a NAPALM driver name such as ``eos``) for a device running ``version``.
+
+    ``table`` is a repository's own defaults table, added to the built-in one.
+    """
     rules = _load()
     try:
-        return rules[platform]
+        base = rules[platform]
     except KeyError:
         raise FabricopsError(f"no config rules for platform {platform!r} (known: {', '.join(sorted(rules))})") from None
+    if platform != "eos":
+        return base
+    stamp = table.stat().st_mtime_ns if table is not None and table.is_file() else 0
+    return _for_release(base, version, str(table) if stamp else "", stamp)
+
+
+@lru_cache(maxsize=64)
+def _for_release(base: PlatformRules, version: str | None, table: str, stamp: int) -> PlatformRules:
+    from core.platforms.versions import release
+
+    found = release(version, Path(table) if table else None)
+    defaults = [
+        DefaultLine(tuple(re.compile(re.escape(h) + "$") for h in p.path), _exact(p.line), p.why) for p in found.printed
+    ]
+    defaults += [DefaultLine((h.section,) if h.section else (), h.line, h.why) for h in found.hidden]
+    return replace(base, default_lines=tuple(defaults), empty_sections=found.empty, version=version)
+
+
+def _exact(line: str) -> re.Pattern[str]:
+    return re.compile(re.escape(line) + "$")

@@ -1,26 +1,9 @@
 """Arista EOS: the rule data behind drift normalisation and remediation.
 
-What the device prints that nobody configured, and what it hides although configured
-(:data:`DEFAULT_LINES`, ``docs/drift.md`` prints this table). The first five rows are what
-both a cEOS 4.3x and the lab print on a switch whose config does not mention them; the rest
-are lines EOS accepts and then does not print, because they set the default.
-
-================================================ ============== ===============================
-Line                                             Section        Why it is no drift
-================================================ ============== ===============================
-``no aaa root``                                  top level      printed while no ``aaa root``
-``transceiver qsfp default-mode 4x10G``          top level      printed while not configured
-``service routing protocols model multi-agent``  top level      printed while not configured
-``spanning-tree mode mstp``                      top level      the default STP mode, printed
-``no ip routing``                                top level      printed while no ``ip routing``
-``interface EthernetN`` / ``ManagementN`` empty  top level      every physical port is printed
-``interface Port-ChannelN`` empty                top level      created by a ``channel-group``
-``protocol https``                               ``management   HTTPS is eAPI's default
-                                                 api http-co…``
-``no shutdown``                                  ``interface``  admin up is the default, hidden
-``no description|mtu|channel-group|...``         ``interface``  unsetting a value is hidden
-``switchport``                                   ``interface``  layer 2 is the default, hidden
-================================================ ============== ===============================
+The lines a switch prints by itself, or hides although configured, depend on its release and
+are data: ``core/platforms/eos.yaml`` (read by :mod:`core.platforms.versions`, for the version
+:func:`core.platforms.get_rules` is given). What is here holds for every release: volatile
+lines, single-valued commands, negation, ordered sections.
 
 Volatile lines: ``! Command:``, ``! device:``, ``! Startup-config last modified``, every other
 comment (``!`` and ``!!``), ``end``, empty lines and trailing whitespace (EOS prints
@@ -29,7 +12,7 @@ comment (``!`` and ``!!``), ``end``, empty lines and trailing whitespace (EOS pr
 Examples:
     >>> EOS.name, EOS.indent
     ('eos', 3)
-    >>> bool(EOS.secret_line.match("username admin privilege 15 role network-admin secret sha512 $6$a$b"))
+    >>> len(EOS.secrets) > 10
     True
 """
 
@@ -37,41 +20,21 @@ from __future__ import annotations
 
 import re
 
-from core.platforms import DefaultLine, PlatformRules
-from core.secrets import SECRET_LINE
-
-_INTERFACE = re.compile(r"interface \S+$")
+from core.masking import SECRET_RULES
+from core.platforms import PlatformRules
 
 
 def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p) for p in patterns)
 
 
-DEFAULT_LINES: tuple[DefaultLine, ...] = (
-    DefaultLine(None, re.compile(r"no aaa root$"), "printed while no `aaa root` is configured"),
-    DefaultLine(None, re.compile(r"transceiver qsfp default-mode 4x10G$"), "printed while not configured"),
-    DefaultLine(None, re.compile(r"service routing protocols model multi-agent$"), "printed while not configured"),
-    DefaultLine(None, re.compile(r"spanning-tree mode mstp$"), "the default STP mode, always printed"),
-    DefaultLine(None, re.compile(r"no ip routing$"), "printed while `ip routing` is not configured"),
-    DefaultLine(_INTERFACE, re.compile(r"no shutdown$"), "admin up is the default: EOS hides it"),
-    DefaultLine(
-        _INTERFACE,
-        re.compile(r"no (description|mtu|channel-group|service-profile|switchport access vlan|ip address)$"),
-        "unsetting a value: EOS prints nothing",
-    ),
-    DefaultLine(re.compile(r"interface Ethernet\S+$"), re.compile(r"switchport$"), "layer 2 is the default on a port"),
-    DefaultLine(
-        re.compile(r"management api http-commands$"), re.compile(r"protocol https$"), "HTTPS is eAPI's default: hidden"
-    ),
-)
-
 EOS = PlatformRules(
     name="eos",
     indent=3,
     volatile=_rx(r"\s*!", r"end$", r"\s*$"),
-    secret_line=SECRET_LINE,
-    default_lines=DEFAULT_LINES,
-    empty_sections=_rx(r"interface (Ethernet|Management|Port-Channel)\d+(/\d+)*$"),
+    secrets=SECRET_RULES,
+    default_lines=(),  # per release: core/platforms/eos.yaml
+    empty_sections=(),
     idempotent=_rx(
         # interfaces
         r"description\b",
@@ -116,13 +79,19 @@ EOS = PlatformRules(
         r"service routing protocols model\b",
         r"transceiver qsfp default-mode\b",
         r"ip virtual-router mac-address\b",
-        r"username \S+ ",
+        r"username \S+ (?!ssh-key\b)",
     ),
-    ordered=_rx(r"(ip |ipv6 |mac )?access-list \S+", r"ip as-path access-list \S+", r"ip community-list \S+"),
+    ordered=_rx(
+        r"(ip |ipv6 |mac )?access-list \S+",
+        r"ip as-path access-list \S+",
+        r"ip community-list \S+",
+        r"banner (login|motd)$",
+    ),
     negations=(
         (re.compile(r"username (\S+) .*"), r"no username \1"),
         (re.compile(r"(description|mtu|channel-group|service-profile|switchport access vlan) .*"), r"no \1"),
         (re.compile(r"hostname .*"), "no hostname"),
         (re.compile(r"no (.*)"), r"\1"),
     ),
+    heredocs=_rx(r"banner (login|motd)$"),
 )

@@ -9,12 +9,13 @@ from pathlib import Path
 import click
 
 from core.errors import DifferencesFound
+from core.generated import GENERATED, INTENT
 
 FORMATS = click.Choice(["text", "json"])
 
 
 def _paths(root: Path) -> tuple[Path, Path]:
-    return root / "intent", root / "generated"
+    return root / INTENT, root / GENERATED
 
 
 root_option = click.option(

@@ -1,4 +1,4 @@
-"""``fabricops plan``, ``deploy``, ``rollback`` and ``backups``: apply generated/ to the fleet safely."""
+"""``fabricops plan|deploy|rollback|status|history|lock|backups``: apply generated/ to the fleet, and its record."""
 
 from __future__ import annotations
 
@@ -8,10 +8,18 @@ from typing import Any
 
 import click
 
-from core.errors import DifferencesFound, FabricopsError, PartialDeployFailure
+from core.generated import PLAN_FILE
 
 FORMATS = click.Choice(["text", "json"])
-DEFAULT_PLAN = "plan.json"
+DEFAULT_PLAN = PLAN_FILE
+
+root_option = click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="Repository root (a git work tree holding generated/).",
+)
 
 
 def _devices(values: tuple[str, ...]) -> list[str]:
@@ -21,13 +29,7 @@ def _devices(values: tuple[str, ...]) -> list[str]:
 def _common(func: Any) -> Any:
     """Options every device verb takes."""
     options = [
-        click.option(
-            "--root",
-            type=click.Path(file_okay=False, path_type=Path),
-            default=Path("."),
-            show_default=True,
-            help="Repository root (a git work tree holding generated/).",
-        ),
+        root_option,
         click.option("--lab", is_flag=True, help="Target the running lab (.lab/lab.json) instead of the fleet."),
         click.option("--devices", multiple=True, help="Only these devices (comma-separated or repeated)."),
         click.option("--format", "fmt", type=FORMATS, default="text", show_default=True),
@@ -63,43 +65,51 @@ def _safety(func: Any) -> Any:
             show_default=True,
             help="Seconds post-checks may retry before a change is rolled back.",
         ),
-        click.option("--break-lock", is_flag=True, help="Take over a deploy lock left by a dead deploy."),
+        click.option(
+            "--continue-on-error",
+            is_flag=True,
+            help="Go on past failed devices and waves (by default the first failure stops the rollout).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
     return func
 
 
-def _emit(report: Any, fmt: str, show_diffs: bool) -> None:
+def _meaning() -> Any:
+    """The comparison by meaning that drift uses: plan and deploy judge "no change" by it too."""
+    from drift.compare import compare_config
+
+    return compare_config
+
+
+def _finish(*reports: Any, fmt: str, show_diffs: bool) -> None:
+    """Print the report(s), then exit with the worst code (a result, not an error: no 'Error:' line)."""
     if fmt == "json":
-        click.echo(json.dumps(report.as_dict(with_diffs=True), indent=2, sort_keys=True))
+        data = [r.as_dict(with_diffs=True) for r in reports]
+        click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2, sort_keys=True))
+        for report in reports:
+            click.echo(report.summary(), err=True)
     else:
-        click.echo(report.text(show_diffs=show_diffs))
+        click.echo("\n\n".join(r.text(show_diffs=show_diffs) for r in reports))
+    code = combined_exit(reports)
+    if code:
+        raise click.exceptions.Exit(code)
 
 
-def _fail_on(report: Any) -> None:
-    """Raise the error matching the report's exit code (after the report was printed)."""
-    code = report.exit_code
-    if code == 0:
-        return
-    failed = report.failed
-    if code == 3:
-        from deploy import Status
+def combined_exit(reports: Any) -> int:
+    """The exit code of several runs of one command (a rollback and the reset of missing devices)."""
+    from deploy import Status
 
-        pending = report.names(Status.PENDING)
-        raise DifferencesFound(
-            f"{len(pending)} device(s) have changes pending: review the plan, then 'fabricops deploy'"
-        )
-    names = ", ".join(failed[:10]) + (f" and {len(failed) - 10} more" if len(failed) > 10 else "")
-    problems = [f"{n}: {report.devices[n].status.value} {report.devices[n].detail}".rstrip() for n in failed[:20]]
-    if code == 4:
-        raise PartialDeployFailure(
-            f"{report.kind} partly failed: {len(failed)} device(s) not changed ({names})", problems
-        )
-    raise FabricopsError(f"{report.kind} failed: {len(failed)} device(s) not changed ({names})", problems)
+    changed = any(r.names(Status.CHANGED) for r in reports)
+    if any(r.failed for r in reports):
+        return 4 if changed else 1
+    return max(int(r.exit_code) for r in reports)
 
 
-def _options(revert_in: int, settle: float, batch: int, dry_run: bool, break_lock: bool, plan: Path | None) -> Any:
+def _options(
+    revert_in: int, settle: float, batch: int, dry_run: bool, continue_on_error: bool, plan: Path | None
+) -> Any:
     from deploy import PlanFile, RunOptions
 
     return RunOptions(
@@ -108,7 +118,7 @@ def _options(revert_in: int, settle: float, batch: int, dry_run: bool, break_loc
         max_batch=batch,
         dry_run=dry_run,
         plan=PlanFile.load(plan) if plan is not None else None,
-        break_lock=break_lock,
+        continue_on_error=continue_on_error,
     )
 
 
@@ -133,9 +143,10 @@ def plan_cmd(
     """Diff each device's live config against generated/ at REF, grouped into deploy waves.
 
     Nothing is changed: each candidate is loaded into a configure session, diffed and
-    discarded. The plan file holds the ref and a fingerprint of each device's live config,
-    so that 'deploy --plan' applies exactly what was reviewed. Exit 0 when every device is
-    in sync, 3 when changes are pending.
+    discarded. A difference that is none by meaning (entries printed in another order) is no
+    change. The plan file holds the ref and a fingerprint of each device's live config, so
+    that 'deploy --plan' applies exactly what was reviewed. Exit 0 when every device is in
+    sync, 3 when changes are pending, 1 when a device cannot be planned.
 
     \b
     Examples:
@@ -146,16 +157,15 @@ def plan_cmd(
     from deploy import open_target, run_plan, write_plan
     from deploy.progress import device_progress
 
-    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers)
+    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning())
     with device_progress(fmt == "text") as progress:
         report = run_plan(target, batch, progress)
     target.close()
     path = out or root / DEFAULT_PLAN
     write_plan(path, report)
-    _emit(report, fmt, show_diffs=not summary)
     if fmt == "text":
-        click.echo(f"plan written to {path}")
-    _fail_on(report)
+        click.echo(f"plan written to {path}", err=True)
+    _finish(report, fmt=fmt, show_diffs=not summary)
 
 
 @click.command("deploy")
@@ -179,19 +189,21 @@ def deploy_cmd(
     dry_run: bool,
     revert_in: int,
     settle: float,
-    break_lock: bool,
+    continue_on_error: bool,
     ref: str | None,
     plan: Path | None,
 ) -> None:
     """Apply generated/ at REF to every device that differs, in waves, with commit-confirm.
 
-    Per device: backup of the running config (committed on branch fabricops-state before
-    anything is loaded), load + diff, commit with a revert timer, post-checks (the device
-    answers, LLDP matches the cabling plan, cabled links are up), then confirm, or abort so
-    that EOS restores the previous config. A canary goes first; no wave holds both leaves of
-    an MLAG pair or two spines; a wave with a failure stops the rollout. On success the
-    deployed commit is tagged deploy/<UTC stamp>. Exit 0 ok, 1 failed before any change,
-    4 some devices changed and some did not.
+    Under the fleet lock: per device a backup of the running config (committed on branch
+    fabricops-state before anything is loaded), load + diff, commit with a revert timer,
+    post-checks (the device answers, LLDP matches the cabling plan, cabled links are up), then
+    confirm, or abort so that EOS restores the previous config. A canary goes first; no wave
+    holds both leaves of an MLAG pair or two spines. The first failure, before or after the
+    change, stops the rollout (--continue-on-error goes on). Every device verified to run REF
+    is recorded on fabricops-state; when the whole fleet runs it, REF is tagged
+    deploy/<UTC stamp>. Exit 0 ok, 1 failed and nothing changed, 4 some devices changed and
+    some failed or were reverted.
 
     \b
     Examples:
@@ -203,27 +215,37 @@ def deploy_cmd(
     from deploy import open_target, run_deploy
     from deploy.progress import device_progress
 
-    options = _options(revert_in, settle, batch, dry_run, break_lock, plan)
+    options = _options(revert_in, settle, batch, dry_run, continue_on_error, plan)
     if plan is not None and ref is None:
         ref = options.plan.ref
-    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers)
+    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning())
     with device_progress(fmt == "text") as progress:
         report = run_deploy(target, options, progress=progress)
     target.close()
-    _emit(report, fmt, show_diffs=dry_run)
-    _fail_on(report)
+    _finish(report, fmt=fmt, show_diffs=dry_run)
 
 
 @click.command("rollback")
 @_common
 @_safety
-@click.option("--to", "to_tag", default=None, help="A deploy tag (or any ref): re-apply generated/ as it was there.")
+@click.option(
+    "--to",
+    "to_version",
+    default=None,
+    metavar="VERSION",
+    help="A deploy tag, any ref, or 'previous' (the fleet version before the current one).",
+)
 @click.option(
     "--to-backup",
     "to_backup",
     default=None,
     metavar="DEVICE@WHEN",
     help="Restore one device's own backup, the newest at or before WHEN.",
+)
+@click.option(
+    "--reset-missing",
+    is_flag=True,
+    help="Return devices that VERSION did not have to their base config (their oldest backup).",
 )
 def rollback_cmd(
     root: Path,
@@ -235,39 +257,174 @@ def rollback_cmd(
     dry_run: bool,
     revert_in: int,
     settle: float,
-    break_lock: bool,
-    to_tag: str | None,
+    continue_on_error: bool,
+    to_version: str | None,
     to_backup: str | None,
+    reset_missing: bool,
 ) -> None:
-    """Return devices to a tagged version of generated/, or one device to its own backup.
+    """Return devices to a fleet version of generated/, or one device to its own backup.
 
-    Both go through the deploy path: a fresh backup, diff, commit-confirm, post-checks and
-    waves. NAPALM's rollback() is never used (on EOS it restores the startup config).
+    Both go through the deploy path under the fleet lock: a fresh backup, diff,
+    commit-confirm, post-checks and waves. NAPALM's rollback() is never used (on EOS it
+    restores the startup config). A device that did not exist in VERSION is reported
+    'absent' and left as it is, unless --reset-missing. A rollback of a few devices is
+    recorded per device but is no fleet version: no tag.
 
     \b
     Examples:
-      fabricops rollback --to deploy/20250102T030405Z --lab
+      fabricops rollback --to previous --lab
       fabricops rollback --to deploy/20250102T030405Z --devices spine01 --dry-run
       fabricops rollback --to-backup rack03-leaf-a@2025-01-02 --lab
     """
-    from deploy import open_target, restore_backup, run_deploy
+    from core import gitstate
+    from deploy import base_backups, open_target, resolve_version, restore_backup, restore_backups, run_deploy
     from deploy.progress import device_progress
 
-    if (to_tag is None) == (to_backup is None):
-        raise click.UsageError("give exactly one of --to TAG or --to-backup DEVICE@WHEN")
-    options = _options(revert_in, settle, batch, dry_run, break_lock, None)
+    if (to_version is None) == (to_backup is None):
+        raise click.UsageError("give exactly one of --to VERSION or --to-backup DEVICE@WHEN")
+    if to_backup is not None and (devices or reset_missing):
+        raise click.UsageError("--to-backup names its device: drop --devices and --reset-missing")
+    options = _options(revert_in, settle, batch, dry_run, continue_on_error, None)
+    reports = []
     with device_progress(fmt == "text") as progress:
         if to_backup is not None:
-            if devices:
-                raise click.UsageError("--to-backup names its device: drop --devices")
-            report = restore_backup(root, to_backup, options, lab=lab, workers=workers, progress=progress)
+            reports.append(
+                restore_backup(
+                    root, to_backup, options, lab=lab, workers=workers, progress=progress, meaning=_meaning()
+                )
+            )
         else:
-            assert to_tag is not None
-            target = open_target(root, to_tag, devices=_devices(devices), lab=lab, workers=workers)
-            report = run_deploy(target, options, kind="rollback", progress=progress)
+            assert to_version is not None
+            gitstate.refresh(root)  # the fleet versions and state of record of every clone
+            ref = resolve_version(root, to_version)
+            target = open_target(
+                root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning(), absent_ok=True
+            )
+            reports.append(run_deploy(target, options, kind="rollback", progress=progress))
             target.close()
-    _emit(report, fmt, show_diffs=dry_run)
-    _fail_on(report)
+            if reset_missing and target.absent:
+                bases = base_backups(root, target.absent)
+                reports.append(
+                    restore_backups(
+                        root, bases, options, lab=lab, workers=workers, progress=progress, meaning=_meaning()
+                    )
+                )
+    _finish(*reports, fmt=fmt, show_diffs=dry_run)
+
+
+@click.command("status")
+@root_option
+@click.option("--devices", multiple=True, help="Only these devices (comma-separated or repeated).")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+def status_cmd(root: Path, devices: tuple[str, ...], fmt: str) -> None:
+    """What each device was last verified to run: the generated/ commit, when, by which run.
+
+    Read from the state of record on branch fabricops-state (fetched from the shared remote).
+    'intent' says whether generated/ at HEAD still gives the device that config ('current'),
+    another one ('pending': merged, not deployed), or whether it was never deployed. Exit 0
+    when every device runs HEAD's config, 3 when some are pending or never deployed.
+
+    \b
+    Examples:
+      fabricops status
+      fabricops status --devices rack03-leaf-a --format json
+    """
+    from core.deployed import fleet_status, render_status
+
+    rows = fleet_status(root, _devices(devices))
+    if fmt == "json":
+        click.echo(json.dumps([row.as_dict() for row in rows], indent=2))
+    else:
+        click.echo(render_status(rows), nl=False)
+    if any(row.intent != "current" for row in rows):
+        raise click.exceptions.Exit(3)
+
+
+@click.command("history")
+@root_option
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="The newest N runs.")
+@click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
+def history_cmd(root: Path, limit: int, fmt: str) -> None:
+    """Deploys, rollbacks and restores, newest first: tag, when, who, devices, result.
+
+    Read from the run records on branch fabricops-state (fetched from the shared remote). A
+    tag marks a fleet version: the whole fleet was verified to run that commit.
+
+    \b
+    Examples:
+      fabricops history
+      fabricops history --limit 5 --format json
+    """
+    from core import gitstate
+    from deploy import list_runs
+
+    gitstate.pull(root)
+    runs = list(reversed(list_runs(root)))[:limit]
+    if fmt == "json":
+        rows = [
+            {
+                "stamp": r.stamp,
+                "when": r.when,
+                "kind": r.kind,
+                "tag": r.tag,
+                "ref": r.ref,
+                "by": r.by,
+                "outcomes": r.outcomes,
+                "result": r.result,
+            }
+            for r in runs
+        ]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not runs:
+        click.echo("no deploys on record (branch fabricops-state)")
+        return
+    head = f"{'when':<20}  {'kind':<8}  {'fleet version':<24}  {'commit':<12}  {'result':<7}  {'devices':<40}  by"
+    click.echo(head)
+    for r in runs:
+        devices = ", ".join(f"{n} {outcome}" for outcome, n in r.outcomes.items() if n) or "none"
+        line = f"{r.when:<20}  {r.kind:<8}  {r.tag or '-':<24}  {r.ref[:12]:<12}  {r.result:<7}  {devices:<40}  {r.by}"
+        click.echo(line)
+
+
+@click.group("lock")
+def lock_group() -> None:
+    """The fleet lock: one deploy or rollback at a time, from any clone.
+
+    It lives on branch fabricops-state of the shared remote (origin, or FABRICOPS_REMOTE).
+
+    \b
+    Examples:
+      fabricops lock status
+      fabricops lock break
+    """
+
+
+@lock_group.command("status")
+@root_option
+def lock_status_cmd(root: Path) -> None:
+    """Who holds the fleet lock, since when (exit 0 either way)."""
+    from deploy import read_lock
+
+    held = read_lock(root)
+    if held is None:
+        click.echo("the fleet lock is free")
+        return
+    state = "held" if held.alive() else "stale (its process is gone)"
+    click.echo(f"the fleet lock is {state}: {held.describe()}")
+
+
+@lock_group.command("break")
+@root_option
+def lock_break_cmd(root: Path) -> None:
+    """Remove the fleet lock, whoever holds it: only when its run is known to be dead."""
+    from deploy import break_lock
+
+    broken = break_lock(root)
+    if broken is None:
+        click.echo("the fleet lock is free: nothing to break")
+    else:
+        click.echo(f"broke the fleet lock of {broken.describe()}")
 
 
 @click.group("backups")
@@ -284,7 +441,7 @@ def backups_group() -> None:
 
 @backups_group.command("list")
 @click.argument("device", required=False)
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@root_option
 @click.option("--format", "fmt", type=FORMATS, default="text", show_default=True)
 def backups_list_cmd(device: str | None, root: Path, fmt: str) -> None:
     """Every backup (of DEVICE), oldest first: device, UTC stamp, path.
@@ -311,7 +468,7 @@ def backups_list_cmd(device: str | None, root: Path, fmt: str) -> None:
 @backups_group.command("show")
 @click.argument("device")
 @click.option("--at", "when", default=None, help="A stamp, a prefix of one, or an ISO date: newest at or before it.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@root_option
 def backups_show_cmd(device: str, when: str | None, root: Path) -> None:
     """Print one backup of DEVICE (the newest, or the newest at or before --at).
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,8 +31,8 @@ def _device_list(values: tuple[str, ...]) -> list[str]:
 
 @contextmanager
 def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[str], None]]]:
-    """A rich progress bar on stderr; ``start(total)`` gives the per-device callback."""
-    if not enabled:
+    """A rich progress bar on stderr (a terminal only); ``start(total)`` gives the per-device callback."""
+    if not enabled or not sys.stderr.isatty():
         yield lambda _total: lambda _name: None
         return
     from rich.console import Console
@@ -51,7 +52,7 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
 
 @click.command("drift")
 @root_option
-@click.option("--ref", default=None, help="Git ref of generated/ (default: the latest deploy/* tag, else HEAD).")
+@click.option("--ref", default=None, help="Git ref of the intended generated/ (default: HEAD).")
 @devices_option
 @lab_option
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
@@ -59,9 +60,11 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where report.md and report.json go (default: drift/reports/<UTC timestamp>/).",
+    help="Where report.md and report.json go (default: reports/drift/<UTC timestamp>/).",
 )
-@click.option("--allow-unreachable", is_flag=True, help="Unreachable devices do not make the run fail (exit 1).")
+@click.option(
+    "--allow-unreachable", is_flag=True, help="An unreachable device is a finding (exit 3), not a failure (exit 1)."
+)
 @click.option("--shard", default=None, metavar="i/N", help="Audit only shard i of N (stable split by device name).")
 @click.option(
     "--merge",
@@ -72,6 +75,18 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
     help="Merge the report directories of shard runs (DIR and the arguments after it); no device is contacted.",
 )
 @click.option("--workers", default=20, show_default=True, help="Devices read at the same time.")
+@click.option(
+    "--compare",
+    "compare",
+    nargs=2,
+    default=None,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="INTENDED LIVE",
+    help="Compare two config files offline, as the audit does (no device, no git).",
+)
+@click.option(
+    "--eos-version", default=None, metavar="V", help="With --compare: the EOS release of LIVE (default: its header)."
+)
 @click.argument("more", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="")
 def drift_cmd(
     root: Path,
@@ -84,23 +99,33 @@ def drift_cmd(
     shard: str | None,
     merge: Path | None,
     workers: int,
+    compare: tuple[Path, Path] | None,
+    eos_version: str | None,
     more: tuple[Path, ...],
 ) -> None:
-    """Compare every device's running config with generated/ in git, by meaning.
+    """Compare every device's running config, by meaning, with what it was last deployed with and with the intent.
 
-    Each device ends in-sync, drifted, unreachable or unmanaged. Exit 0 when all are in
-    sync, 3 when drift is found, 1 on an error (an unreachable device counts as one unless
-    --allow-unreachable). The report (markdown and JSON) gives, per drifted device, the
-    differing lines, the last deploy, and the commands to revert or to keep the change.
+    Each device ends in-sync, pending (merged, not deployed: no revert), drift (changed since
+    its last deploy: the revert restores that deploy), drift+pending, unreachable (with the
+    reason) or unmanaged (an LLDP neighbour or inventory entry without a generated config).
+    Exit 0 when all are in sync, 3 on any finding, 1 when a device is unreachable (unless
+    --allow-unreachable). The report (markdown, JSON, issues.json) gives per device the
+    differing lines, its last deploy, and the commands to revert, apply or keep the change.
 
     \b
     Examples:
       fabricops drift --lab
-      fabricops drift --ref deploy/20260101T000000Z --devices rack01-leaf-a,rack01-leaf-b
+      fabricops drift --ref origin/main --devices rack01-leaf-a,rack01-leaf-b
       fabricops drift --format markdown --report-dir out/drift
       fabricops drift --shard 1/4 --report-dir out/shard1 --format json   # one CI matrix job
       fabricops drift --merge out/shard1 out/shard2 out/shard3 out/shard4 --report-dir out/all
+      fabricops drift --compare generated/configs/rack01-leaf-a.cfg live.cfg --eos-version 4.33.0F
     """
+    if compare is not None:
+        _compare_files(root, compare, eos_version, fmt, bool(ref or devices or lab or shard or merge or more))
+        return
+    if eos_version is not None:
+        raise click.UsageError("--eos-version goes with --compare (an audit reads each device's release)")
     from drift.audit import load_report, merge_audits, parse_shard, run_audit
     from drift.report import render_json, render_markdown, render_text, write_reports
 
@@ -132,13 +157,23 @@ def drift_cmd(
     click.echo(f"report: {written / 'report.md'}", err=True)
     code = audit.exit_code(allow_unreachable or None)
     if code == 1:
-        down = [d.device for d in audit.devices if d.status == "unreachable"]
-        raise FabricopsError(
-            f"{len(down)} device(s) unreachable: {', '.join(down)} (--allow-unreachable to audit the rest)"
-        )
-    if code == 3:
-        drifted = [d.device for d in audit.devices if d.status in ("drifted", "unmanaged")]
-        raise DifferencesFound(f"drift on {len(drifted)} device(s): {', '.join(drifted)}")
+        down = audit.count("unreachable")
+        click.echo(f"{down} device(s) unreachable (--allow-unreachable reports them as findings, exit 3)", err=True)
+    if code:
+        raise click.exceptions.Exit(code)
+
+
+def _compare_files(root: Path, files: tuple[Path, Path], version: str | None, fmt: str, other: bool) -> None:
+    """``drift --compare INTENDED LIVE``: exit 0 in sync, 3 differences."""
+    from core.platforms.versions import USER_TABLE
+    from drift.compare import compare_files
+
+    if other:
+        raise click.UsageError("--compare compares two files: drop --ref, --devices, --lab, --shard and --merge")
+    result = compare_files(*files, version=version, table=root / USER_TABLE)
+    click.echo(json.dumps(result.to_json(), indent=2) if fmt == "json" else result.text(), nl=fmt == "json")
+    if result.comparison.changes:
+        raise SystemExit(DifferencesFound.exit_code)  # a finding, printed above: not an error
 
 
 @click.command("health")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,13 @@ def lab_group() -> None:
     """
 
 
+def _eos_version(value: str | None) -> str | None:
+    """An EOS release as ``show version`` gives it (NAPALM refuses other forms)."""
+    if value is not None and not re.fullmatch(r"\d+\.\d+\.\d+[A-Z]*", value):
+        raise click.BadParameter(f"{value!r}: give a release such as 4.33.0F")
+    return value
+
+
 @lab_group.command("up")
 @root_option
 @click.option("--ref", default=None, help="Git ref of generated/ to serve (default: the work tree).")
@@ -62,24 +70,40 @@ def lab_group() -> None:
     metavar="DEVICE=MODEL",
     help="Start DEVICE as this catalog model instead of the one generated/ names (repeat).",
 )
+@click.option(
+    "--eos-version",
+    default=None,
+    callback=lambda _ctx, _param, value: _eos_version(value),
+    help="Run every switch as this EOS release (e.g. 4.33.0F): show version and its default lines.",
+)
 def up_cmd(
-    root: Path | None, ref: str | None, empty: bool, devices: tuple[str, ...], fresh: bool, models: tuple[str, ...]
+    root: Path | None,
+    ref: str | None,
+    empty: bool,
+    devices: tuple[str, ...],
+    fresh: bool,
+    models: tuple[str, ...],
+    eos_version: str | None,
 ) -> None:
     """Start one background process serving every switch; writes .lab/lab.json.
 
     Each switch is the model generated/inventory/hosts.yaml names: a catalog model
-    (docs/hardware.md) has exactly that model's ports and refuses a port it lacks.
+    (docs/hardware.md) has exactly that model's ports and refuses a port it lacks. Each runs an
+    EOS release (default 4.31.2F) and prints what that release prints by itself.
 
     \b
     Examples:
       fabricops lab up --empty
       fabricops lab up --model rack01-leaf-a=DCS-7050SX3-48YC8   # the wrong switch in the rack
+      fabricops lab up --eos-version 4.33.0F    # switches print what 4.33 prints by itself
     """
     from lab import process
 
     root = root or repo_root()
     names = [n for d in devices for n in d.split(",") if n]
-    info = process.up(root, ref=ref, empty=empty, devices=names or None, fresh=fresh, models=_models(models))
+    info = process.up(
+        root, ref=ref, empty=empty, devices=names or None, fresh=fresh, models=_models(models), eos_version=eos_version
+    )
     click.echo(
         f"lab up: {len(info['devices'])} devices on 127.0.0.1 (pid {info['pid']}); "
         f"endpoints in {process.info_path(root)}"

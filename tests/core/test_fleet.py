@@ -36,10 +36,12 @@ def test_lab_fleet_reaches_every_switch_through_napalm(gitops_repo: Path, lab_ru
 
 
 def test_inventory_keeps_management_addresses_and_roles(gitops_repo: Path, lab_running: Lab) -> None:
-    """The transform changes where to connect, not what the inventory says."""
+    """The transform changes where to connect (the lab's HTTPS port, as a switch serves eAPI by
+    default), not what the inventory says."""
     nornir = open_fleet(open_snapshot(gitops_repo, "HEAD"), lab=LabTarget.load(gitops_repo), devices=["rack02-leaf-b"])
     host = nornir.inventory.hosts["rack02-leaf-b"]
-    assert host.hostname == "127.0.0.1" and host.port == lab_running.endpoints()["rack02-leaf-b"][1]
+    assert host.hostname == "127.0.0.1" and host.port == lab_running.endpoints(https=True)["rack02-leaf-b"][1]
+    assert host.get_connection_parameters("napalm").extras["optional_args"]["transport"] == "https"
     assert host.data["role"] == "leaf" and host.data["mlag_peer"] == "rack02-leaf-a"
     assert host.platform == "eos"
 

@@ -1,4 +1,4 @@
-"""Secrets: resolved on the way to a device, reversible for backups, redacted everywhere else."""
+"""Secrets: resolved on the way to a device, read from the store, and the key of masked secrets."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import FabricopsError
-from core.secrets import load_values, redact, resolve, run_key, unresolve
+from core.secrets import load_values, mask_key, resolve, store_values
 
 
 def test_missing_secret_names_the_variable() -> None:
@@ -32,15 +32,17 @@ def test_secrets_file_inside_git_is_refused(tmp_path: Path, monkeypatch: pytest.
         load_values(["a"])
 
 
-def test_round_trip_for_backups() -> None:
-    values = {"admin_sha512": "$6$salt$" + "x" * 86}
-    text = "username admin privilege 15 role network-admin secret sha512 <secret:admin_sha512>\n"
-    assert unresolve(resolve(text, values), values) == text
+def test_the_store_lists_every_value_for_restores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = tmp_path / "outside" / "secrets.yaml"
+    secrets.parent.mkdir()
+    secrets.write_text("snmp_ro: from-file\n")
+    monkeypatch.setenv("FABRICOPS_SECRETS_FILE", str(secrets))
+    monkeypatch.setenv("FABRICOPS_SECRET_NTP_KEY", "from-env")
+    assert {"snmp_ro": "from-file", "ntp_key": "from-env"}.items() <= store_values().items()
 
 
-def test_redact_hides_unknown_secrets_but_compares_them() -> None:
-    key = run_key()
-    a = redact("tacacs-server host 10.0.0.1 key 7 070C285F4D06", key)
-    b = redact("tacacs-server host 10.0.0.1 key 7 070C285F4D06", key)
-    c = redact("tacacs-server host 10.0.0.1 key 7 1111111111", key)
-    assert "070C285F4D06" not in a and a == b and a != c
+def test_the_mask_key_outlives_a_run_and_an_explicit_one_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FABRICOPS_SECRET_MASK_KEY", raising=False)
+    assert mask_key("device-password") == mask_key("device-password") != mask_key("another")
+    monkeypatch.setenv("FABRICOPS_SECRET_MASK_KEY", "team-key")
+    assert mask_key("device-password") == mask_key("another")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from lab import Lab
-from tests.conftest import SessionLab, clone_repo, git
+from tests.conftest import SessionLab, clone_repo, git, seal
 
 
 @dataclass
@@ -105,5 +105,6 @@ def commit_change(repo: Path, device: str, old: str, new: str, message: str) -> 
     text = path.read_text()
     assert old in text, f"{old!r} not in {device}.cfg"
     path.write_text(text.replace(old, new, 1))
+    seal(repo)
     git(repo, "commit", "-q", "-am", message)
     return git(repo, "rev-parse", "HEAD").strip()

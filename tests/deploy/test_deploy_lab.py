@@ -21,19 +21,22 @@ import pytest
 from core import gitstate
 from core.secrets import lab_secret
 from deploy import fingerprint
+from deploy.lock import LOCK_FILE
 from lab import Lab
 from tests.conftest import git
 from tests.deploy.conftest import FAST, Fabricops, Ran, commit_change
 
 LEAF = "rack03-leaf-a"
-SHUT_PORT = "interface Ethernet20/1\n   shutdown\n"
 
 
 def reserve(repo: Path, device: str, label: str) -> str:
-    """A one-line change: a description on an unused, shut port of ``device``; the new sha."""
-    return commit_change(
-        repo, device, SHUT_PORT, f"interface Ethernet20/1\n   description {label}\n   shutdown\n", f"{device}: {label}"
-    )
+    """A one-line change: a description on the first unused, shut port of ``device``; the new sha."""
+    text = (repo / "generated" / "configs" / f"{device}.cfg").read_text()
+    port = re.search(r"^interface (Ethernet2\d(?:/\d+)?)\n   shutdown\n", text, re.M)
+    assert port, f"{device} has no shut port"
+    block = f"interface {port.group(1)}\n   shutdown\n"
+    labelled = f"interface {port.group(1)}\n   description {label}\n   shutdown\n"
+    return commit_change(repo, device, block, labelled, f"{device}: {label}")
 
 
 def running(lab: Lab, device: str) -> str:
@@ -90,14 +93,14 @@ def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: 
 
 @pytest.mark.e2e
 def test_backups_hold_no_secret_and_list_show_read_them_back(full_deploy: Ran, repo: Path, cli: Fabricops) -> None:
-    """Factory-default backups: the unknown password hash is redacted, never stored."""
+    """Factory-default backups: the unknown password hash is masked by a keyed hash, never stored."""
     listing = cli("backups", "list", "spine01", "--format", "json")
     assert listing.code == 0
     stamps = [row["stamp"] for row in listing.json()]
     assert stamps and all(row["device"] == "spine01" for row in listing.json())
     shown = cli("backups", "show", "spine01", "--at", stamps[0][:8])
     assert shown.code == 0 and "hostname spine01" in shown.out
-    assert "$6$" not in shown.out and "<redacted:" in shown.out
+    assert "$6$" not in shown.out and "<masked:" in shown.out
     assert cli("backups", "show", "spine01", "--at", "1999-01-01").code == 1
 
 
@@ -144,17 +147,44 @@ def test_plan_file_for_another_ref_is_refused(deployed: Lab, repo: Path, cli: Fa
     assert "was made for" in result.err and "run 'fabricops plan'" in result.err
 
 
-def test_unreachable_device_is_skipped_and_the_rest_go_on(deployed: Lab, repo: Path, cli: Fabricops) -> None:
+def test_an_unreachable_device_halts_the_rollout_before_any_change(deployed: Lab, repo: Path, cli: Fabricops) -> None:
+    """A failure found before the change stops everything: the spine is not touched either."""
     reserve(repo, LEAF, "RESERVED_UNREACH")
-    reserve(repo, "rack05-leaf-b", "RESERVED_UNREACH")
+    reserve(repo, "spine01", "RESERVED_UNREACH")
+    spine_before = running(deployed, "spine01")
     deployed.set_unreachable(LEAF)
-    result = cli("deploy", *FAST, "--devices", f"{LEAF},rack05-leaf-b", "--format", "json")
-    assert result.code == 4, "some changed, some not"
-    assert statuses(result)[LEAF] == "unreachable"
-    assert result.json()["changed"] == ["rack05-leaf-b"]
-    assert "unreachable" in result.json()["devices"][LEAF]["detail"]
+    result = cli("deploy", *FAST, "--devices", f"{LEAF},spine01", "--format", "json")
+    assert result.code == 1, "failed, nothing changed"
+    report = result.json()
+    assert statuses(result) == {LEAF: "unreachable", "spine01": "not-touched"}
+    assert (report["failed"], report["untouched"], report["changed"]) == ([LEAF], ["spine01"], [])
+    assert report["devices"][LEAF]["detail"] == "not reachable before the change: connection refused"
+    assert report["halted"].startswith("halted before the first wave: 1 device(s) failed")
+    assert running(deployed, "spine01") == spine_before
+
+
+def test_continue_on_error_deploys_the_others(deployed: Lab, repo: Path, cli: Fabricops) -> None:
+    reserve(repo, LEAF, "RESERVED_GO_ON")
+    reserve(repo, "rack05-leaf-b", "RESERVED_GO_ON")
+    deployed.set_unreachable(LEAF)
+    result = cli("deploy", *FAST, "--devices", f"{LEAF},rack05-leaf-b", "--continue-on-error", "--format", "json")
+    assert result.code == 4, "some changed, some failed"
+    assert (result.json()["changed"], result.json()["failed"]) == (["rack05-leaf-b"], [LEAF])
     deployed.set_unreachable(LEAF, False)
-    assert "RESERVED_UNREACH" not in running(deployed, LEAF)
+    assert "RESERVED_GO_ON" not in running(deployed, LEAF)
+
+
+def test_a_locked_config_session_halts_the_rollout(deployed: Lab, repo: Path, cli: Fabricops) -> None:
+    """Someone left a config session pending on the console: NAPALM's lock check fails before any change."""
+    reserve(repo, LEAF, "RESERVED_LOCKED")
+    reserve(repo, "spine02", "RESERVED_LOCKED")
+    deployed.fault(LEAF, "pending-session", session="console_left_open")
+    result = cli("deploy", *FAST, "--devices", f"{LEAF},spine02", "--format", "json")
+    assert result.code == 1
+    assert statuses(result) == {LEAF: "failed", "spine02": "not-touched"}
+    assert "configuration locked: another config session is pending" in result.json()["devices"][LEAF]["detail"]
+    deployed.device(LEAF).sessions.pop("console_left_open")
+    assert "RESERVED_LOCKED" not in running(deployed, "spine02")
 
 
 def test_rejected_line_aborts_the_session_and_is_shown(deployed: Lab, repo: Path, cli: Fabricops) -> None:
@@ -185,16 +215,19 @@ def test_connection_lost_after_commit_is_reverted_by_the_timer(deployed: Lab, re
 
 
 def test_failed_post_check_rolls_back_and_halts_later_waves(deployed: Lab, repo: Path, cli: Fabricops) -> None:
-    """An uplink down after the commit: the change is aborted; the second wave never starts."""
+    """An uplink down after the commit on the canary leaf: the change is aborted; no spine is touched."""
     reserve(repo, LEAF, "RESERVED_POST")
     reserve(repo, "rack03-leaf-b", "RESERVED_POST")
+    reserve(repo, "spine03", "RESERVED_POST")
     before = running(deployed, LEAF)
     deployed.fault(LEAF, "link-down", port="Ethernet25/1")
-    result = cli("deploy", *FAST, "--devices", f"{LEAF},rack03-leaf-b", "--format", "json")
+    result = cli("deploy", *FAST, "--devices", f"{LEAF},rack03-leaf-b,spine03", "--format", "json")
     assert result.code == 1
     report = result.json()
-    assert report["waves"] == [[LEAF], ["rack03-leaf-b"]], "the pair is split; rack03-leaf-a sorts first"
-    assert statuses(result) == {LEAF: "rolled-back", "rack03-leaf-b": "not-touched"}
+    assert report["waves"] == [[LEAF], ["rack03-leaf-b", "spine03"]], "the canary leaf first"
+    assert statuses(result) == {LEAF: "rolled-back", "rack03-leaf-b": "not-touched", "spine03": "not-touched"}
+    assert (report["reverted"], report["untouched"]) == ([LEAF], ["rack03-leaf-b", "spine03"])
+    assert "RESERVED_POST" not in running(deployed, "spine03")
     assert any("Ethernet25/1" in p and "down" in p for p in report["devices"][LEAF]["problems"])
     assert running(deployed, LEAF) == before
     assert "RESERVED_POST" not in running(deployed, "rack03-leaf-b")
@@ -216,12 +249,14 @@ def test_miscabled_neighbour_fails_the_post_check(deployed: Lab, repo: Path, cli
 def test_rollback_to_a_previous_deploy_tag(deployed: Lab, repo: Path, cli: Fabricops) -> None:
     """A deploy tag brings back generated/ as it was: the same safe path, only what differs changes."""
     reserve(repo, LEAF, "RESERVED_TAG_A")
-    first = cli("deploy", *FAST, "--devices", LEAF, "--format", "json")
-    assert first.code == 0
+    first = cli("deploy", *FAST, "--format", "json")
+    assert first.code == 0 and first.json()["changed"] == [LEAF]
     tag_a = first.json()["tag"]
+    assert tag_a, "a run over the whole fleet that verified every device makes a fleet version"
     assert git(repo, "rev-parse", f"{tag_a}^{{commit}}").strip() == git(repo, "rev-parse", "HEAD").strip()
     commit_change(repo, LEAF, "RESERVED_TAG_A", "RESERVED_TAG_B", "a second change")
-    assert cli("deploy", *FAST, "--devices", LEAF).code == 0
+    second = cli("deploy", *FAST, "--devices", LEAF, "--format", "json")
+    assert second.code == 0 and second.json()["tag"] == "", "a run over a few devices is no fleet version"
     assert "RESERVED_TAG_B" in running(deployed, LEAF)
 
     devices = f"{LEAF},rack03-leaf-b"
@@ -231,6 +266,7 @@ def test_rollback_to_a_previous_deploy_tag(deployed: Lab, repo: Path, cli: Fabri
     back = cli("rollback", "--to", tag_a, *FAST, "--devices", devices, "--format", "json")
     assert back.code == 0, back.err
     assert back.json()["changed"] == [LEAF] and back.json()["kind"] == "rollback"
+    assert back.json()["tag"] == "", "a rollback of a few devices mints no fleet tag"
     assert "RESERVED_TAG_A" in running(deployed, LEAF) and "RESERVED_TAG_B" not in running(deployed, LEAF)
 
 
@@ -250,33 +286,37 @@ def test_rollback_to_a_device_backup(deployed: Lab, repo: Path, cli: Fabricops) 
 
 
 @pytest.mark.e2e
-def test_backup_with_a_redacted_secret_is_not_restored(full_deploy: Ran, cli: Fabricops) -> None:
-    """The factory-default backup holds a password hash fabricops never knew."""
+def test_a_backup_secret_neither_the_device_nor_the_store_holds_is_named(full_deploy: Ran, cli: Fabricops) -> None:
+    """The factory-default backup holds a password hash fabricops never knew, and the device no
+    longer has: the line is named (masked), nothing is applied."""
     oldest = cli("backups", "list", "spine02", "--format", "json").json()[0]
     result = cli("rollback", "--to-backup", f"spine02@{oldest['stamp']}", *FAST)
     assert result.code == 1
-    assert "redacted" in result.err
+    assert "1 secret(s) cannot be restored" in result.err
+    assert "username admin privilege 15 role network-admin secret sha512 <masked:" in result.err
 
 
 def test_one_deploy_at_a_time(deployed: Lab, repo: Path, cli: Fabricops) -> None:
-    """A live lock is refused with its owner; a dead one is reported stale; --break-lock takes it."""
-    lock = Path(git(repo, "rev-parse", "--git-common-dir").strip())
-    lock = (lock if lock.is_absolute() else repo / lock) / "fabricops-deploy.lock"
+    """A live lock is refused with its holder; a dead one is reported stale; only 'lock break' removes it."""
     holder = {"owner": "alice", "host": socket.gethostname(), "pid": os.getpid(), "started": time.time() - 90}
-    lock.write_text(json.dumps(holder))
+    gitstate.write_files(repo, {LOCK_FILE: json.dumps(holder).encode()}, "alice deploys")
     held = cli("deploy", *FAST)
-    assert held.code == 1 and "deploy lock held: alice@" in held.err
+    assert held.code == 1 and "fleet lock held: alice@" in held.err
     assert re.search(r"pid \d+ \(deploy\) since \S+, 1m3\ds ago", held.err), held.err
+    assert "held: alice@" in cli("lock", "status").out
 
     holder["pid"] = _dead_pid()
-    lock.write_text(json.dumps(holder))
-    stale = cli("deploy", *FAST)
-    assert stale.code == 1 and "stale" in stale.err and "--break-lock" in stale.err
-    assert lock.exists(), "a stale lock is never broken silently"
+    gitstate.write_files(repo, {LOCK_FILE: json.dumps(holder).encode()}, "alice's deploy died")
+    stale = cli("rollback", "--to", "HEAD", *FAST)
+    assert stale.code == 1 and "fleet lock stale (its process is gone)" in stale.err
+    assert "'fabricops lock break'" in stale.err
+    assert gitstate.read_file(repo, LOCK_FILE) is not None, "a stale lock is never broken silently"
 
-    taken = cli("deploy", *FAST, "--break-lock", "--devices", LEAF)
+    broken = cli("lock", "break")
+    assert broken.code == 0 and broken.out.startswith("broke the fleet lock of alice@")
+    taken = cli("deploy", *FAST, "--devices", LEAF)
     assert taken.code == 0, taken.err
-    assert not lock.exists(), "released after the deploy"
+    assert gitstate.read_file(repo, LOCK_FILE) is None, "released after the deploy"
 
 
 def _dead_pid() -> int:
@@ -291,3 +331,21 @@ def _dead_pid() -> int:
 @pytest.mark.parametrize("args", [("--to", "deploy/x", "--to-backup", "a@b"), ()])
 def test_rollback_needs_exactly_one_target(args: tuple[str, ...], cli: Fabricops) -> None:
     assert cli("rollback", *args).code == 2
+
+
+def test_plan_compares_by_meaning_a_reorder_is_no_change(deployed: Lab, repo: Path, cli: Fabricops) -> None:
+    """NTP servers re-entered in another order: the device's session diff shows it; by meaning it is none."""
+    servers = [line for line in running(deployed, LEAF).splitlines() if line.startswith("ntp server")]
+    assert len(servers) == 2
+    deployed.tamper(LEAF, [f"no {servers[0]}", servers[0]])
+    try:
+        plan = cli("plan", "--lab", "--devices", LEAF, "--format", "json")
+        assert plan.code == 0, plan.out
+        device = plan.json()["devices"][LEAF]
+        assert device["status"] == "unchanged" and device["diff"], "EOS's own diff saw the order"
+        assert device["detail"] == "the same config by meaning (only the order differs)"
+        deploy = cli("deploy", *FAST, "--devices", LEAF, "--format", "json")
+        assert deploy.code == 0 and deploy.json()["changed"] == [], "nothing to deploy"
+    finally:
+        deployed.tamper(LEAF, [f"no {servers[1]}", servers[1]])
+    assert [line for line in running(deployed, LEAF).splitlines() if line.startswith("ntp server")] == servers

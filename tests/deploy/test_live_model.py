@@ -52,7 +52,11 @@ def lab(repo: Path) -> Iterator[Lab]:
 
 def test_deploy_refuses_the_wrong_model_and_changes_the_right_one(repo: Path, lab: Lab) -> None:
     before = lab.device(WRONG).running_config()
-    result = run_fabricops(repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--format", "json")
+    halted = run_fabricops(repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--format", "json")
+    assert halted.code == 1 and json.loads(halted.out)["devices"][RIGHT]["status"] == "not-touched"
+    result = run_fabricops(
+        repo, "deploy", *FAST, "--devices", f"{WRONG},{RIGHT}", "--continue-on-error", "--format", "json"
+    )
     report = json.loads(result.out)
     assert result.code == 4, result.out + result.err
     wrong, right = report["devices"][WRONG], report["devices"][RIGHT]

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from core.configtree import Node, diff, future, normalise, parse, remediation
+from core.masking import keyed_hash as fingerprint
 from core.platforms import get_rules
-from core.secrets import PLACEHOLDER, fingerprint
+from core.secrets import PLACEHOLDER
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(p.name.removesuffix("_running.conf") for p in FIXTURES.glob("*_running.conf"))

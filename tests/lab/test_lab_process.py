@@ -51,12 +51,14 @@ def test_up_status_tamper_down_and_resume(repo: Path) -> None:
     from napalm import get_network_driver
 
     ep = info["devices"]["spine1"]
-    d = get_network_driver("eos")(
-        ep["host"], "admin", info["password"], timeout=5, optional_args={"transport": "http", "port": ep["port"]}
-    )
-    d.open()
-    assert d.get_facts()["model"] == "spine-64x400g"
-    d.close()
+    for transport, port in (("http", ep["port"]), ("https", ep["https_port"])):
+        d = get_network_driver("eos")(
+            ep["host"], "admin", info["password"], timeout=5, optional_args={"transport": transport, "port": port}
+        )
+        d.open()
+        assert d.get_facts()["model"] == "spine-64x400g"
+        d.close()
+    assert Path(info["tls_certificate"]).read_bytes().startswith(b"-----BEGIN CERTIFICATE-----")
 
     status = runner.invoke(lab_group, ["status", "--root", str(repo), "--format", "json"])
     assert status.exit_code == 0, status.output

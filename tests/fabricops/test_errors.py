@@ -1,0 +1,82 @@
+"""Errors read once: ours in one line each, a bug in one line, tracebacks and library logs only with -v."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fabricops import cli
+from tests.conftest import make_repo
+
+
+def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real entry point in a fresh process, as a user or CI runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "fabricops", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, compiled_example: Path) -> Path:
+    return make_repo(tmp_path / "repo", compiled_example)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("diff", "--base", "no-such-ref"),
+        ("plan", "--ref", "no-such-ref"),
+        ("rollback", "--to", "deploy/no-such-tag", "--dry-run"),
+        ("drift", "--ref", "no-such-ref"),
+    ],
+)
+def test_a_bad_ref_is_one_line_naming_it_and_what_exists(repo: Path, args: tuple[str, ...]) -> None:
+    ran = fabricops(*args, cwd=repo)
+    bad = args[2]
+    assert ran.returncode == 1
+    assert ran.stderr == (
+        f"Error: unknown git ref {bad!r}: not a branch, tag or commit here (branches: main; deploy tags: none)\n"
+    )
+
+
+def test_status_and_history_before_any_deploy(repo: Path) -> None:
+    status = fabricops("status", "--devices", "spine01", cwd=repo)
+    assert status.returncode == 3, "never deployed: a difference"
+    assert "spine01" in status.stdout and "never deployed" in status.stdout
+    history = fabricops("history", cwd=repo)
+    assert (history.returncode, history.stdout) == (0, "no deploys on record (branch fabricops-state)\n")
+    assert fabricops("lock", "status", cwd=repo).stdout == "the fleet lock is free\n"
+
+
+def test_a_bug_is_one_line_and_its_traceback_only_with_v(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Anything that is not a FabricopsError is a bug: said so in one line; -v shows where."""
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli.cli, "main", broken)
+    with pytest.raises(SystemExit) as quiet:
+        cli.main(["status"])
+    err = capsys.readouterr().err
+    assert quiet.value.code == 1 and "Traceback" not in err
+    assert err == (
+        "Error: a bug in fabricops: RuntimeError: a bug (run again with -v for the traceback, and please report it)\n"
+    )
+    with pytest.raises(SystemExit):
+        cli.main(["-v", "status"])
+    loud = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in loud and "please report it with the traceback above" in loud
+
+
+def test_library_loggers_are_silent_unless_verbose() -> None:
+    """Nornir logs each failed task with its traceback at ERROR: without -v nothing of it is printed."""
+    cli.configure_logging(verbose=False)
+    for name in ("nornir", "napalm", "pyeapi", "urllib3"):
+        assert not logging.getLogger(name).isEnabledFor(logging.ERROR), name
+    assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger().handlers)
