@@ -37,6 +37,9 @@ def nornir_inventory(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
             "rack": device.rack,
             "redundancy_group": device.redundancy_group,
         }
+        cards = fabric.facts.topology.switches[name].layout.model.linecards
+        if cards:
+            data["linecards"] = dict(sorted(cards.items()))
         if device.mlag_peer:
             data["mlag_peer"] = device.mlag_peer
         hosts[name] = {"hostname": device.mgmt_address, "platform": "eos", "groups": [group], "data": data}
