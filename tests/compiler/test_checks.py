@@ -427,6 +427,40 @@ def test_spine_without_a_port_per_leaf(checks_intent_dir: Path, checks_edit: Edi
     assert {f.subject for f in _of(findings, "PRT004")} == {f"spine0{s}" for s in range(1, 5)}
 
 
+def test_internal_vlan_range_too_small_for_the_routed_ports(checks_intent_dir: Path) -> None:
+    """A spine whose range holds 5 VLANs for its 24 routed ports: EOS would error-disable 19."""
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric = _config_replaced(fabric, "spine01", vlan_internal_range="1006 1010")
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"VLN001"}
+    assert [f.line() for f in _of(findings, "VLN001")] == [
+        "error VLN001 [N3] spine01: 24 routed ports need 24 internal VLANs; vlan internal order ascending "
+        "range 1006 1010 holds 5: configure vlan internal order ascending range 1006 1029"
+    ]
+
+
+def test_a_vlan_in_the_internal_range_moves_the_range(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """VLAN 1100 on rack03's pair: its leaves take the range after it, the checks pass; a range
+    that still held it would be VLN001."""
+    checks_edit(
+        "fabric.yaml",
+        "  storage: {id: 200, name: Storage}\n",
+        "  storage: {id: 200, name: Storage}\n  lab: {id: 1100, name: Lab}\n",
+    )
+    checks_edit(
+        "fabric.yaml",
+        "    virtual_router_mac: 00:1c:73:00:00:99",
+        "    pair_vlans: {3: [lab]}\n    virtual_router_mac: 00:1c:73:00:00:99",
+    )
+    intent, fabric = _resolved(checks_intent_dir)
+    assert fabric.devices["rack03-leaf-a"].config.vlan_internal_range == "1101 1294"
+    assert fabric.devices["rack04-leaf-a"].config.vlan_internal_range == "1006 1199"
+    assert _ids(run_checks(intent, fabric)) == set()
+    fabric = _config_replaced(fabric, "rack03-leaf-a", vlan_internal_range="1006 1199")
+    (finding,) = _of(run_checks(intent, fabric), "VLN001")
+    assert finding.message.startswith("VLAN 1100 is in use inside vlan internal order ascending range 1006 1199")
+
+
 def test_downlink_budget(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Nine servers per leaf against a 10-12 budget: a warning per compute leaf."""
     checks_edit("fabric.yaml", "downlink_budget: {min: 8, max: 12}", "downlink_budget: {min: 10, max: 12}")

@@ -15,6 +15,8 @@ PRT004    error     C3           every port set holds what it serves, per speed 
                                  pod), a super-spine's for every pod spine link, the core's
                                  for every rack; pod spine uplinks share out evenly
 PRT007    error     C3           no port is taken twice
+VLN001    error     N3           a switch's internal-VLAN range holds one VLAN per routed
+                                 port and none of the VLANs it carries
 PRT005    warning   C3           server downlinks per leaf stay inside the fabric's
                                  ``downlink_budget`` (8-12 in the design)
 PRT006    info      C3           per-leaf oversubscription: downlink vs uplink bandwidth
@@ -36,7 +38,7 @@ from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
 from compiler.facts.hardware import Layout
 from compiler.intent import Intent
-from core.hardware import port_budget
+from core.hardware import VlanRange, catalog, internal_vlan_problems, port_budget
 
 
 @rule("PRT001", "error", "C3", "Every used port exists on the switch model")
@@ -198,3 +200,22 @@ def oversubscription(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         up_text, up_gbps = bandwidth(up[leaf.name])
         ratio = f"{down_gbps / up_gbps:.2f}:1" if up_gbps else "no uplink bandwidth"
         yield leaf.name, f"{down_text or 'no servers'} down, {up_text or 'nothing'} up: {ratio}"
+
+
+@rule("VLN001", "error", "N3", "The internal-VLAN range serves every routed port")
+def internal_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch whose routed ports outnumber its internal-VLAN range, or whose range holds
+    a VLAN it carries: EOS error-disables a routed port that finds no internal VLAN
+    (``no-internal-vlan``). A switch without the line has EOS's own range (``core/hardware/eos.yaml``),
+    from which EOS skips the VLANs configured: only its size counts there."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        config = device.config
+        routed = sum(1 for iface in config.interfaces if iface.routed)
+        if config.vlan_internal_range is not None:
+            first, last = (int(v) for v in config.vlan_internal_range.split())
+            configured, in_use = VlanRange(first, last), [v.id for v in config.vlans]
+        else:
+            configured, in_use = catalog().internal_vlans, []
+        for problem in internal_vlan_problems(routed, configured, in_use):
+            yield name, problem

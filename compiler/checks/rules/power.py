@@ -3,7 +3,8 @@
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
-PWR001    error     C9           a rack draws more than its PDU rating
+PWR001    error     C9           a rack draws more than its PDU rating (switches at their
+                                 model's typical draw; an estimated figure is named)
 PWR002    warning   C9           a rack draws more than 90% of its PDU rating
 PWR003    error     C9           a row draws more than its cooling or UPS capacity
 PWR004    warning   C9           a row draws more than 90% of its cooling or UPS capacity
@@ -28,6 +29,7 @@ from compiler.artifacts.physical import (
     rack_loads,
     row_loads,
     runs,
+    switch_power,
     utilisation,
 )
 from compiler.checks.base import rule
@@ -50,12 +52,20 @@ def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tupl
         if budget_status(load.watts, load.pdu_w) != status:
             continue
         heaviest = max(load.devices, key=lambda d: d[1])  # the first by name among equals
+        estimated = sorted(
+            {
+                fabric.devices[n].model
+                for n, _ in load.devices
+                if n in fabric.devices and not switch_power(fabric, n).certain
+            }
+        )
+        note = f"; typical draw of {', '.join(estimated)} is an estimate (docs/hardware.md)" if estimated else ""
         yield (
             f"rack{load.rack.id:02d}",
             (
                 f"draws {_kw(load.watts)} ({utilisation(load.watts, load.pdu_w):.0%}) of its {_kw(load.pdu_w)} PDU "
                 f"with {len(load.devices)} devices (largest {heaviest[0]} {heaviest[1]} W): "
-                "move servers to another rack or raise pdu_kw in racks.yaml"
+                f"move servers to another rack or raise pdu_kw in racks.yaml{note}"
             ),
         )
 

@@ -206,7 +206,8 @@ def test_rack_over_its_pdu_is_an_error(project: Path, edit: Edit) -> None:
     lines = _findings(project, "PWR001")
     assert lines == [
         "error PWR001 [C9] rack03: draws 59.491 kW (108%) of its 55 kW PDU with 12 devices "
-        "(largest rack03-gpu001 6500 W): move servers to another rack or raise pdu_kw in racks.yaml"
+        "(largest rack03-gpu001 6500 W): move servers to another rack or raise pdu_kw in racks.yaml; "
+        "typical draw of DCS-7060DX5-32 is an estimate (docs/hardware.md)"
     ]
 
 
