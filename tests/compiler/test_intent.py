@@ -241,3 +241,34 @@ def test_yes_and_no_stay_strings(project: Path, edit: Edit) -> None:
     edit("fabric.yaml", "name: Storage}", "name: NO}")
     intent = load_intent(project / "intent")
     assert intent.fabric.vlans["storage"].name == "NO"
+
+
+def _own_model(project: Path, name: str, source: str = "DCS-7010TX-48") -> Path:
+    """A model file of the repository's own in intent/hardware/switches/, copied from a catalog one."""
+    from core.hardware.catalog import DATA
+
+    folder = project / "intent" / "hardware" / "switches"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (DATA / "switches" / f"{source}.yaml").read_text().replace(f"model: {source}", f"model: {name}")
+    (folder / f"{name}.yaml").write_text(text)
+    return folder / f"{name}.yaml"
+
+
+def test_a_repository_adds_its_own_model_in_intent_hardware(project: Path, edit: Edit) -> None:
+    """intent/hardware/switches/<MODEL>.yaml is read with the catalog, and is part of the intent digest."""
+    from compiler.fabric import resolve
+
+    before = load_intent(project / "intent").digest
+    _own_model(project, "DCS-7010TX-48-LAB")
+    edit("fabric.yaml", "switch_model: DCS-7010TX-48", "switch_model: DCS-7010TX-48-LAB")
+    intent = load_intent(project / "intent")
+    assert intent.digest != before
+    assert resolve(intent).devices["rack01-mgmt"].model == "DCS-7010TX-48-LAB"
+
+
+def test_a_repository_model_cannot_replace_a_catalog_one(project: Path) -> None:
+    path = _own_model(project, "DCS-7010TX-48", source="DCS-7050SX3-48YC8")
+    with pytest.raises(IntentError) as caught:
+        load_intent(project / "intent")
+    (problem,) = caught.value.problems
+    assert problem == f"{path}: DCS-7010TX-48 is in the catalog already: remove this file or rename the model"
