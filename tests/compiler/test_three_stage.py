@@ -150,6 +150,43 @@ def test_adding_a_pod_touches_only_its_switches_and_the_super_spines(tmp_path: P
     assert changed == pod3 | supers | plugged | storage
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "rule", "message"),
+    [
+        (
+            "spine_racks: [15, 16, 17]",
+            "spine_racks: [15, 16]",
+            "FAB003",
+            "pod 3 (racks 9-12) has no spine rack: add one to fabrics.compute.pods.spine_racks",
+        ),
+        (
+            "per_plane: 2,",
+            "per_plane: 3,",
+            "PRT004",
+            "8 uplinks per pod spine do not share out evenly over the 3 super-spines of a plane: list a multiple of 3",
+        ),
+        (
+            "per_plane: 2,",
+            "per_plane: 2, downlinks: {ports: [1-8]},",
+            "PRT004",
+            "DCS-7060DX5-64S: 64 x QSFP-DD 400g, 2 x SFP+ 10g has 8 downlinks but pods up to 3 take 4 each (12): "
+            "add super-spines per plane (per_plane), or a model with more ports",
+        ),
+    ],
+    ids=["pod without a spine rack", "uplinks that do not share out", "super-spine short of ports"],
+)
+def test_a_pod_design_mistake_is_one_finding(tmp_path: Path, old: str, new: str, rule: str, message: str) -> None:
+    """Each fault of a three-stage design is named by its rule, once per switch it is about."""
+    intent_dir = three_stage(tmp_path)
+    fabric_yaml = intent_dir / "fabric.yaml"
+    assert old in fabric_yaml.read_text()
+    fabric_yaml.write_text(fabric_yaml.read_text().replace(old, new, 1))
+    intent = load_intent(intent_dir)
+    findings = [f for f in run_checks(intent, resolve(intent)) if f.severity != "info"]
+    assert {f.rule for f in findings} == {rule}
+    assert findings[0].message == message
+
+
 def test_the_16x_intent_passes_every_rule(tmp_path: Path) -> None:
     """1,732 servers in 12 pods of 16 racks, four planes of DCS-7808-CH super-spines: no error or warning."""
     scaled_intent(16, tmp_path / "intent")
