@@ -263,10 +263,10 @@ def _racks(example: dict[str, Any], gpu_racks: int, plant: _Plant) -> dict[str, 
         for r in range(1, gpu_racks + 1)
     ]
     first_row = (gpu_racks - 1) // RACKS_PER_ROW + 1  # the row after the last GPU row
-    for index, (rack, role) in enumerate(sorted(plant.roles.items())):
-        kw = storage["pdu_kw"] if role == "storage" else math.ceil(plant.watts[rack] / 1000 / PDU_HEADROOM)
+    for index, (rack_id, role) in enumerate(sorted(plant.roles.items())):
+        kw = storage["pdu_kw"] if role == "storage" else math.ceil(plant.watts[rack_id] / 1000 / PDU_HEADROOM)
         row = _row((first_row + index // RACKS_PER_ROW) * RACKS_PER_ROW + 1)
-        racks.append({"id": rack, "row": row, "position": index % RACKS_PER_ROW + 1, "pdu_kw": kw, "role": role})
+        racks.append({"id": rack_id, "row": row, "position": index % RACKS_PER_ROW + 1, "pdu_kw": kw, "role": role})
     out: dict[str, Any] = {"racks": racks}
     if example.get("rows"):
         gpu_row = example["rows"][gpu[0]["row"]]
