@@ -204,6 +204,13 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
     for nic in attachments.nics:
         if nic.network == "management":
             by_switch.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed))
+    short = [rack for rack in topology.rack_switches if rack > len(core_ports)]
+    if short:
+        message = (
+            f"racks {', '.join(str(r) for r in short)}: no port for them among the {len(core_ports)} of "
+            "management.core.downlinks (rack R takes the R-th): list more cages"
+        )
+        plan.problems.append(Problem("PRT004", topology.core, message))
     for rack, switch in topology.rack_switches.items():
         for name, server, nic_name, speed in by_switch.get(switch, []):
             port = plan.take(switch, name, "server", "management", server, nic_name, server)
@@ -220,8 +227,6 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
                 far = (device.name, management_port, eos.data().management_port_speed)
                 plan.cable("management", "mgmt", port, far, (access_mtu, access_mtu))
         if rack > len(core_ports):
-            message = f"rack {rack}: no port for it among the {len(core_ports)} of management.core.downlinks"
-            plan.problems.append(Problem("PRT004", topology.core, message))
             continue
         core_port = core_ports[rack - 1]
         uplink = plan.take(

@@ -102,7 +102,7 @@ BAD_INPUTS = [
     ),
     (
         "fabric.yaml",
-        "downlinks: {ports: [1, 3, 5, 7], breakout: 4x25g}",
+        "downlinks: {ports: [1, 3, 5, 7, 9, 11, 13, 15], breakout: 4x25g}",
         "downlinks: {ports: [1, 2], breakout: 4x25g}",
         "management.core.downlinks: Ethernet2/1: no breakout '4x25g' on this port (allowed: 1x100g, 2x50g)",
     ),

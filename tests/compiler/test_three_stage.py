@@ -49,10 +49,6 @@ def three_stage(root: Path) -> Path:
         1,
     )
     fabric = fabric.replace("routing: ospf-underlay ", "routing: ebgp-underlay ")
-    # 21 racks: the core takes six cages broken out (24 lanes) instead of four
-    fabric = fabric.replace(
-        "downlinks: {ports: [1, 3, 5, 7], breakout: 4x25g}", "downlinks: {ports: [1, 3, 5, 7, 9, 11], breakout: 4x25g}"
-    )
     fabric = fabric.replace(
         "bgp: {spine_asn: 65100, leaf_asn_base: 65100, maximum_routes: 12000}",
         "bgp: {spine_asn: 65100, leaf_asn_base: 65100, pod_asn_base: 65000, super_spine_asn: 64999,"
