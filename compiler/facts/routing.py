@@ -136,31 +136,20 @@ def _fabric(
     spine_networks = [pools.loopbacks, pools.p2p]
     if fabric.three_stage:
         spine_networks = [spine_pool, pools.p2p, *(p for p in (pools.spine_p2p,) if p is not None)]
-    for pod in fabric.pods:
-        for spine in pod.spines:
-            out[spine] = _transit(
-                bgp,
-                addressing.loopbacks[spine],
-                max(count, uplinks),
-                asn.get(spine),
-                sessions.get(spine, []),
-                str(spine_pool),
-                cabling,
-                spine,
-                spine_networks,
-            )
     super_networks = [pools.loopbacks, *(p for p in (pools.spine_p2p,) if p is not None)]
-    for name in fabric.super_spines:
+    transit = [(spine, max(count, uplinks), spine_pool, spine_networks) for spine in fabric.spines]
+    transit += [(name, max(count, share), pools.loopbacks, super_networks) for name in fabric.super_spines]
+    for name, paths, pool, networks in transit:
         out[name] = _transit(
             bgp,
             addressing.loopbacks[name],
-            max(count, share),
+            paths,
             asn.get(name),
             sessions.get(name, []),
-            str(pools.loopbacks),
+            str(pool),
             cabling,
             name,
-            super_networks,
+            networks,
         )
     return out
 
