@@ -26,9 +26,12 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from core.errors import IntentError
+from core.errors import FabricopsError, IntentError
+from core.hardware import Catalog, Model, catalog
 
 INTENT_FILES = ("fabric.yaml", "racks.yaml", "servers.csv")
+HARDWARE_DIR = "hardware"
+"""``intent/hardware/``: the repository's own switch models, in the catalog's layout (optional)."""
 SPEEDS_GBPS = {"1g": 1, "10g": 10, "25g": 25, "40g": 40, "50g": 50, "100g": 100, "200g": 200, "400g": 400, "800g": 800}
 
 Speed = Literal["1g", "10g", "25g", "40g", "50g", "100g", "200g", "400g", "800g"]
@@ -229,34 +232,71 @@ class Mtu(IntentModel):
     switch: int = Field(9214, ge=1500, le=9216)
 
 
-class PortGroup(IntentModel):
-    first: int = Field(ge=1)
-    last: int = Field(ge=1)
-    speed: Speed
+InterfaceName = Annotated[str, Field(pattern=r"^Ethernet\d+(/\d+){0,2}$")]
+"""An Ethernet interface as EOS names it on the switch's model (``Ethernet49``, ``Ethernet29/1``,
+``Ethernet3/1/1``)."""
 
-    @model_validator(mode="after")
-    def _ordered(self) -> PortGroup:
-        if self.last < self.first:
-            raise ValueError(f"last ({self.last}) is below first ({self.first})")
-        return self
+_CAGES = re.compile(r"^(?:(?P<slot>\d+)/)?(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
 
-class SwitchModel(IntentModel):
-    ports: tuple[PortGroup, ...] = Field(min_length=1)
-    queue_keyword: Literal["tx-queue", "uc-tx-queue"] = "uc-tx-queue"
-    power_w: int = Field(ge=0)
-    rack_units: int = Field(1, ge=1)
+def cage_labels(ref: int | str) -> tuple[str, ...]:
+    """The cages a port-set item names: a number, a range, or either after a chassis slot.
+
+    Examples:
+        >>> cage_labels(5), cage_labels("1-3"), cage_labels("3/35-36")
+        (('5',), ('1', '2', '3'), ('3/35', '3/36'))
+        >>> cage_labels("Ethernet1")
+        Traceback (most recent call last):
+        ...
+        ValueError: 'Ethernet1' is not a cage number or range (5, 1-44, or 3/1-36 on a chassis)
+    """
+    match = _CAGES.match(str(ref))
+    if match is None:
+        raise ValueError(f"{ref!r} is not a cage number or range (5, 1-44, or 3/1-36 on a chassis)")
+    first = int(match["first"])
+    last = int(match["last"] or first)
+    if last < first:
+        raise ValueError(f"{ref!r}: the range ends below its start")
+    prefix = f"{match['slot']}/" if match["slot"] else ""
+    return tuple(f"{prefix}{n}" for n in range(first, last + 1))
+
+
+class PortSet(IntentModel):
+    """An ordered set of interfaces: the cages listed, each broken out into ``breakout``'s
+    interfaces; the k-th member is the k-th interface (a 400G cage ``4x100g`` gives ``/1``,
+    ``/3``, ``/5``, ``/7``). Without ``breakout`` each cage keeps its default mode.
+
+    Example:
+        >>> PortSet(ports=(1, "2-3"), breakout="4x100g").cages
+        ('1', '2', '3')
+    """
+
+    ports: tuple[int | str, ...] = Field(min_length=1)
+    breakout: str | None = None
+
+    @field_validator("ports")
+    @classmethod
+    def _cages(cls, value: tuple[int | str, ...]) -> tuple[int | str, ...]:
+        seen: set[str] = set()
+        for item in value:
+            for label in cage_labels(item):
+                if label in seen:
+                    raise ValueError(f"cage {label} is listed twice")
+                seen.add(label)
+        return value
 
     @property
-    def port_count(self) -> int:
-        return max(group.last for group in self.ports)
+    def cages(self) -> tuple[str, ...]:
+        """The cage labels, in order."""
+        return tuple(label for item in self.ports for label in cage_labels(item))
 
-    def speed_of(self, port: int) -> Speed | None:
-        """The speed of front-panel port ``port``, or None when the model has no such port."""
-        for group in self.ports:
-            if group.first <= port <= group.last:
-                return group.speed
-        return None
+
+class SwitchModelRef(IntentModel):
+    """A catalog model (``docs/hardware.md``) and, for a chassis, its linecards by slot."""
+
+    model: str
+    linecards: dict[int, str | None] = {}
+    """Slot -> linecard (None: an empty slot); slots not listed hold the chassis' default card."""
 
 
 ADAPTER_PORT = re.compile(r"^(?P<adapter>.+?)(?:f\d+)?(?:np\d+)?$")
@@ -416,6 +456,9 @@ class OspfSettings(IntentModel):
 class BgpSettings(IntentModel):
     spine_asn: int = Field(ge=1, le=4294967295)
     leaf_asn_base: int = Field(ge=1, le=4294967295)
+    # Three-stage fabrics: pod q's spines take pod_asn_base + q, the super-spines super_spine_asn.
+    pod_asn_base: int | None = Field(None, ge=1, le=4294967295)
+    super_spine_asn: int | None = Field(None, ge=1, le=4294967295)
     maximum_routes: int = Field(12000, ge=1)
     underlay_peer_group: ProfileName = "IPv4-UNDERLAY-PEERS"
     mlag_peer_group: ProfileName = "MLAG-IPv4-UNDERLAY-PEER"
@@ -454,13 +497,22 @@ class Pools(IntentModel):
     p2p: ipaddress.IPv4Network
     mlag_peer: ipaddress.IPv4Network
     mlag_l3: ipaddress.IPv4Network
+    # Three-stage fabrics (``pods``): the pod spines' loopbacks and the pod spine-super-spine /31s.
+    spine_loopbacks: ipaddress.IPv4Network | None = None
+    spine_p2p: ipaddress.IPv4Network | None = None
 
 
-class Spines(IntentModel):
+class Spines(SwitchModelRef):
+    """The spines of a fabric (with ``pods``: the spines of every pod)."""
+
     count: int = Field(ge=1, le=64)
-    model: str
     rack: int = Field(ge=1)
     name_prefix: Name
+    # Leaf L (in a pod: the pod's L-th leaf) takes the L-th interface; default: every cage of the
+    # model's fastest speed, in order.
+    downlinks: PortSet | None = None
+    # With pods: the ports towards the super-spines of the spine's plane, shared out in order.
+    uplinks: PortSet | None = None
 
 
 class DownlinkBudget(IntentModel):
@@ -468,15 +520,38 @@ class DownlinkBudget(IntentModel):
     max: int = Field(ge=1)
 
 
-class Leaves(IntentModel):
-    model: str
+class Leaves(SwitchModelRef):
     name_suffix: Name
     racks_per_pair: int = Field(1, ge=1)
     ports_per_rack: int = Field(ge=1)
     downlink_budget: DownlinkBudget | None = None
-    uplink_ports: tuple[int, ...] = Field(min_length=1)
+    # Server host index k (k = (rack - first rack of the pair) * ports_per_rack + position) takes
+    # the k-th interface of these cages.
+    downlinks: PortSet
+    uplink_ports: tuple[InterfaceName, ...] = Field(min_length=1)
     uplinks_per_leaf: int | None = Field(None, ge=1)
-    peer_link_ports: tuple[int, ...] = Field(min_length=1)
+    peer_link_ports: tuple[InterfaceName, ...] = Field(min_length=1)
+
+
+class SuperSpines(SwitchModelRef):
+    """The super-spines of a three-stage fabric: one plane per pod spine number."""
+
+    per_plane: int = Field(ge=1, le=64)
+    racks: tuple[int, ...] = Field(min_length=1)
+    """Plane p's super-spines stand in ``racks[p - 1]`` (the last rack listed holds the planes after it)."""
+    name_prefix: Name = "superspine"
+    # Pod q's spine of this plane takes the next interfaces, in pod order; default: every cage of
+    # the model's fastest speed.
+    downlinks: PortSet | None = None
+
+
+class Pods(IntentModel):
+    """A three-stage fabric: pods of ``racks`` racks, each with its own spines, joined by super-spines."""
+
+    racks: int = Field(ge=1)
+    spine_racks: tuple[int, ...] = Field(min_length=1)
+    """Pod q's spines stand in ``spine_racks[q - 1]``."""
+    super_spines: SuperSpines
 
 
 class FabricIntent(IntentModel):
@@ -500,6 +575,7 @@ class FabricIntent(IntentModel):
     pools: Pools
     spines: Spines
     leaves: Leaves
+    pods: Pods | None = None
     virtual_router_mac: str = Field(pattern=r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
     # Extra VLAN profiles on one leaf pair (key: pair number; a compute pair is its rack number).
     pair_vlans: dict[int, tuple[str, ...]] = {}
@@ -544,17 +620,19 @@ class MlagSettings(IntentModel):
 
 
 class SwitchPorts(IntentModel):
-    servers_first: int = Field(ge=1)
-    servers_last: int = Field(ge=1)
-    devices_first: int = Field(ge=1)
-    devices_last: int = Field(ge=1)
+    """The ports of a rack's management switch: server position p takes the p-th of ``servers``,
+    the fabric switch in slot k the k-th of ``devices``."""
+
+    servers: PortSet
+    devices: PortSet
 
 
-class Core(IntentModel):
+class Core(SwitchModelRef):
     name: Name
-    model: str
     rack: int = Field(ge=1)
-    upstream_port: int = Field(ge=1)
+    upstream_port: InterfaceName
+    # Rack R's management switch takes the R-th interface.
+    downlinks: PortSet
 
 
 class Upstream(IntentModel):
@@ -571,7 +649,7 @@ class Management(IntentModel):
     server_vlan_name: str = "SRV_MGMT_RACK{rack:02d}"
     switch_name: str = "rack{rack:02d}-mgmt"
     switch_model: str
-    switch_uplink_port: int = Field(ge=1)
+    switch_uplink_port: InterfaceName
     switch_ports: SwitchPorts
     core: Core
     upstream: Upstream
@@ -663,7 +741,6 @@ class FabricFile(IntentModel):
     naming: Naming = Naming()
     services: Services = Services()
     mtu: Mtu = Mtu()
-    switch_models: dict[Name, SwitchModel]
     server_models: dict[Name, ServerModel]
     vlans: dict[Name, Vlan]
     qos_profiles: dict[Name, QosProfile] = {}
@@ -708,11 +785,14 @@ class ServerRow(IntentModel):
     name: str
     model: str
     asset_tag: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
-    compute_port: int | None = Field(None, ge=1)
+    compute_port: Annotated[int, Field(ge=1)] | InterfaceName | None = None
+    """The k-th downlink port of the server's compute leaves, or an interface name."""
 
     @field_validator("compute_port", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
         return None if value == "" else value
 
 
@@ -729,7 +809,7 @@ class Server:
     rack: int
     position: int
     kind: str
-    compute_port: int | None = None
+    compute_port: int | str | None = None
 
 
 @dataclass(frozen=True)
@@ -741,6 +821,12 @@ class Intent:
     servers: tuple[Server, ...]
     digest: str
     rows: dict[str, Row] = field(default_factory=dict)
+    catalog: Catalog = field(default_factory=catalog)
+    """The switch model catalog, with the repository's own models of ``intent/hardware/``."""
+
+    def model(self, ref: SwitchModelRef | str) -> Model:
+        """The catalog model a switch of ``ref`` is (a chassis with its linecards)."""
+        return resolve_model(self.catalog, ref)
 
 
 # --------------------------------------------------------------------------- loading
@@ -789,6 +875,13 @@ def load_intent(directory: Path) -> Intent:
     if problems:
         raise IntentError(f"cannot load {_show(directory)}", problems)
 
+    hardware = directory / HARDWARE_DIR
+    models = catalog()
+    if hardware.is_dir():
+        try:
+            models = catalog(hardware.resolve())
+        except FabricopsError as exc:
+            problems.append(str(exc))
     fabric = _load_yaml_model(directory / "fabric.yaml", raw["fabric.yaml"], FabricFile, problems)
     racks = _load_yaml_model(directory / "racks.yaml", raw["racks.yaml"], RacksFile, problems)
     rows = _load_server_rows(directory / "servers.csv", raw["servers.csv"], problems)
@@ -801,13 +894,27 @@ def load_intent(directory: Path) -> Intent:
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
     problems.extend(
         _cross_references(
-            directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map
+            directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map, models
         )
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
-    digest = hashlib.sha256(b"".join(raw[n] for n in INTENT_FILES)).hexdigest()
-    return Intent(fabric=fabric, racks=rack_map, servers=servers, digest=digest, rows=dict(sorted(racks.rows.items())))
+    digest = hashlib.sha256(b"".join([*(raw[n] for n in INTENT_FILES), *_model_files(hardware)])).hexdigest()
+    return Intent(
+        fabric=fabric,
+        racks=rack_map,
+        servers=servers,
+        digest=digest,
+        rows=dict(sorted(racks.rows.items())),
+        catalog=models,
+    )
+
+
+def _model_files(hardware: Path) -> list[bytes]:
+    """The repository's own model files, in a stable order (they are part of the intent)."""
+    if not hardware.is_dir():
+        return []
+    return [p.relative_to(hardware).as_posix().encode() + p.read_bytes() for p in sorted(hardware.rglob("*.yaml"))]
 
 
 def _show(path: Path) -> str:
@@ -894,6 +1001,8 @@ def _yaml_path(loc: tuple[Any, ...]) -> str:
 
 
 def _message(error: Any) -> str:
+    if error["type"] == "extra_forbidden" and tuple(error["loc"]) == ("switch_models",):
+        return "switch models come from the catalog now: name them by id (docs/hardware.md) and remove this key"
     if error["type"] == "extra_forbidden":
         return "unknown key: remove it or check its spelling"
     if error["type"] == "missing":
@@ -1006,7 +1115,12 @@ At = Callable[..., str]
 
 
 def _cross_references(
-    path: Path, data: bytes, fabric: FabricFile, servers: tuple[Server, ...] | None, racks: dict[int, Rack]
+    path: Path,
+    data: bytes,
+    fabric: FabricFile,
+    servers: tuple[Server, ...] | None,
+    racks: dict[int, Rack],
+    models: Catalog,
 ) -> Iterator[str]:
     """References between parts of the intent: every name used must be declared."""
     tree: list[Any] = []
@@ -1018,7 +1132,9 @@ def _cross_references(
 
     for net, spec in sorted(fabric.fabrics.items()):
         yield from _fabric_references(at, fabric, net, spec, racks)
+        yield from _switch_ports(at, models, ("fabrics", net), spec)
     yield from _management_references(at, fabric, racks)
+    yield from _management_ports(at, models, fabric.management)
     if servers is not None:
         yield from _storage_references(at, fabric, {s.name for s in servers})
     yield from _nic_references(at, fabric)
@@ -1041,21 +1157,16 @@ def _fabric_references(
         yield f"{at('fabrics', net, 'qos')}: {_unknown('QoS profile', spec.qos, fabric.qos_profiles)}"
     if spec.routing not in fabric.routing_profiles:
         yield f"{at('fabrics', net, 'routing')}: {_unknown('routing profile', spec.routing, fabric.routing_profiles)}"
-    for role, model in (("spines", spec.spines.model), ("leaves", spec.leaves.model)):
-        if model not in fabric.switch_models:
-            yield f"{at('fabrics', net, role, 'model')}: unknown switch model {model!r}"
     if spec.spines.rack not in racks:
         yield f"{at('fabrics', net, 'spines', 'rack')}: rack {spec.spines.rack} is not in racks.yaml"
+    yield from _pod_references(at, fabric, net, spec, racks)
     for pool_name, pool in spec.pools:
-        if not pool.is_private:
+        if pool is not None and not pool.is_private:
             yield f"{at('fabrics', net, 'pools', pool_name)}: {pool} is not an RFC1918 private range"
 
 
 def _management_references(at: At, fabric: FabricFile, racks: dict[int, Rack]) -> Iterator[str]:
     mgmt = fabric.management
-    for key, model in (("switch_model", mgmt.switch_model), ("core", mgmt.core.model)):
-        if model not in fabric.switch_models:
-            yield f"{at('management', key)}: unknown switch model {model!r}"
     if mgmt.core.rack not in racks:
         yield f"{at('management', 'core', 'rack')}: rack {mgmt.core.rack} is not in racks.yaml"
     if not mgmt.pool.is_private:
@@ -1084,3 +1195,129 @@ def _nic_references(at: At, fabric: FabricFile) -> Iterator[str]:
                 yield f"{at('server_models', model_name, 'nics')}: NICs on {net}, but no fabrics.{net} is declared"
             if count > 2:
                 yield f"{at('server_models', model_name, 'nics')}: {count} NICs on {net}: a leaf pair takes one or two"
+
+
+def _pod_references(at: At, fabric: FabricFile, net: str, spec: FabricIntent, racks: dict[int, Rack]) -> Iterator[str]:
+    """A three-stage fabric: whole leaf pairs per pod, racks that exist, its pools and ASNs."""
+    pods = spec.pods
+    if pods is None:
+        if spec.spines.uplinks is not None:
+            yield f"{at('fabrics', net, 'spines', 'uplinks')}: spine uplinks go to super-spines: add pods, or remove it"
+        return
+    per = spec.leaves.racks_per_pair
+    if pods.racks % per:
+        where = at("fabrics", net, "pods", "racks")
+        yield f"{where}: {pods.racks} racks is not a whole number of leaf pairs ({per} racks each)"
+    placed = [("spine_racks", index, rack) for index, rack in enumerate(pods.spine_racks)]
+    placed += [("super_spines.racks", index, rack) for index, rack in enumerate(pods.super_spines.racks)]
+    for key, index, rack in placed:
+        if rack not in racks:
+            yield f"{at('fabrics', net, 'pods', *key.split('.'), index)}: rack {rack} is not in racks.yaml"
+    if spec.spines.uplinks is None:
+        where = at("fabrics", net, "spines")
+        yield f"{where}: a three-stage fabric needs spines.uplinks (the ports to the super-spines)"
+    for pool in ("spine_loopbacks", "spine_p2p"):
+        if getattr(spec.pools, pool) is None:
+            yield f"{at('fabrics', net, 'pools')}: a three-stage fabric needs pools.{pool}"
+    profile = fabric.routing_profiles.get(spec.routing)
+    if profile is not None and profile.protocol == "ebgp" and profile.bgp is not None:
+        for key in ("pod_asn_base", "super_spine_asn"):
+            if getattr(profile.bgp, key) is None:
+                yield f"{at('routing_profiles', spec.routing, 'bgp')}: the three-stage fabrics.{net} needs bgp.{key}"
+
+
+def resolve_model(models: Catalog, ref: SwitchModelRef | str) -> Model:
+    """The catalog model of ``ref``, a chassis with its ``linecards``; FabricopsError if unknown.
+
+    Examples:
+        >>> ref = SwitchModelRef(model="DCS-7804-CH", linecards={4: None, 5: None, 6: None})
+        >>> resolve_model(catalog(), ref).interface_names()[-1]
+        'Ethernet3/36/1'
+    """
+    if isinstance(ref, str):
+        return models.model(ref)
+    found = models.model(ref.model)
+    return found.with_linecards(ref.linecards) if ref.linecards else found
+
+
+def _switch_ports(at: At, models: Catalog, loc: tuple[Any, ...], spec: FabricIntent) -> Iterator[str]:
+    """The models of a fabric's switches exist; their port sets and named ports exist on them."""
+    leaves, spines = spec.leaves, spec.spines
+    yield from _ports_on_model(
+        at,
+        models,
+        (*loc, "leaves"),
+        leaves,
+        sets={"downlinks": leaves.downlinks},
+        named={"uplink_ports": leaves.uplink_ports, "peer_link_ports": leaves.peer_link_ports},
+    )
+    yield from _ports_on_model(
+        at, models, (*loc, "spines"), spines, sets={"downlinks": spines.downlinks, "uplinks": spines.uplinks}, named={}
+    )
+    if spec.pods is not None:
+        supers = spec.pods.super_spines
+        yield from _ports_on_model(
+            at, models, (*loc, "pods", "super_spines"), supers, sets={"downlinks": supers.downlinks}, named={}
+        )
+
+
+def _management_ports(at: At, models: Catalog, mgmt: Management) -> Iterator[str]:
+    ports = mgmt.switch_ports
+    yield from _ports_on_model(
+        at,
+        models,
+        ("management",),
+        mgmt.switch_model,
+        sets={"switch_ports.servers": ports.servers, "switch_ports.devices": ports.devices},
+        named={"switch_uplink_port": (mgmt.switch_uplink_port,)},
+    )
+    yield from _ports_on_model(
+        at,
+        models,
+        ("management", "core"),
+        mgmt.core,
+        sets={"downlinks": mgmt.core.downlinks},
+        named={"upstream_port": (mgmt.core.upstream_port,)},
+    )
+
+
+def _ports_on_model(
+    at: At,
+    models: Catalog,
+    loc: tuple[Any, ...],
+    ref: SwitchModelRef | str,
+    sets: dict[str, PortSet | None],
+    named: dict[str, tuple[str, ...]],
+) -> Iterator[str]:
+    """One switch role: its model, each port set's cages and breakout, each named port."""
+    model_loc = (*loc, "switch_model") if isinstance(ref, str) else (*loc, "model")
+    try:
+        model = resolve_model(models, ref)
+    except FabricopsError as exc:
+        where = at(*loc, "linecards") if not isinstance(ref, str) and ref.linecards else at(*model_loc)
+        yield f"{where}: {exc}"
+        return
+    owner: dict[str, str] = {}
+    for key, port_set in sets.items():
+        if port_set is None:
+            continue
+        set_loc = (*loc, *key.split("."))
+        try:
+            model.port_set(port_set.cages, port_set.breakout)
+        except FabricopsError as exc:
+            yield f"{at(*set_loc)}: {exc} ({model.id})"
+            continue
+        for cage in port_set.cages:
+            if cage in owner:
+                yield f"{at(*set_loc, 'ports')}: cage {cage} is in {owner[cage]} too: a cage serves one purpose"
+            owner.setdefault(cage, key)
+    for key, names in named.items():
+        for index, name in enumerate(names):
+            where = at(*loc, key, index) if len(names) > 1 or key.endswith("_ports") else at(*loc, key)
+            missing = model.missing(name)
+            if missing is not None:
+                yield f"{where}: {missing}"
+                continue
+            cage = model.port(name).label
+            if cage in owner:
+                yield f"{where}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"

@@ -127,6 +127,12 @@ class Host:
         return str(self.data.get("model") or "")
 
     @property
+    def linecards(self) -> tuple[tuple[int, str], ...]:
+        """A chassis' linecards by slot, as the inventory names them (empty for a fixed model)."""
+        cards = self.data.get("linecards") or {}
+        return tuple(sorted((int(slot), str(card)) for slot, card in cards.items()))
+
+    @property
     def ethernet_ports(self) -> int:
         return int(self.data.get("ethernet_ports") or 0)
 

@@ -34,7 +34,7 @@ from functools import cached_property
 from core.generated import CABLING, Snapshot
 
 ASSETS = "inventory/assets.csv"
-TIERS = {"spine": 0, "core": 0, "leaf": 1, "mgmt": 1}
+TIERS = {"super-spine": 0, "spine": 0, "core": 0, "leaf": 1, "mgmt": 1}
 """Top to bottom: spines and the management core, then leaves and rack switches, then servers."""
 SERVER_TIER = 2
 ROLE_NAMES = {"mgmt": ("rack switch", "rack switches"), "leaf": ("leaf", "leaves")}

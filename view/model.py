@@ -206,7 +206,7 @@ def _ends(rows: Iterable[Mapping[str, str]]) -> dict[tuple[str, str], End]:
                 row.get("network", ""),
                 row.get("kind", ""),
                 row.get(f"{this}_speed") or row.get("speed", ""),
-                row.get("optic", ""),
+                row.get(f"{this}_optic") or row.get("optic", ""),
                 row.get("media", ""),
                 row.get("length_m", ""),
                 row.get(f"{this}_label", ""),

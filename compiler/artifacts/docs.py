@@ -53,9 +53,9 @@ def oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[Oversubscri
             up[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
     out = []
     for net, spec in sorted(intent.fabric.fabrics.items()):
-        model = intent.fabric.switch_models[spec.leaves.model]
-        ports = spec.leaves.ports_per_rack * spec.leaves.racks_per_pair
-        design_down = sum(SPEEDS_GBPS[model.speed_of(p) or "1g"] for p in range(1, ports + 1))
+        layout = fabric.facts.topology.layouts.leaf[net]
+        ports = layout.sets["downlinks"][: spec.leaves.ports_per_rack * spec.leaves.racks_per_pair]
+        design_down = sum(SPEEDS_GBPS.get(layout.speed(p) or "", 0) for p in ports)
         leaves = [n for n, d in fabric.devices.items() if d.network == net and d.role == "leaf"]
         design_up = max((up[n] for n in leaves), default=0)
         worst = max(leaves, key=lambda n: (down[n] / up[n] if up[n] else 0, n), default="")

@@ -2,7 +2,8 @@
 
 Rack ``R`` gets the ``R``-th /24 of the pool. Its lower /25 is the switches' management subnet,
 on VLAN ``vlan_base + R``: gateway .1 (the core), rack switch .2, the fabric switch in slot ``k``
-.(2 + k) on its Management1. Its upper /25 is the servers' management subnet, on VLAN
+.(2 + k) on its management
+port (``Management1``, ``Management0`` on a chassis). Its upper /25 is the servers' management subnet, on VLAN
 ``server_vlan_base + R``: gateway .129 (the core), server .(129 + position). Servers never share
 a subnet or a VLAN with the switches' management interfaces, so a server cannot reach a switch's
 management plane but through the core (and the ACLs of its services). The core reaches the site
@@ -129,7 +130,7 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
         for fabric_switch in topology.in_rack(rack):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
                 address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
-                take("pool", address, fabric_switch.name, eos.management_port())
+                take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
                 switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
     by_switch = {r.switch: r for r in racks.values()}
     for nic in attachments.nics:

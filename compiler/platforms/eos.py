@@ -1,13 +1,13 @@
 """Arista EOS: interface names, their order and ranges, the EOS phrases the structured config
 carries, and the platform's values (``eos.yaml``).
 
-Every EOS interface name the compiler writes is made by a function of this module, so the
-naming rule (today flat ``Ethernet<n>``; real models add ``/<lane>`` and chassis slots) is
-changed in one place; no other Python spells EOS syntax.
+Every EOS interface name the compiler writes is made here or comes from the switch's catalog
+model (:mod:`core.hardware`: ``Ethernet1``, ``Ethernet29/1``, ``Ethernet3/1/1`` on a chassis,
+the same names the lab emulates); no other Python spells EOS syntax.
 
 Example:
-    >>> data().management_port, data().vlan_internal_range
-    ('Management1', (1006, 1199))
+    >>> data().management_port_speed, data().vlan_internal_range
+    ('1g', (1006, 1199))
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from compiler.intent import Speed, SwitchModel
+from compiler.intent import Ecn, Speed
 
 DATA = Path(__file__).with_name("eos.yaml")
 
@@ -32,7 +32,6 @@ class EosData(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    management_port: str
     management_port_speed: Speed
     loopback: str
     access_mtu: int = Field(ge=68, le=9216)
@@ -61,16 +60,6 @@ _SHORT = {"Ethernet": "Et", "Management": "Ma"}
 _NAME = re.compile(r"^([A-Za-z-]+)(\d+(?:/\d+)*)$")
 
 
-def management_port() -> str:
-    """The dedicated out-of-band port of every fabric switch.
-
-    Example:
-        >>> management_port()
-        'Management1'
-    """
-    return data().management_port
-
-
 def loopback() -> str:
     """The router-id loopback.
 
@@ -79,32 +68,6 @@ def loopback() -> str:
         'Loopback0'
     """
     return data().loopback
-
-
-def front_panel_port(number: int) -> str:
-    """The EOS name of front-panel port ``number`` of a switch.
-
-    Example:
-        >>> front_panel_port(49)
-        'Ethernet49'
-    """
-    return f"Ethernet{number}"
-
-
-@cache
-def front_panel_ports(model: SwitchModel) -> tuple[tuple[int, str], ...]:
-    """Every front-panel port of ``model`` as (number, name): EOS lists each one, used or not.
-
-    Example:
-        >>> from compiler.intent import PortGroup
-        >>> front_panel_ports(SwitchModel(ports=(PortGroup(first=1, last=2, speed="1g"),), power_w=1))
-        ((1, 'Ethernet1'), (2, 'Ethernet2'))
-    """
-    return tuple(
-        (number, front_panel_port(number))
-        for number in range(1, model.port_count + 1)
-        if model.speed_of(number) is not None
-    )
 
 
 def port_channel(number: int) -> str:

@@ -1,6 +1,8 @@
 """The interfaces of a switch: one per used port (by what is at its far end), the logical
-interfaces (port-channels, loopback, Management1, SVIs), and every unused front-panel port
-shut down, in EOS's interface order. Descriptions follow ``naming.descriptions``; every
+interfaces (port-channels, loopback, the management port, SVIs), and every other interface of
+the model under its breakouts shut down, as EOS prints every port; in EOS's interface order. A
+breakout lane carries its ``speed`` keyword, used or not; an interface a breakout removes has no
+stanza. Descriptions follow ``naming.descriptions``; every
 server-facing port (an access port or a server's port-channel) has storm-control.
 
 Example:
@@ -9,10 +11,13 @@ Example:
     >>> from compiler.intent import load_intent
     >>> facts = build_facts(load_intent(Path("intent")))
     >>> by_name = {i.name: i for i in interfaces(facts.device("spine02"))}
-    >>> by_name["Ethernet6"].description, by_name["Ethernet6"].ip_address
-    ('P2P_rack03-leaf-b_Ethernet50', '10.31.4.42/31')
-    >>> by_name["Ethernet64"].shutdown
+    >>> by_name["Ethernet6/1"].description, by_name["Ethernet6/1"].ip_address
+    ('P2P_rack03-leaf-b_Ethernet26/1', '10.31.4.42/31')
+    >>> by_name["Ethernet64/1"].shutdown
     True
+    >>> leaf = {i.name: i for i in interfaces(facts.device("rack01-leaf-a"))}
+    >>> leaf["Ethernet1/3"].speed, leaf["Ethernet1/3"].description, leaf["Ethernet25/1"].speed
+    ('100g-2', 'SERVER_rack01-gpu002_enp65s0f0', None)
 """
 
 from __future__ import annotations
@@ -35,6 +40,11 @@ def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
     for name in facts.front_panel:
         if name not in found:
             found[name] = Interface(name, shutdown=True)
+    layout = facts.switch.layout
+    for name, iface in found.items():
+        keyword = layout.keyword(name)
+        if keyword is not None:
+            found[name] = iface._replace(speed=keyword)
     return tuple(sorted(found.values(), key=lambda i: eos.interface_key(i.name)))
 
 
@@ -42,7 +52,7 @@ def _interfaces(facts: DeviceFacts) -> Iterator[Interface]:
     role = facts.switch.role
     if role == "leaf":
         yield from _leaf(facts)
-    elif role == "spine":
+    elif role in ("spine", "super-spine"):
         yield from _spine(facts)
     elif role == "mgmt":
         yield from _rack_switch(facts)
@@ -55,19 +65,23 @@ def _ospf(facts: DeviceFacts) -> bool:
 
 
 def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
-    """Leaf-spine links: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
+    """Links between tiers: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
     me = facts.switch.name
-    links = {link.spine if link.leaf == me else link.leaf: link for link in facts.fabric_links}
+    links = {
+        (link.lower_port if link.lower == me else link.upper_port): link.end(
+            me, link.lower_port if link.lower == me else link.upper_port
+        )[0]
+        for link in facts.fabric_links
+    }
     describe = facts.design.naming.descriptions.fabric_link
     for port in facts.ports:
         if port.kind in ("uplink", "downlink"):
-            link = links[port.peer]
             yield Interface(
                 port.name,
                 description=describe.format(peer=port.peer, peer_port=port.peer_port),
                 mtu=facts.design.mtu.switch,
                 routed=True,
-                ip_address=link.leaf_address if port.kind == "uplink" else link.spine_address,
+                ip_address=links[port.name],
                 ospf_point_to_point=_ospf(facts),
                 **port_qos(facts, port.speed),
             )
@@ -77,7 +91,10 @@ def _management1(facts: DeviceFacts) -> Interface:
     address = facts.management.address if facts.management else None
     description = facts.design.naming.descriptions.management
     return Interface(
-        eos.management_port(), description=description, vrf=facts.design.management.vrf, ip_address=address
+        facts.switch.layout.management_port,
+        description=description,
+        vrf=facts.design.management.vrf,
+        ip_address=address,
     )
 
 

@@ -105,9 +105,9 @@ def ssl_profiles(facts: DeviceFacts) -> tuple[SslProfile, ...]:
 
 
 def _source(facts: DeviceFacts) -> VrfHost | None:
-    """The interface management traffic leaves from: Management1 in the management VRF (fabric switches)."""
+    """The interface management traffic leaves from: the management port in the management VRF (fabric switches)."""
     vrf = management_vrf(facts)
-    return VrfHost(eos.management_port(), vrf) if vrf else None
+    return VrfHost(facts.switch.layout.management_port, vrf) if vrf else None
 
 
 def aaa(facts: DeviceFacts) -> AaaConfig | None:
@@ -148,7 +148,7 @@ def snmp(facts: DeviceFacts) -> SnmpConfig | None:
         spec.priv_secret,
         tuple(VrfHost(str(a), vrf) for a in spec.hosts),
         vrf,
-        eos.management_port() if vrf else None,
+        facts.switch.layout.management_port if vrf else None,
     )
 
 

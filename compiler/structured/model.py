@@ -17,6 +17,8 @@ class Interface(NamedTuple):
     description: str | None = None
     shutdown: bool = False
     mtu: int | None = None
+    speed: str | None = None
+    """The ``speed`` keyword of a breakout lane (``100g-2``); unset in a cage's default mode."""
     vrf: str | None = None
     switchport_access_vlan: int | None = None
     switchport_mode: Literal["trunk"] | None = None

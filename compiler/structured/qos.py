@@ -33,10 +33,11 @@ ROCE_PORT_KINDS = ("uplink", "downlink", "peer-link", "server")
 
 
 def base_profile_name(facts: DeviceFacts) -> str:
-    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile)."""
+    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile; a
+    super-spine takes the spines')."""
     spec = facts.design.fabrics[facts.switch.network]  # type: ignore[index]
     profile = facts.design.qos_profiles[spec.qos or ""]
-    return profile.service_profiles[facts.switch.role]  # type: ignore[index]
+    return profile.service_profiles["leaf" if facts.switch.role == "leaf" else "spine"]
 
 
 def profile_name(facts: DeviceFacts, speed: str) -> str:
@@ -53,8 +54,9 @@ def profile_name(facts: DeviceFacts, speed: str) -> str:
 
 
 def queue_keyword(facts: DeviceFacts) -> str:
-    """The queue sub-mode keyword of the switch's model."""
-    return facts.design.switch_models[facts.switch.model].queue_keyword
+    """The queue sub-mode keyword of the switch's model (``uc-tx-queue`` on Trident/Tomahawk,
+    ``tx-queue`` on Jericho: the catalog's ``queue``)."""
+    return facts.switch.layout.model.queue
 
 
 def roce_speeds(facts: DeviceFacts) -> tuple[str, ...]:

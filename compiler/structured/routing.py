@@ -16,7 +16,7 @@ Example:
     >>> bgp.asn, [g.name for g in bgp.peer_groups]
     (65201, ['IPv4-UNDERLAY-PEERS', 'MLAG-IPv4-UNDERLAY-PEER'])
     >>> [(n.address, n.peer_group, n.description) for n in bgp.neighbors][0]
-    ('10.41.4.0', 'IPv4-UNDERLAY-PEERS', 'stor-spine01_Ethernet1')
+    ('10.41.4.0', 'IPv4-UNDERLAY-PEERS', 'stor-spine01_Ethernet1/1')
     >>> [(m.name, m.seq) for m in route_maps(facts)]
     [('RM-CONN-2-BGP', 10), ('RM-CONN-2-BGP', 20), ('RM-MLAG-PEER-IN', 10)]
 """

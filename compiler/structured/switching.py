@@ -50,7 +50,7 @@ def vlans(facts: DeviceFacts) -> tuple[VlanDef, ...]:
 def spanning_tree(facts: DeviceFacts) -> SpanningTree:
     """The platform's mode wherever there are layer-2 ports; leaves are roots, off the MLAG VLANs."""
     platform = eos.data()
-    if facts.switch.role == "spine":
+    if facts.switch.role in ("spine", "super-spine"):
         return SpanningTree(platform.routed_spanning_tree_mode)
     if facts.switch.role == "leaf":
         mlag = facts.design.mlag

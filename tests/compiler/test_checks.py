@@ -162,8 +162,8 @@ def test_seed_contradiction_two_uplinks_four_spines(checks_intent_dir: Path, che
     """The seed says "2 uplinks per leaf" beside "4 spines": one clear error says why."""
     checks_edit(
         "fabric.yaml",
-        "      uplink_ports: [49, 50, 51, 52]\n",
-        "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2\n",
+        "      uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1, Ethernet28/1]\n",
+        "      uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1, Ethernet28/1]\n      uplinks_per_leaf: 2\n",
     )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"FAB001", "FAB002"}
@@ -180,8 +180,8 @@ def test_more_uplinks_than_spines_is_a_contradiction(checks_intent_dir: Path, ch
     """uplinks_per_leaf above the spine count cannot be built one-link-per-spine: say so."""
     checks_edit(
         "fabric.yaml",
-        "      uplink_ports: [49, 50, 51, 52]\n",
-        "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 8\n",
+        "      uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1, Ethernet28/1]\n",
+        "      uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1, Ethernet28/1]\n      uplinks_per_leaf: 8\n",
     )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"FAB002"}
@@ -190,7 +190,11 @@ def test_more_uplinks_than_spines_is_a_contradiction(checks_intent_dir: Path, ch
 
 def test_too_few_uplink_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Listing fewer uplink ports than spines is the same contradiction, spelled as ports."""
-    checks_edit("fabric.yaml", "uplink_ports: [49, 50, 51, 52]", "uplink_ports: [49, 50]")
+    checks_edit(
+        "fabric.yaml",
+        "uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1, Ethernet28/1]",
+        "uplink_ports: [Ethernet25/1, Ethernet26/1]",
+    )
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"FAB001", "FAB002"}
     assert "lists 2 ports, which cannot reach 4 spines" in _of(findings, "FAB002")[0].message
@@ -237,12 +241,12 @@ def test_max_switch_hops_on_a_chain() -> None:
 
 
 def test_link_speed_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:
-    """A 25G leaf uplink against a 400G spine port cannot come up: every such link is named."""
-    checks_edit("fabric.yaml", "{first: 49, last: 56, speed: 400g}", "{first: 49, last: 56, speed: 25g}")
+    """A 400G leaf uplink against a 100G spine port cannot come up: every such link is named."""
+    checks_edit("fabric.yaml", "model: DCS-7060DX5-64S, rack: 13", "model: DCS-7050CX3-32S, rack: 13")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"LNK001"}
     assert len(_of(findings, "LNK001")) == 96
-    assert "runs 25g on rack01-leaf-a but 400g on spine01" in _of(findings, "LNK001")[0].message
+    assert "runs 400g on rack01-leaf-a but 100g on spine01" in _of(findings, "LNK001")[0].message
 
 
 def test_host_mtu_above_switch_mtu(checks_intent_dir: Path, checks_edit: Editor) -> None:
@@ -344,12 +348,53 @@ def test_pool_without_growth_headroom(checks_intent_dir: Path, checks_edit: Edit
 # --------------------------------------------------------------------------- ports
 
 
+def _compute_port(checks_edit: Editor, row: str, port: str) -> None:
+    """Give the server of one row of servers.csv a ``compute_port``."""
+    checks_edit("servers.csv", "name,model,asset_tag\n", "name,model,asset_tag,compute_port\n")
+    checks_edit("servers.csv", f"{row}\n", f"{row},{port}\n")
+
+
 def test_port_beyond_model(checks_intent_dir: Path, checks_edit: Editor) -> None:
-    """An uplink on port 57 of a 56-port leaf: reported once (PRT001), not again as a speed."""
-    checks_edit("fabric.yaml", "uplink_ports: [49, 50, 51, 52]", "uplink_ports: [49, 50, 51, 57]")
+    """A server cabled to Ethernet40/1 of a 32-cage leaf: reported once per leaf (PRT001), not
+    again as a speed."""
+    _compute_port(checks_edit, "rack03-gpu004,gpu-8x-h100,GPU-0304", "Ethernet40/1")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"PRT001"}
-    assert len(_of(findings, "PRT001")) == 24
+    assert next(f.line() for f in _of(findings, "PRT001")) == (
+        "error PRT001 [C3] rack03-leaf-a: server rack03-gpu004 enp65s0f0: Ethernet40/1 does not exist on "
+        "DCS-7060DX5-32 (Ethernet1/1-32/1 QSFP-DD (lanes /1-/8), Ethernet33 SFP+)"
+    )
+    assert len(_of(findings, "PRT001")) == 2
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "subjects", "message"),
+    [
+        (
+            "Ethernet27/1, Ethernet28/1]",
+            "Ethernet27/1, Ethernet28/3]",
+            24,
+            "uplink to spine04: Ethernet28/3 is inactive: cage 28 runs 1x400g (Ethernet28/1); "
+            "break the cage out or use Ethernet28/1",
+        ),
+        (
+            "upstream_port: Ethernet31/1",
+            "upstream_port: Ethernet2/1",
+            1,
+            "upstream: Ethernet2/1 is absent: cage 1's 4x25g breakout takes its gearbox partner 2; use another cage",
+        ),
+    ],
+    ids=["hidden lane", "gearbox partner"],
+)
+def test_port_removed_by_a_breakout(
+    checks_intent_dir: Path, checks_edit: Editor, old: str, new: str, subjects: int, message: str
+) -> None:
+    """A port the model has but its breakouts leave inactive or absent: one BRK001 per switch."""
+    checks_edit("fabric.yaml", old, new)
+    findings = _check(checks_intent_dir)
+    assert _ids(findings) == {"BRK001"}
+    assert len(_of(findings, "BRK001")) == subjects
+    assert _of(findings, "BRK001")[0].message == message
 
 
 def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_edit: Editor) -> None:
@@ -366,18 +411,56 @@ def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_e
 
 def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Eight server ports on the management switch cannot take a rack of nine servers."""
-    checks_edit("fabric.yaml", "servers_last: 36", "servers_last: 8")
+    checks_edit("fabric.yaml", "servers: {ports: [1-36]}", "servers: {ports: [1-8]}")
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"PRT003"}
 
 
 def test_spine_without_a_port_per_leaf(checks_intent_dir: Path, checks_edit: Editor) -> None:
-    """A 20-port spine cannot take 24 leaves; the per-port PRT001 detail comes with it."""
-    checks_edit("fabric.yaml", "[{first: 1, last: 64, speed: 400g}]", "[{first: 1, last: 20, speed: 400g}]")
+    """20 downlinks cannot take 24 leaves: one error per spine, naming its budget and the fix,
+    and not again as missing links or unreachable servers."""
+    checks_edit("fabric.yaml", "name_prefix: spine}", "name_prefix: spine, downlinks: {ports: [1-20]}}")
     findings = _check(checks_intent_dir)
-    assert _ids(findings) == {"PRT004", "PRT001"}
-    assert _of(findings, "PRT004")[0].message == ("spine01 (spine-64x400g) has 20 ports but 24 leaves need one each")
+    assert _ids(findings) == {"PRT004"}
+    assert _of(findings, "PRT004")[0].message == (
+        "DCS-7060DX5-64S: 64 x QSFP-DD 400g, 2 x SFP+ 10g has 20 downlinks at 400g but the compute fabric "
+        "numbers leaves up to 24: use pods (fabrics.compute.pods), or a model with more ports"
+    )
     assert {f.subject for f in _of(findings, "PRT004")} == {f"spine0{s}" for s in range(1, 5)}
+
+
+def test_internal_vlan_range_too_small_for_the_routed_ports(checks_intent_dir: Path) -> None:
+    """A spine whose range holds 5 VLANs for its 24 routed ports: EOS would error-disable 19."""
+    intent, fabric = _resolved(checks_intent_dir)
+    fabric = _config_replaced(fabric, "spine01", vlan_internal_range="1006 1010")
+    findings = run_checks(intent, fabric)
+    assert _ids(findings) == {"VLN001"}
+    assert [f.line() for f in _of(findings, "VLN001")] == [
+        "error VLN001 [N3] spine01: 24 routed ports need 24 internal VLANs; vlan internal order ascending "
+        "range 1006 1010 holds 5: configure vlan internal order ascending range 1006 1029"
+    ]
+
+
+def test_a_vlan_in_the_internal_range_moves_the_range(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """VLAN 1100 on rack03's pair: its leaves take the range after it, the checks pass; a range
+    that still held it would be VLN001."""
+    checks_edit(
+        "fabric.yaml",
+        "  storage: {id: 200, name: Storage}\n",
+        "  storage: {id: 200, name: Storage}\n  lab: {id: 1100, name: Lab}\n",
+    )
+    checks_edit(
+        "fabric.yaml",
+        "    virtual_router_mac: 00:1c:73:00:00:99",
+        "    pair_vlans: {3: [lab]}\n    virtual_router_mac: 00:1c:73:00:00:99",
+    )
+    intent, fabric = _resolved(checks_intent_dir)
+    assert fabric.devices["rack03-leaf-a"].config.vlan_internal_range == "1101 1294"
+    assert fabric.devices["rack04-leaf-a"].config.vlan_internal_range == "1006 1199"
+    assert _ids(run_checks(intent, fabric)) == set()
+    fabric = _config_replaced(fabric, "rack03-leaf-a", vlan_internal_range="1006 1199")
+    (finding,) = _of(run_checks(intent, fabric), "VLN001")
+    assert finding.message.startswith("VLAN 1100 is in use inside vlan internal order ascending range 1006 1199")
 
 
 def test_downlink_budget(checks_intent_dir: Path, checks_edit: Editor) -> None:
@@ -427,7 +510,7 @@ def test_bgp_one_sided_session(checks_intent_dir: Path, checks_edit: Editor) -> 
     assert _ids(findings) == {"RTE002"}
     messages = {f.message for f in _of(findings, "RTE002")}
     assert "spine01 has no neighbor 10.31.4.1 back to rack01-leaf-a" in messages
-    assert "no BGP session over Ethernet1 to rack01-leaf-a (10.31.4.1)" in messages
+    assert "no BGP session over Ethernet1/1 to rack01-leaf-a (10.31.4.1)" in messages
 
 
 @pytest.mark.parametrize(
@@ -471,14 +554,14 @@ def test_ospf_uplink_passive_and_broadcast(checks_intent_dir: Path) -> None:
     intent, fabric = _resolved(checks_intent_dir)
     ospf = fabric.devices["rack02-leaf-a"].config.router_ospf
     assert ospf is not None
-    active = tuple(name for name in ospf.active_interfaces if name != "Ethernet50")
+    active = tuple(name for name in ospf.active_interfaces if name != "Ethernet26/1")
     fabric = _config_replaced(fabric, "rack02-leaf-a", router_ospf=ospf._replace(active_interfaces=active))
-    fabric = _interfaces_replaced(fabric, "rack02-leaf-a", {"Ethernet50": {"ospf_point_to_point": False}})
+    fabric = _interfaces_replaced(fabric, "rack02-leaf-a", {"Ethernet26/1": {"ospf_point_to_point": False}})
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"RTE003"}
     assert {f.message for f in _of(findings, "RTE003")} == {
-        "Ethernet50: OSPF network type is not point-to-point",
-        "Ethernet50: passive in OSPF (not in the active interfaces)",
+        "Ethernet26/1: OSPF network type is not point-to-point",
+        "Ethernet26/1: passive in OSPF (not in the active interfaces)",
     }
 
 
@@ -558,10 +641,10 @@ def test_roce_qos_profile_faults(
 def test_port_without_service_profile(checks_intent_dir: Path) -> None:
     """A server port without the service-profile has no PFC: RoCE drops under congestion."""
     intent, fabric = _resolved(checks_intent_dir)
-    fabric = _interfaces_replaced(fabric, "rack06-leaf-b", {"Ethernet3": {"service_profile": None}})
+    fabric = _interfaces_replaced(fabric, "rack06-leaf-b", {"Ethernet1/5": {"service_profile": None}})
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"QOS001"}
-    assert _of(findings, "QOS001")[0].message == "no service-profile on 1 RoCE port(s): Ethernet3"
+    assert _of(findings, "QOS001")[0].message == "no service-profile on 1 RoCE port(s): Ethernet1/5"
 
 
 def test_dscps_left_to_the_platform_default_share_the_lossless_class(checks_intent_dir: Path) -> None:
@@ -621,7 +704,7 @@ def test_pfc_watchdog_off_on_the_ports(checks_intent_dir: Path, checks_edit: Edi
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"QOS006"}
     assert len(_of(findings, "QOS006")) == 28
-    assert _of(findings, "QOS006")[0].message.startswith("no PFC watchdog on 15 lossless port(s) (Ethernet1, ")
+    assert _of(findings, "QOS006")[0].message.startswith("no PFC watchdog on 15 lossless port(s) (Ethernet1/1, ")
 
 
 def test_storm_control_off_on_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
@@ -852,13 +935,13 @@ def test_storage_oversubscribed_beyond_its_limit(checks_intent_dir: Path, checks
     """Two storage spines: 44 x 25G of server ports over 2 x 100G is 5.5:1, above the 3:1 stated."""
     checks_edit(
         "fabric.yaml",
-        "spines: {count: 4, model: storage-spine-32x100g",
-        "spines: {count: 2, model: storage-spine-32x100g",
+        "spines: {count: 4, model: DCS-7050CX3-32S",
+        "spines: {count: 2, model: DCS-7050CX3-32S",
     )
     checks_edit(
         "fabric.yaml",
-        "uplink_ports: [49, 50, 51, 52]\n      peer_link_ports: [55, 56]\n    virtual_router_mac: 00:1c:73:00:00:98",
-        "uplink_ports: [49, 50]\n      peer_link_ports: [55, 56]\n    virtual_router_mac: 00:1c:73:00:00:98",
+        "uplink_ports: [Ethernet49/1, Ethernet50/1, Ethernet51/1, Ethernet52/1]",
+        "uplink_ports: [Ethernet49/1, Ethernet50/1]",
     )
     findings = _check(checks_intent_dir)
     assert [f.line() for f in findings if f.severity == "error"] == [
@@ -883,15 +966,15 @@ def test_unknown_service_profile_and_vlan(checks_intent_dir: Path) -> None:
     """A config naming a profile or VLAN it does not define would be rejected by EOS."""
     intent, fabric = _resolved(checks_intent_dir)
     changes: dict[str, dict[str, Any]] = {
-        "Ethernet1": {"service_profile": "ROCE-OTHER"},
-        "Ethernet2": {"switchport_access_vlan": 999},
+        "Ethernet1/1": {"service_profile": "ROCE-OTHER"},
+        "Ethernet1/3": {"switchport_access_vlan": 999},
     }
     fabric = _interfaces_replaced(fabric, "rack07-leaf-a", changes)
     findings = run_checks(intent, fabric)
     assert _ids(findings) == {"REF001"}
     assert {f.message for f in _of(findings, "REF001")} == {
-        "Ethernet1: service-profile ROCE-OTHER is not a qos profile of the device (ROCE-LEAF-100G, ROCE-LEAF-400G)",
-        "Ethernet2: VLAN 999 is not defined on the device",
+        "Ethernet1/1: service-profile ROCE-OTHER is not a qos profile of the device (ROCE-LEAF-100G, ROCE-LEAF-400G)",
+        "Ethernet1/3: VLAN 999 is not defined on the device",
     }
 
 

@@ -33,7 +33,7 @@ LEAF = "rack03-leaf-a"
 def reserve(repo: Path, device: str, label: str) -> str:
     """A one-line change: a description on the first unused, shut port of ``device``; the new sha."""
     text = (repo / "generated" / "configs" / f"{device}.cfg").read_text()
-    port = re.search(r"^interface (Ethernet2\d)\n   shutdown\n", text, re.M)
+    port = re.search(r"^interface (Ethernet2\d(?:/\d+)?)\n   shutdown\n", text, re.M)
     assert port, f"{device} has no shut port"
     block = f"interface {port.group(1)}\n   shutdown\n"
     labelled = f"interface {port.group(1)}\n   description {label}\n   shutdown\n"
@@ -126,7 +126,7 @@ def test_one_device_change_deploys_only_that_device(deployed: Lab, repo: Path, c
     assert result.json()["changed"] == [LEAF]
     assert "description RESERVED_ONE" in running(deployed, LEAF)
     summary = result.json()["devices"][LEAF]
-    assert (summary["added"], summary["removed"], summary["sections"]) == (1, 0, ["interface Ethernet20"])
+    assert (summary["added"], summary["removed"], summary["sections"]) == (1, 0, ["interface Ethernet20/1"])
     assert lab_secret("admin_sha512", deployed.password) not in json.dumps(result.json())
 
 
@@ -135,7 +135,7 @@ def test_plan_file_refuses_a_device_changed_since_the_plan(deployed: Lab, repo: 
     reserve(repo, LEAF, "RESERVED_PLAN")
     plan_file = repo / "reviewed.json"
     assert cli("plan", "--lab", "--out", str(plan_file)).code == 3
-    deployed.tamper(LEAF, ["interface Ethernet21", "description hand-made"])
+    deployed.tamper(LEAF, ["interface Ethernet21/1", "description hand-made"])
     before = running(deployed, LEAF)
 
     result = cli("deploy", *FAST, "--plan", str(plan_file), "--devices", LEAF, "--format", "json")
@@ -227,7 +227,7 @@ def test_failed_post_check_rolls_back_and_halts_later_waves(deployed: Lab, repo:
     reserve(repo, "rack03-leaf-b", "RESERVED_POST")
     reserve(repo, "spine03", "RESERVED_POST")
     before = running(deployed, LEAF)
-    deployed.fault(LEAF, "link-down", port="Ethernet49")
+    deployed.fault(LEAF, "link-down", port="Ethernet25/1")
     result = cli("deploy", *FAST, "--devices", f"{LEAF},rack03-leaf-b,spine03", "--format", "json")
     assert result.code == 1
     report = result.json()
@@ -235,7 +235,7 @@ def test_failed_post_check_rolls_back_and_halts_later_waves(deployed: Lab, repo:
     assert statuses(result) == {LEAF: "rolled-back", "rack03-leaf-b": "not-touched", "spine03": "not-touched"}
     assert (report["reverted"], report["untouched"]) == ([LEAF], ["rack03-leaf-b", "spine03"])
     assert "RESERVED_POST" not in running(deployed, "spine03")
-    assert any("Ethernet49" in p and "down" in p for p in report["devices"][LEAF]["problems"])
+    assert any("Ethernet25/1" in p and "down" in p for p in report["devices"][LEAF]["problems"])
     assert running(deployed, LEAF) == before
     assert "RESERVED_POST" not in running(deployed, "rack03-leaf-b")
     assert report["devices"][LEAF]["backup"]
@@ -244,11 +244,11 @@ def test_failed_post_check_rolls_back_and_halts_later_waves(deployed: Lab, repo:
 def test_miscabled_neighbour_fails_the_post_check(deployed: Lab, repo: Path, cli: Fabricops) -> None:
     """Two uplinks swapped at the patch panel: LLDP contradicts the cabling plan."""
     reserve(repo, LEAF, "RESERVED_CABLE")
-    deployed.fabric.swap_cables(LEAF, "Ethernet49", "Ethernet50")
+    deployed.fabric.swap_cables(LEAF, "Ethernet25/1", "Ethernet26/1")
     try:
         result = cli("deploy", *FAST, "--devices", LEAF, "--format", "json")
     finally:
-        deployed.fabric.swap_cables(LEAF, "Ethernet49", "Ethernet50")
+        deployed.fabric.swap_cables(LEAF, "Ethernet25/1", "Ethernet26/1")
     assert statuses(result)[LEAF] == "rolled-back"
     assert any("cabling plan says" in p for p in result.json()["devices"][LEAF]["problems"])
 

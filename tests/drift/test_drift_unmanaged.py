@@ -22,7 +22,7 @@ from lab import DeviceSpec, Lab, specs_from_snapshot
 from lab.topology import Link
 from tests.conftest import git, make_repo, seal, write_lab_json
 
-ROGUE, SEEN_FROM, PORT = "rogue-tor", "rack01-leaf-a", "Ethernet10"
+ROGUE, SEEN_FROM, PORT = "rogue-tor", "rack01-leaf-a", "Ethernet10/1"
 LISTED = "rack15-mgmt"  # in the inventory, no generated config
 
 

@@ -122,13 +122,13 @@ def merge_change(root: Path, extra: dict[str, str], message: str) -> None:
     git(root, "push", "-q", "origin", "main")
 
 
-EXTRA = dict.fromkeys(PAIR, "interface Ethernet30\n   description RESERVED\n")
+EXTRA = dict.fromkeys(PAIR, "interface Ethernet30/1\n   description RESERVED\n")
 
 
 def partial_deploy_leaves_one_device_pending(root: Path) -> None:
     """A merged change reaches one leaf; its peer's uplink is down, so the post-check reverts it (exit 4)."""
-    merge_change(root, dict(EXTRA), "reserve Ethernet30 on rack05")
-    fabricops(root, "lab", "fault", PAIR[1], "link-down", "--port", "Ethernet49")
+    merge_change(root, dict(EXTRA), "reserve Ethernet30/1 on rack05")
+    fabricops(root, "lab", "fault", PAIR[1], "link-down", "--port", "Ethernet25/1")
     ran = fabricops(root, "deploy", *FAST, "--format", "json", expect=4)
     report = ran.json()
     assert (report["changed"], report["reverted"], report["tag"]) == ([PAIR[0]], [PAIR[1]], "")
@@ -153,7 +153,9 @@ def edits_are_drift_reverted_to_what_was_deployed(root: Path, first: str) -> Non
     Each revert restores the config the device was last deployed with: the pending leaf goes
     back to pending, its merged change untouched; no fleet tag is minted for a few devices.
     """
-    fabricops(root, "lab", "tamper", "rack03-leaf-a", "--line", "interface Ethernet5", "--line", "description by-hand")
+    fabricops(
+        root, "lab", "tamper", "rack03-leaf-a", "--line", "interface Ethernet2/1", "--line", "description by-hand"
+    )
     fabricops(root, "lab", "tamper", PAIR[1], "--line", "ntp server vrf MGMT 10.99.0.1")
     found = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/found", expect=3).json()
     verdict = {d["device"]: d for d in found["devices"] if d["status"] != "in-sync"}
@@ -173,11 +175,11 @@ def edits_are_drift_reverted_to_what_was_deployed(root: Path, first: str) -> Non
 
 def adopt_an_edit_then_drift_is_clean(root: Path, first: str) -> None:
     """Keep a console edit: the report's snippet into intent, compile, merge, deploy (which records): clean."""
-    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet5", "--line", "description kept")
+    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet2/1", "--line", "description kept")
     found = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/keep", expect=3).json()
     kept = next(d for d in found["devices"] if d["device"] == "rack03-leaf-b")
     snippet = yaml.safe_load(kept["adopt"]["intent_yaml"])["extra_config"]
-    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet5 description")
+    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet2/1 description")
     done = fabricops(root, "deploy", *FAST, "--format", "json").json()
     assert done["changed"] == [PAIR[1]], "the adopted edit is already live: verified and recorded, not changed"
     assert done["tag"] and done["tag"] != first, "the whole fleet runs the new commit: a fleet version"

@@ -74,7 +74,9 @@ def test_check_reports_the_seed_contradiction(project: Path) -> None:
     fabric = project / "intent" / "fabric.yaml"
     fabric.write_text(
         fabric.read_text().replace(
-            "      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2", 1
+            "      peer_link_ports: [Ethernet31/1, Ethernet32/1]",
+            "      peer_link_ports: [Ethernet31/1, Ethernet32/1]\n      uplinks_per_leaf: 2",
+            1,
         )
     )
     result = fabricops("check", cwd=project)

@@ -90,7 +90,7 @@ def _profile(intent: Intent, device: Device) -> QosProfile | None:
 
 
 def _roce_devices(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Device, QosProfile, QosConfig | None]]:
-    for device in devices(fabric, "leaf") + devices(fabric, "spine"):
+    for device in devices(fabric, "leaf") + devices(fabric, "spine") + devices(fabric, "super-spine"):
         profile = _profile(intent, device)
         if profile is not None:
             yield device, profile, device.config.qos

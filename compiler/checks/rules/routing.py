@@ -3,8 +3,9 @@
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
-RTE001    error     N3           every leaf and spine runs an underlay whose ECMP
-                                 ``maximum-paths`` is at least the spine count
+RTE001    error     N3           every leaf, spine and super-spine runs an underlay whose
+                                 ECMP ``maximum-paths`` is at least the spine count (of
+                                 a pod)
 RTE002    error     N3           eBGP: every neighbor is a connected address of another
                                  switch whose ASN is the neighbor's remote-as, and that
                                  switch peers back; every leaf-spine link has a session
@@ -29,7 +30,7 @@ from compiler.facts import Endpoint
 from compiler.intent import Intent
 from compiler.structured import BgpNeighbor, BgpPeerGroup, Interface
 
-FABRIC_ROLES = ("leaf", "spine")
+FABRIC_ROLES = ("leaf", "spine", "super-spine")
 
 
 def _fabric_switches(fabric: ResolvedFabric) -> list[Device]:

@@ -40,7 +40,7 @@ net.ipv4.conf.enp193s0f0.rp_filter = 2
 SYSCTL
 sysctl --system > /dev/null
 
-# enp65s0f0: compute network, 100g to rack03-leaf-a Ethernet7; IRQs on NUMA node 0
+# enp65s0f0: compute network, 100g to rack03-leaf-a Ethernet2/5; IRQs on NUMA node 0
 ethtool --set-eee enp65s0f0 eee off 2>/dev/null || true
 ethtool -K enp65s0f0 lro off gro off
 for irq in $(ls /sys/class/net/enp65s0f0/device/msi_irqs); do
@@ -65,7 +65,7 @@ echo 6 > /sys/class/net/enp65s0f0/ecn/roce_np/cnp_802p_prio
 echo 1 > /sys/class/net/enp65s0f0/ecn/roce_np/enable/3
 echo 1 > /sys/class/net/enp65s0f0/ecn/roce_rp/enable/3
 
-# enp193s0f0: compute network, 100g to rack03-leaf-b Ethernet7; IRQs on NUMA node 1
+# enp193s0f0: compute network, 100g to rack03-leaf-b Ethernet2/5; IRQs on NUMA node 1
 ethtool --set-eee enp193s0f0 eee off 2>/dev/null || true
 ethtool -K enp193s0f0 lro off gro off
 for irq in $(ls /sys/class/net/enp193s0f0/device/msi_irqs); do
