@@ -161,9 +161,7 @@ def read_task(task: Task, key: bytes, progress: ProgressCallback | None = None) 
     return _result(task, survey)
 
 
-def survey_task(
-    task: Task, configs: Mapping[str, str], key: bytes, progress: ProgressCallback | None = None
-) -> Result:
+def survey_task(task: Task, configs: Mapping[str, str], key: bytes, progress: ProgressCallback | None = None) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
     A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).

@@ -199,9 +199,7 @@ def _runbook(intent: Intent) -> str:
         f"RDMA links up, MTU {mtu}, DSCP trust, jumbo ping to the gateways.\n"
         "2. Link tests, `link-tests.csv`: start the server side, run the client side; set `IBDEV` to the RDMA "
         "device of the client address's NIC (the active port of a bond; `rdma link show`). Every row must meet "
-        "its bounds:\n\n"
-        + bounds
-        + "\n3. NCCL, `nccl/run.sh`: stages 2 -> 10 -> 50 -> all nodes, each checked with "
+        "its bounds:\n\n" + bounds + "\n3. NCCL, `nccl/run.sh`: stages 2 -> 10 -> 50 -> all nodes, each checked with "
         "`fabricops validate nccl` (pass: bus bandwidth >= 70% of theoretical for the link speed).\n\n"
         "## When a bound is missed\n\n"
         "* Ping works but RDMA fails: RoCE off (`rdma link show`), UDP 4791 filtered, MTU mismatch "

@@ -35,7 +35,6 @@ from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
-from compiler.platforms import eos
 
 GATEWAY_OFFSET = 1
 RACK_SWITCH_OFFSET = 2

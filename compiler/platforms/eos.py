@@ -22,7 +22,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from compiler.intent import Ecn, Speed
+from compiler.intent import Speed
 
 DATA = Path(__file__).with_name("eos.yaml")
 

@@ -142,7 +142,14 @@ def test_adding_a_pod_touches_only_its_switches_and_the_super_spines(tmp_path: P
     pod3 = {f"rack{r:02d}-leaf-{s}" for r in range(9, 13) for s in "ab"} | {f"pod03-spine0{s}" for s in range(1, 5)}
     supers = {f"plane{p}-superspine0{n}" for p in range(1, 5) for n in (1, 2)}
     plugged = {f"rack{r:02d}-mgmt" for r in (9, 10, 11, 12, POD_RACKS[3])}
-    storage = {"rack09-stor-leaf-a", "rack09-stor-leaf-b", "stor-spine01", "stor-spine02", "stor-spine03", "stor-spine04"}
+    storage = {
+        "rack09-stor-leaf-a",
+        "rack09-stor-leaf-b",
+        "stor-spine01",
+        "stor-spine02",
+        "stor-spine03",
+        "stor-spine04",
+    }
     assert changed == pod3 | supers | plugged | storage
 
 
