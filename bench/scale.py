@@ -229,6 +229,10 @@ def _management(mgmt: dict[str, Any], core_rack: int, plant: _Plant) -> None:
     plant.place(core_rack, 1, CHASSIS, cards)
     # Rack R takes the R-th /24: a /12 holds 4096 racks, the upstream /30 sits at its very end.
     mgmt["pool"] = "172.16.0.0/12"
+    # Rack R's switches take VLAN vlan_base + R and its servers server_vlan_base + R, both on the
+    # core: past 500 racks the example's 2000/2500 would meet, so the servers' start after the last.
+    racks = plant.gpu_racks + len(plant.roles)
+    mgmt["server_vlan_base"] = max(2500, mgmt.get("vlan_base", 2000) + math.ceil((racks + 1) / 100) * 100)
     mgmt["upstream"] = {"subnet": "172.31.255.0/30", "gateway": "172.31.255.1"}
 
 

@@ -12,6 +12,7 @@ failing, so one run shows the whole list (an :class:`~core.errors.IntentError`).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -362,6 +363,10 @@ class ServerModel(IntentModel):
         if self.gpu_numa is not None and len(self.gpu_numa) != self.gpus:
             raise ValueError(f"gpu_numa lists {len(self.gpu_numa)} GPUs, the model has {self.gpus}")
         return self
+
+
+ROCE_DSCPS = (26, 27)
+"""RoCEv2 data is marked DSCP 26 (and 27): they belong in the lossless class."""
 
 
 class Vlan(IntentModel):
@@ -775,7 +780,7 @@ class Row(IntentModel):
 class RacksFile(IntentModel):
     """``intent/racks.yaml``."""
 
-    racks: tuple[Rack, ...]
+    racks: tuple[Rack, ...] = Field(min_length=1)
     rows: dict[Annotated[str, Field(pattern=r"^[A-Z]{1,2}$")], Row] = {}
 
 
@@ -862,8 +867,12 @@ _Loader.add_implicit_resolver(
 M = TypeVar("M", bound=IntentModel)
 
 
-def load_intent(directory: Path) -> Intent:
-    """Load and validate ``directory`` (``intent/``); raise :class:`IntentError` listing every problem."""
+def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
+    """Load and validate ``directory`` (``intent/``); raise :class:`IntentError` listing every problem.
+
+    ``budgets``: check that every pool, port set, ASN and VLAN range holds what the design asks
+    of it (:mod:`compiler.budgets`); off only to test the design rules that stand behind them.
+    """
     problems: list[str] = []
     raw: dict[str, bytes] = {}
     for name in INTENT_FILES:
@@ -882,25 +891,28 @@ def load_intent(directory: Path) -> Intent:
             models = catalog(hardware.resolve())
         except FabricopsError as exc:
             problems.append(str(exc))
-    fabric = _load_yaml_model(directory / "fabric.yaml", raw["fabric.yaml"], FabricFile, problems)
-    racks = _load_yaml_model(directory / "racks.yaml", raw["racks.yaml"], RacksFile, problems)
-    rows = _load_server_rows(directory / "servers.csv", raw["servers.csv"], problems)
+    text = {name: _text(directory / name, data, problems) for name, data in raw.items()}
+    fabric = _load_yaml_model(directory / "fabric.yaml", text["fabric.yaml"], FabricFile, problems)
+    racks = _load_yaml_model(directory / "racks.yaml", text["racks.yaml"], RacksFile, problems)
+    rows = _load_server_rows(directory / "servers.csv", text["servers.csv"], problems)
     table_ok = rows is not None
     if fabric is None or racks is None:
         raise IntentError(f"{_show(directory)} is not valid", problems)
 
-    rack_map = _index_racks(directory / "racks.yaml", raw["racks.yaml"], racks, problems)
-    problems.extend(_row_references(directory / "racks.yaml", raw["racks.yaml"], racks))
+    racks_text = text["racks.yaml"] or ""
+    rack_map = _index_racks(directory / "racks.yaml", racks_text, racks, problems)
+    problems.extend(_row_references(directory / "racks.yaml", racks_text, racks))
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
+    fabric_text = text["fabric.yaml"] or ""
     problems.extend(
         _cross_references(
-            directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map, models
+            directory / "fabric.yaml", fabric_text, fabric, servers if table_ok else None, rack_map, models
         )
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
     digest = hashlib.sha256(b"".join([*(raw[n] for n in INTENT_FILES), *_model_files(hardware)])).hexdigest()
-    return Intent(
+    intent = Intent(
         fabric=fabric,
         racks=rack_map,
         servers=servers,
@@ -908,6 +920,19 @@ def load_intent(directory: Path) -> Intent:
         rows=dict(sorted(racks.rows.items())),
         catalog=models,
     )
+    if not budgets:
+        return intent
+    # Capacity before anything is built: a design past its pools or ports fails here in
+    # milliseconds, one line per budget, not after resolving thousands of switches.
+    from compiler.budgets import over_budget  # it reads the hardware layouts, which import this module
+
+    trees = {name: _Tree(text[name] or "") for name in INTENT_FILES}
+    located = sorted((b.file, trees[b.file].line(b.loc), b) for b in over_budget(intent))
+    for name, line, budget in located:
+        problems.append(f"{_show(directory / name)}:{line}: {_yaml_path(budget.loc)}: {budget.message}")
+    if problems:
+        raise IntentError(f"{_show(directory)} does not fit its design", problems)
+    return intent
 
 
 def _model_files(hardware: Path) -> list[bytes]:
@@ -925,7 +950,79 @@ def _show(path: Path) -> str:
         return str(path)
 
 
-def _yaml_tree(data: bytes) -> Any:
+WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
+             (codecs.BOM_UTF16_BE, "UTF-16"))  # fmt: skip
+"""Byte-order marks of the encodings a Windows editor saves as "Unicode" (UTF-32 first: its LE
+mark starts with UTF-16's)."""
+
+
+def decode_intent(data: bytes) -> str:
+    """An intent file's text: UTF-8, a UTF-8 byte-order mark dropped (Excel writes one to CSV).
+
+    Anything else is refused, naming the line: PyYAML would read UTF-16 silently, and git
+    would diff it as binary.
+
+    Examples:
+        >>> decode_intent(codecs.BOM_UTF8 + b"name,model")
+        'name,model'
+        >>> decode_intent("a: 1".encode("utf-16"))
+        Traceback (most recent call last):
+        ...
+        ValueError: 1: UTF-16 text: intent files are UTF-8 (convert it: iconv -f UTF-16 -t UTF-8)
+        >>> decode_intent("a: 1\\n# Gr\\u00f6\\u00dfe\\n".encode("latin-1"))
+        Traceback (most recent call last):
+        ...
+        ValueError: 2: byte 0xf6 at column 5 is not UTF-8: save the file as UTF-8 (latin-1 or Windows-1252?)
+    """
+    for bom, encoding in WIDE_BOMS:
+        if data.startswith(bom):
+            raise ValueError(f"1: {encoding} text: intent files are UTF-8 (convert it: iconv -f {encoding} -t UTF-8)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise ValueError(
+            f"{line}: byte 0x{data[exc.start]:02x} at column {column} is not UTF-8: "
+            "save the file as UTF-8 (latin-1 or Windows-1252?)"
+        ) from None
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise ValueError(f"{line}: a NUL byte: intent files are UTF-8 text (UTF-16 without a byte-order mark?)")
+    return text.removeprefix("\ufeff")
+
+
+def _text(path: Path, data: bytes, problems: list[str]) -> str | None:
+    """``data`` decoded (:func:`decode_intent`), or None with the problem recorded."""
+    try:
+        return decode_intent(data)
+    except ValueError as exc:
+        problems.append(f"{_show(path)}:{exc}")
+        return None
+
+
+def _char_at(text: str, line: int, column: int) -> str:
+    """The character at 0-based ``line`` and ``column`` of ``text``, or '' past its end."""
+    lines = text.splitlines()
+    return lines[line][column : column + 1] if line < len(lines) else ""
+
+
+class _Tree:
+    """A document's line marks, parsed on the first question (only error paths ask)."""
+
+    def __init__(self, data: str) -> None:
+        self._data = data
+        self._tree: Any = None
+        self._parsed = False
+
+    def line(self, loc: tuple[Any, ...]) -> int:
+        """The 1-based line of ``loc`` (see :func:`_line_of`)."""
+        if not self._parsed:
+            self._tree, self._parsed = _yaml_tree(self._data), True
+        return _line_of(self._tree, loc)
+
+
+def _yaml_tree(data: str) -> Any:
     """The document with line marks (slow: used only to point at a problem's line)."""
     from ruamel.yaml import YAML  # only on this error path: importing it costs more than loading the intent
 
@@ -935,16 +1032,30 @@ def _yaml_tree(data: bytes) -> Any:
         return None
 
 
-def _load_yaml_model(path: Path, data: bytes, model: type[M], problems: list[str]) -> M | None:
+def _parse_yaml(path: Path, data: str, problems: list[str]) -> Any:
+    """The document, or ``_UNREADABLE`` with the problem recorded (its line; a tab named as such)."""
     try:
-        values = yaml.load(data, Loader=_Loader)
+        return yaml.load(data, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
-        problems.append(f"{_show(path)}{line}: malformed YAML: {exc.problem or exc.context}")
-        return None
+        problem = exc.problem or exc.context
+        if mark is not None and _char_at(data, mark.line, mark.column) == "\t":
+            problem = "a tab character: YAML indents with spaces only"
+        problems.append(f"{_show(path)}{line}: malformed YAML: {problem}")
     except yaml.YAMLError as exc:
         problems.append(f"{_show(path)}: malformed YAML: {exc}")
+    return _UNREADABLE
+
+
+_UNREADABLE = object()
+
+
+def _load_yaml_model(path: Path, data: str | None, model: type[M], problems: list[str]) -> M | None:
+    if data is None:
+        return None
+    values = _parse_yaml(path, data, problems)
+    if values is _UNREADABLE:
         return None
     if values is None:
         problems.append(f"{_show(path)}: empty file")
@@ -1007,24 +1118,28 @@ def _message(error: Any) -> str:
         return "unknown key: remove it or check its spelling"
     if error["type"] == "missing":
         return "required key is missing"
+    if error["type"] == "too_short":
+        context = error.get("ctx", {})
+        return f"needs at least {context.get('min_length')} item(s), has {context.get('actual_length')}"
     message = str(error["msg"])
     return message.removeprefix("Value error, ")
 
 
-def _load_server_rows(path: Path, data: bytes, problems: list[str]) -> list[tuple[int, ServerRow]] | None:
+def _load_server_rows(path: Path, text: str | None, problems: list[str]) -> list[tuple[int, ServerRow]] | None:
     """The rows of servers.csv with their line numbers; None when the table itself is unreadable."""
-    try:
-        text = data.decode()
-    except UnicodeDecodeError:
-        problems.append(f"{_show(path)}: not UTF-8 text")
+    if text is None:
+        return None
+    shown = _show(path)
+    wanted = ",".join(REQUIRED_COLUMNS)
+    if not text.strip():
+        problems.append(f"{shown}: empty file: its first line is the header '{wanted}', then one row per server")
         return None
     reader = csv.DictReader(io.StringIO(text))
     columns = [f.strip() for f in reader.fieldnames or []]
     optional = [c for c in ServerRow.model_fields if c not in REQUIRED_COLUMNS]
     if columns[: len(REQUIRED_COLUMNS)] != list(REQUIRED_COLUMNS) or not set(columns[3:]) <= set(optional):
-        wanted = ",".join(REQUIRED_COLUMNS)
         problems.append(
-            f"{_show(path)}:1: header must be '{wanted}' (optional: {','.join(optional)}), found '{','.join(columns)}'"
+            f"{shown}:1: header must be '{wanted}' (optional: {','.join(optional)}), found '{','.join(columns)}'"
         )
         return None
     expected = columns
@@ -1033,35 +1148,37 @@ def _load_server_rows(path: Path, data: bytes, problems: list[str]) -> list[tupl
         line = reader.line_num
         short = [k for k, v in record.items() if v is None and k.strip() in REQUIRED_COLUMNS]
         if None in record or short:
-            problems.append(f"{_show(path)}:{line}: expected {len(expected)} columns ({','.join(expected)})")
+            problems.append(f"{shown}:{line}: expected {len(expected)} columns ({','.join(expected)})")
             continue
         try:
             values = {k.strip(): (v or "").strip() for k, v in record.items()}
             rows.append((line, ServerRow.model_validate(values)))
         except ValidationError as exc:
             for error in exc.errors():
-                problems.append(f"{_show(path)}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
+                problems.append(f"{shown}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
     return rows
 
 
-def _index_racks(path: Path, data: bytes, racks: RacksFile, problems: list[str]) -> dict[int, Rack]:
+def _index_racks(path: Path, data: str, racks: RacksFile, problems: list[str]) -> dict[int, Rack]:
     seen: dict[int, Rack] = {}
+    tree = _Tree(data)
     for index, rack in enumerate(racks.racks):
         if rack.id in seen:
-            line = _line_of(_yaml_tree(data), ("racks", index))
+            line = tree.line(("racks", index))
             problems.append(f"{_show(path)}:{line}: racks[{index}].id: rack {rack.id} is declared twice")
         seen[rack.id] = rack
     return dict(sorted(seen.items()))
 
 
-def _row_references(path: Path, data: bytes, racks: RacksFile) -> Iterator[str]:
+def _row_references(path: Path, data: str, racks: RacksFile) -> Iterator[str]:
     """With a ``rows:`` section, every rack's row must have its cooling and UPS figures."""
     if not racks.rows:
         return
     declared = ", ".join(sorted(racks.rows))
+    tree = _Tree(data)
     for index, rack in enumerate(racks.racks):
         if rack.row not in racks.rows:
-            line = _line_of(_yaml_tree(data), ("racks", index, "row"))
+            line = tree.line(("racks", index, "row"))
             problem = f"row {rack.row!r} has no entry under rows: (declared: {declared})"
             yield f"{_show(path)}:{line}: racks[{index}].row: {problem}"
 
@@ -1075,40 +1192,79 @@ def _servers(
 ) -> tuple[Server, ...]:
     pattern = re.compile(fabric.naming.server)
     seen: dict[str, int] = {}
+    tags: dict[str, tuple[int, str]] = {}
     slots: dict[tuple[int, int], str] = {}
     servers: list[Server] = []
+    # One cause, one line: rows that fail for the same reason (the naming rule, an undeclared
+    # rack, an unknown model) are reported once, at the first of them, with the others' lines.
+    grouped: dict[object, tuple[str, list[int]]] = {}
+
+    def report(cause: object, line: int, message: str) -> None:
+        grouped.setdefault(cause, (message, []))[1].append(line)
+
     for line, row in rows:
-        where = f"{_show(path)}:{line}"
         match = pattern.fullmatch(row.name)
         if match is None:
             rule = f"the naming rule {fabric.naming.server!r} (e.g. rack03-gpu007)"
-            problems.append(f"{where}: name: {row.name!r} does not follow {rule}")
+            report("naming", line, f"name: {row.name!r} does not follow {rule}")
             continue
         if row.name in seen:
-            problems.append(f"{where}: name: duplicate server {row.name!r} (first on line {seen[row.name]})")
+            report(line, line, f"name: duplicate server {row.name!r} (first on line {seen[row.name]})")
             continue
         seen[row.name] = line
+        if row.asset_tag in tags:
+            first, holder = tags[row.asset_tag]
+            report(
+                line, line, f"asset_tag: {row.asset_tag!r} is {holder}'s already (line {first}): a tag names one server"
+            )
+            continue
+        tags[row.asset_tag] = (line, row.name)
         rack, position = int(match["rack"]), int(match["position"])
         if rack not in racks:
-            problems.append(f"{where}: name: {row.name!r} is in rack {rack}, which racks.yaml does not declare")
+            report(("rack", rack), line, f"name: {row.name!r} is in rack {rack}, which racks.yaml does not declare")
             continue
         if position < 1:
-            problems.append(f"{where}: name: {row.name!r}: positions start at 1")
+            report(line, line, f"name: {row.name!r}: positions start at 1")
             continue
         if row.model not in fabric.server_models:
             known = ", ".join(sorted(fabric.server_models))
-            problems.append(f"{where}: model: unknown server model {row.model!r} (known: {known})")
+            report(("model", row.model), line, f"model: unknown server model {row.model!r} (known: {known})")
             continue
         if (rack, position) in slots:
-            problems.append(
-                f"{where}: name: {row.name!r} takes position {position} in rack {rack}, "
-                f"already held by {slots[rack, position]!r}: positions are unique per rack"
+            report(
+                line,
+                line,
+                f"name: {row.name!r} takes position {position} in rack {rack}, "
+                f"already held by {slots[rack, position]!r}: positions are unique per rack",
             )
             continue
         slots[rack, position] = row.name
         kind = match.groupdict().get("kind") or "server"
         servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind, row.compute_port))
+    shown = _show(path)
+    for message, lines in sorted(grouped.values(), key=lambda item: item[1][0]):
+        more = f" (and {len(lines) - 1} more rows like it: lines {line_ranges(lines[1:])})" if len(lines) > 1 else ""
+        problems.append(f"{shown}:{lines[0]}: {message}{more}")
     return tuple(sorted(servers, key=lambda s: (s.rack, s.position, s.name)))
+
+
+def line_ranges(lines: list[int], most: int = 6) -> str:
+    """Line numbers as ranges, at most ``most`` of them.
+
+    Examples:
+        >>> line_ranges([3, 4, 5, 9, 11, 12])
+        '3-5, 9, 11-12'
+        >>> line_ranges([1, 3, 5, 7], most=3)
+        '1, 3, ... 7'
+    """
+    spans: list[list[int]] = []
+    for line in sorted(lines):
+        if spans and spans[-1][1] == line - 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    text = [f"{a}-{b}" if b > a else str(a) for a, b in spans]
+    return ", ".join(text) if len(text) <= most else f"{', '.join(text[: most - 1])}, ... {text[-1]}"
 
 
 At = Callable[..., str]
@@ -1116,19 +1272,18 @@ At = Callable[..., str]
 
 def _cross_references(
     path: Path,
-    data: bytes,
+    data: str,
     fabric: FabricFile,
     servers: tuple[Server, ...] | None,
     racks: dict[int, Rack],
     models: Catalog,
 ) -> Iterator[str]:
     """References between parts of the intent: every name used must be declared."""
-    tree: list[Any] = []
+    tree = _Tree(data)
+    shown = _show(path)
 
     def at(*loc: Any) -> str:
-        if not tree:
-            tree.append(_yaml_tree(data))
-        return f"{_show(path)}:{_line_of(tree[0], loc)}: {_yaml_path(loc)}"
+        return f"{shown}:{tree.line(loc)}: {_yaml_path(loc)}"
 
     for net, spec in sorted(fabric.fabrics.items()):
         yield from _fabric_references(at, fabric, net, spec, racks)
@@ -1136,8 +1291,10 @@ def _cross_references(
     yield from _management_references(at, fabric, racks)
     yield from _management_ports(at, models, fabric.management)
     if servers is not None:
-        yield from _storage_references(at, fabric, {s.name for s in servers})
+        yield from _storage_references(at, fabric, {s.name: s.model for s in servers})
     yield from _nic_references(at, fabric)
+    yield from _qos_references(at, fabric)
+    yield from _vlan_references(at, fabric)
 
 
 def _unknown(kind: str, name: str, declared: Iterable[str]) -> str:
@@ -1175,15 +1332,24 @@ def _management_references(at: At, fabric: FabricFile, racks: dict[int, Rack]) -
         yield f"{at('management', 'upstream', 'gateway')}: {mgmt.upstream.gateway} is outside {mgmt.upstream.subnet}"
 
 
-def _storage_references(at: At, fabric: FabricFile, names: set[str]) -> Iterator[str]:
-    for index, export in enumerate(fabric.storage_services.nfs):
-        if export.server not in names:
-            yield f"{at('storage_services', 'nfs', index, 'server')}: unknown server {export.server!r}"
+def _storage_references(at: At, fabric: FabricFile, models: dict[str, str]) -> Iterator[str]:
+    """Every storage server named exists and has a storage address (clients mount it there)."""
+    unreachable: dict[str, list[str]] = {}
+    named = [("nfs", index, "server", export.server) for index, export in enumerate(fabric.storage_services.nfs)]
     for kind, key in (("lustre", "mgs"), ("gpfs", "contact_nodes")):
         for index, entry in enumerate(getattr(fabric.storage_services, kind)):
-            for name in getattr(entry, key):
-                if name not in names:
-                    yield f"{at('storage_services', kind, index, key)}: unknown server {name!r}"
+            named.extend((kind, index, key, name) for name in getattr(entry, key))
+    for kind, index, key, name in named:
+        if name not in models:
+            yield f"{at('storage_services', kind, index, key)}: unknown server {name!r}"
+        elif not fabric.server_models[models[name]].nics_on("storage"):
+            servers = unreachable.setdefault(models[name], [])
+            servers.extend([name] if name not in servers else [])
+    for model, servers in sorted(unreachable.items()):
+        yield (
+            f"{at('server_models', model, 'nics')}: no NIC on the storage network, but storage_services "
+            f"serves from {', '.join(servers)} ({model}): give the model its storage NICs"
+        )
 
 
 def _nic_references(at: At, fabric: FabricFile) -> Iterator[str]:
@@ -1195,6 +1361,34 @@ def _nic_references(at: At, fabric: FabricFile) -> Iterator[str]:
                 yield f"{at('server_models', model_name, 'nics')}: NICs on {net}, but no fabrics.{net} is declared"
             if count > 2:
                 yield f"{at('server_models', model_name, 'nics')}: {count} NICs on {net}: a leaf pair takes one or two"
+
+
+def _qos_references(at: At, fabric: FabricFile) -> Iterator[str]:
+    """The lossless class of a QoS profile is one its DSCP map fills (hosts mark RoCE with its lowest DSCP)."""
+    for name, profile in sorted(fabric.qos_profiles.items()):
+        classes = sorted(set(profile.dscp_to_tc.values()))
+        if profile.pfc_priority not in classes:
+            roce = sorted(d for d, tc in profile.dscp_to_tc.items() if d in ROCE_DSCPS)
+            dscps = ", ".join(map(str, roce)) or "26"
+            yield (
+                f"{at('qos_profiles', name, 'pfc_priority')}: no DSCP of dscp_to_tc maps to traffic class "
+                f"{profile.pfc_priority} (classes mapped: {', '.join(map(str, classes)) or 'none'}): map the RoCE "
+                f"DSCP(s) {dscps} to {profile.pfc_priority}, or set pfc_priority to their class"
+            )
+
+
+def _vlan_references(at: At, fabric: FabricFile) -> Iterator[str]:
+    """A VLAN id, and a VLAN name, names one VLAN: two profiles of one id would be two ``vlan`` blocks."""
+    ids: dict[int, str] = {}
+    names: dict[str, str] = {}
+    for key, vlan in fabric.vlans.items():
+        if vlan.id in ids:
+            yield f"{at('vlans', key, 'id')}: VLAN {vlan.id} is vlans.{ids[vlan.id]} already: give {key} its own id"
+        elif vlan.name.lower() in names:
+            other = names[vlan.name.lower()]
+            yield f"{at('vlans', key, 'name')}: the name {vlan.name!r} is vlans.{other}'s already: name {key} apart"
+        ids.setdefault(vlan.id, key)
+        names.setdefault(vlan.name.lower(), key)
 
 
 def _pod_references(at: At, fabric: FabricFile, net: str, spec: FabricIntent, racks: dict[int, Rack]) -> Iterator[str]:

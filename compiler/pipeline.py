@@ -71,13 +71,18 @@ def compile_intent(intent_dir: Path) -> CompileResult:
     return CompileResult(intent, fabric, findings, encoded, timings)
 
 
-def write_generated(result: CompileResult, generated_dir: Path, current: dict[str, bytes] | None = None) -> Staleness:
-    """Write a compile to ``generated_dir``, refusing when a check found an error."""
+def refuse_errors(result: CompileResult) -> None:
+    """Raise :class:`CompileError` with one line per error finding, when a check found any."""
     if result.errors:
         raise CompileError(
             f"{len(result.errors)} check error(s): generated/ left unchanged",
             [f.line() for f in result.errors],
         )
+
+
+def write_generated(result: CompileResult, generated_dir: Path, current: dict[str, bytes] | None = None) -> Staleness:
+    """Write a compile to ``generated_dir``, refusing when a check found an error."""
+    refuse_errors(result)
     with _timed(result.timings, "write"):
         return write_tree(generated_dir, result.files, current)
 

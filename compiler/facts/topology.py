@@ -40,6 +40,26 @@ from compiler.intent import FabricIntent, Intent, Server
 SIDES = ("a", "b")
 
 
+def pair_of(rack: int, racks_per_pair: int) -> int:
+    """The leaf pair ``P`` that serves ``rack``.
+
+    Example:
+        >>> pair_of(3, 1), pair_of(5, 4)
+        (3, 2)
+    """
+    return (rack - 1) // racks_per_pair + 1
+
+
+def pod_of(rack: int, pod_racks: int) -> int:
+    """The pod ``q`` of ``rack`` in a three-stage fabric of pods of ``pod_racks`` racks.
+
+    Example:
+        >>> pod_of(16, 16), pod_of(17, 16)
+        (1, 2)
+    """
+    return (rack - 1) // pod_racks + 1
+
+
 def leaf_name(rack: int, suffix: str, side: str) -> str:
     """Name of a leaf: its rack, its fabric's suffix and its side.
 
@@ -307,12 +327,12 @@ def _spine_leaf(intent: Intent, net: FabricNetwork, fab: FabricIntent) -> tuple[
     members: dict[int, list[Server]] = defaultdict(list)
     for server in intent.servers:
         if models[server.model].nics_on(net):
-            members[(server.rack - 1) // per + 1].append(server)
+            members[pair_of(server.rack, per)].append(server)
     pairs = []
     for pair_id, servers in sorted(members.items()):
         rack = min(s.rack for s in servers)
         first_rack = (pair_id - 1) * per + 1
-        pod = (first_rack - 1) // pod_racks + 1 if pod_racks else 1
+        pod = pod_of(first_rack, pod_racks) if pod_racks else 1
         leaves = (leaf_name(rack, fab.leaves.name_suffix, SIDES[0]), leaf_name(rack, fab.leaves.name_suffix, SIDES[1]))
         pairs.append(LeafPair(net, pair_id, rack, first_rack, leaves, tuple(servers), pod))
     count = fab.spines.count

@@ -39,14 +39,16 @@ def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
       fabricops compile
       fabricops compile --check      # in CI: fails when generated/ is stale
     """
-    from compiler.pipeline import compile_intent, staleness, write_generated
+    from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
 
     intent_dir, generated_dir = _paths(root)
     result = compile_intent(intent_dir)
+    # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
-        if finding.severity != "info":
+        if finding.severity == "warning":
             click.echo(finding.line(), err=True)
     if check_only:
+        refuse_errors(result)
         stale = staleness(result, generated_dir)
         if stale.stale:
             raise DifferencesFound(

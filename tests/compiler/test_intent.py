@@ -31,8 +31,149 @@ def test_rack_and_position_come_from_the_name() -> None:
     assert (server.rack, server.position) == (3, 7)
 
 
-# (file, old text, new text, expected fragment of the one error line)
-BAD_INPUTS = [
+STORAGE_NICS = """    nics:
+      - {name: enp65s0f0, network: storage, speed: 25g, numa: 0}
+      - {name: enp65s0f1, network: storage, speed: 25g, numa: 0}
+      - {name: eno1, network: management, speed: 1g, numa: 0}
+"""
+
+
+def utf16(data: bytes) -> bytes:
+    """The file as a Windows editor saves "Unicode" text."""
+    return data.decode().encode("utf-16")
+
+
+def latin1_comment(data: bytes) -> bytes:
+    """A comment with an umlaut, on line 3, in latin-1."""
+    return data.replace(b"site:\n", "# Größe\nsite:\n".encode("latin-1"), 1)
+
+
+def emptied(data: bytes) -> bytes:
+    del data
+    return b""
+
+
+# (file, old text or None, new text or a transform of the file's bytes, expected fragment of the one error line)
+BAD_INPUTS: list[tuple[str, str | None, str | Callable[[bytes], bytes], str]] = [
+    ("racks.yaml", None, utf16, "racks.yaml:1: UTF-16 text: intent files are UTF-8 (convert it: iconv -f UTF-16"),
+    (
+        "fabric.yaml",
+        None,
+        latin1_comment,
+        "fabric.yaml:3: byte 0xf6 at column 5 is not UTF-8: save the file as UTF-8 (latin-1 or Windows-1252?)",
+    ),
+    (
+        "servers.csv",
+        None,
+        emptied,
+        "servers.csv: empty file: its first line is the header 'name,model,asset_tag', then one row per server",
+    ),
+    (
+        "fabric.yaml",
+        "  name: gpu-cluster-01\n",
+        "\tname: gpu-cluster-01\n",
+        "fabric.yaml:4: malformed YAML: a tab character: YAML indents with spaces only",
+    ),
+    (
+        "fabric.yaml",
+        "pfc_priority: 3",
+        "pfc_priority: 4",
+        "fabric.yaml:65: qos_profiles.roce.pfc_priority: no DSCP of dscp_to_tc maps to traffic class 4 "
+        "(classes mapped: 3, 6): map the RoCE DSCP(s) 26, 27 to 4, or set pfc_priority to their class",
+    ),
+    (
+        "fabric.yaml",
+        "  storage: {id: 200, name: Storage}\n",
+        "  storage: {id: 200, name: Storage}\n  inference: {id: 100, name: Inference}\n",
+        "fabric.yaml:59: vlans.inference.id: VLAN 100 is vlans.gpu-compute already: give inference its own id",
+    ),
+    (
+        "fabric.yaml",
+        "{id: 200, name: Storage}",
+        "{id: 200, name: gpu-compute}",
+        "fabric.yaml:58: vlans.storage.name: the name 'gpu-compute' is vlans.gpu-compute's already: name storage apart",
+    ),
+    (
+        "fabric.yaml",
+        "leaf_asn_base: 65200",
+        "leaf_asn_base: 4294967293",
+        "fabric.yaml:85: routing_profiles.ebgp-storage.bgp.leaf_asn_base: leaf pair N takes 4294967293 + N, up to "
+        "4294967297 (leaf pairs up to 4), past the highest ASN 4294967294: use a base up to 4294967290",
+    ),
+    (
+        "fabric.yaml",
+        "leaf_asn_base: 65200",
+        "leaf_asn_base: 65198",
+        "routing_profiles.ebgp-storage.bgp.leaf_asn_base: leaf pairs take ASNs 65199-65202, which meet spine_asn 65200",
+    ),
+    (
+        "fabric.yaml",
+        "hosts: 10.30.0.0/16",
+        "hosts: 10.30.0.0/21",
+        "fabric.yaml:98: fabrics.compute.pools.hosts: 10.30.0.0/21 holds 8 x /24, the design needs 13 "
+        "(a /24 per leaf pair, up to pair 12): use a /20 or wider",
+    ),
+    (
+        "fabric.yaml",
+        "ports_per_rack: 12",
+        "ports_per_rack: 8",
+        "fabrics.compute.leaves.ports_per_rack: a rack has 8 ports on its leaves, and servers take positions up to 9 "
+        "(rack01-gpu009): raise ports_per_rack, or move the servers",
+    ),
+    (
+        "fabric.yaml",
+        "servers: {ports: [1-36]}",
+        "servers: {ports: [1-8]}",
+        "management.switch_ports.servers: a rack's management switch has 8 server ports, and servers take positions "
+        "up to 9 (rack01-gpu009): list more ports, or move the servers",
+    ),
+    (
+        "fabric.yaml",
+        "name_prefix: spine}",
+        "name_prefix: spine, downlinks: {ports: [1-20]}}",
+        "fabrics.compute.spines.downlinks: a spine (DCS-7060DX5-64S) has 20 downlinks, one per leaf, and the racks "
+        "make leaves up to 24: use pods (fabrics.compute.pods), or a spine model with more ports",
+    ),
+    (
+        "fabric.yaml",
+        "  vlan_base: 2000\n",
+        "  vlan_base: 2000\n  server_vlan_base: 2005\n",
+        "management.server_vlan_base: the racks' switch VLANs 2001-2014 and server VLANs 2006-2019 overlap "
+        "(the core carries both): set the bases at least 14 apart",
+    ),
+    (
+        "fabric.yaml",
+        STORAGE_NICS,
+        "    nics: []\n",
+        "fabric.yaml:51: server_models.storage-node.nics: needs at least 1 item(s), has 0",
+    ),
+    (
+        "fabric.yaml",
+        STORAGE_NICS,
+        "    nics:\n      - {name: eno1, network: management, speed: 1g, numa: 0}\n",
+        "fabric.yaml:51: server_models.storage-node.nics: no NIC on the storage network, but storage_services serves "
+        "from rack14-stor001, rack14-stor002, rack14-stor003 (storage-node): give the model its storage NICs",
+    ),
+    (
+        "racks.yaml",
+        "{id: 1, row",
+        "{id: 0, row",
+        "racks.yaml:3: racks[0].id: Input should be greater than or equal to 1",
+    ),
+    (
+        "servers.csv",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n",
+        "rack01-gpu002,gpu-8x-h100,GPU-0102\n"
+        + "".join(f"rack15-gpu00{p},gpu-8x-h100,GPU-150{p}\n" for p in (1, 2, 3)),
+        "servers.csv:4: name: 'rack15-gpu001' is in rack 15, which racks.yaml does not declare "
+        "(and 2 more rows like it: lines 5-6)",
+    ),
+    (
+        "servers.csv",
+        "GPU-0103",
+        "GPU-0102",
+        "servers.csv:4: asset_tag: 'GPU-0102' is rack01-gpu002's already (line 3): a tag names one server",
+    ),
     ("fabric.yaml", "site:\n", "site: [\n", "fabric.yaml:"),  # malformed YAML
     (
         "fabric.yaml",
@@ -208,10 +349,15 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize(("filename", "old", "new", "expected"), BAD_INPUTS, ids=[c[3][:40] for c in BAD_INPUTS])
 def test_bad_input_is_one_clear_line(
-    project: Path, edit: Edit, filename: str, old: str, new: str, expected: str
+    project: Path, edit: Edit, filename: str, old: str | None, new: str | Callable[[bytes], bytes], expected: str
 ) -> None:
     """Each mistake yields exactly one problem line naming the file, line or path, and the fix."""
-    edit(filename, old, new)
+    if callable(new):
+        path = project / "intent" / filename
+        path.write_bytes(new(path.read_bytes()))
+    else:
+        assert old is not None
+        edit(filename, old, new)
     with pytest.raises(IntentError) as caught:
         load_intent(project / "intent")
     problems = caught.value.problems
@@ -272,3 +418,44 @@ def test_a_repository_model_cannot_replace_a_catalog_one(project: Path) -> None:
         load_intent(project / "intent")
     (problem,) = caught.value.problems
     assert problem == f"{path}: DCS-7010TX-48 is in the catalog already: remove this file or rename the model"
+
+
+def test_a_byte_order_mark_is_utf8(project: Path) -> None:
+    """Excel saves CSV as "UTF-8 with BOM", some editors YAML too: the mark is dropped, the file reads."""
+    for name in ("servers.csv", "fabric.yaml"):
+        path = project / "intent" / name
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert len(load_intent(project / "intent").servers) == 112
+
+
+def test_racks_past_every_pool_fail_as_the_intent_loads(project: Path) -> None:
+    """300 GPU racks overrun the pools and the spines' and the core's ports: one line
+    per budget, each naming the key to change, before any switch is resolved."""
+    racks = "".join(f"  - {{id: {r}, row: A, position: 1, pdu_kw: 70, role: gpu}}\n" for r in range(15, 301))
+    last = "role: storage}\n"
+    (project / "intent" / "racks.yaml").write_text(
+        (project / "intent" / "racks.yaml").read_text().replace(last, last + racks, 1)
+    )
+    rows = "".join(f"rack{r}-gpu00{p},gpu-8x-h100,GPU-{r:04d}{p:02d}\n" for r in range(15, 301) for p in range(1, 10))
+    (project / "intent" / "servers.csv").write_text((project / "intent" / "servers.csv").read_text() + rows)
+    fabric = project / "intent" / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace(r"(?P<rack>\d{2})", r"(?P<rack>\d{2,3})"))
+    with pytest.raises(IntentError) as caught:
+        load_intent(project / "intent")
+    paths = [problem.split(": ")[1] for problem in caught.value.problems]
+    assert paths == [
+        "fabrics.compute.pools.hosts",
+        "fabrics.compute.pools.loopbacks",
+        "fabrics.compute.pools.p2p",
+        "fabrics.compute.pools.mlag_peer",
+        "fabrics.compute.pools.mlag_l3",
+        "fabrics.compute.spines.model",
+        "fabrics.storage.pools.p2p",
+        "fabrics.storage.spines.model",
+        "management.pool",
+        "management.core.downlinks",
+    ]
+    assert caught.value.problems[0].endswith(
+        "fabrics.compute.pools.hosts: 10.30.0.0/16 holds 256 x /24, the design needs 301 "
+        "(a /24 per leaf pair, up to pair 300): use a /15 or wider"
+    )

@@ -20,6 +20,7 @@ from compiler.checks import run_checks
 from compiler.fabric import resolve
 from compiler.facts import build_facts
 from compiler.intent import load_intent
+from core.errors import IntentError
 from tests.conftest import EXAMPLE_INTENT
 
 POD_RACKS = {1: 15, 2: 16, 3: 17}
@@ -184,7 +185,7 @@ def test_a_pod_design_mistake_is_one_finding(tmp_path: Path, old: str, new: str,
     fabric_yaml = intent_dir / "fabric.yaml"
     assert old in fabric_yaml.read_text()
     fabric_yaml.write_text(fabric_yaml.read_text().replace(old, new, 1))
-    intent = load_intent(intent_dir)
+    intent = load_intent(intent_dir, budgets=False)  # the rule behind the loader's port budget
     findings = [f for f in run_checks(intent, resolve(intent)) if f.severity != "info"]
     assert {f.rule for f in findings} == {rule}
     assert findings[0].message == message
@@ -209,3 +210,17 @@ def test_the_64x_intent_passes_every_rule(tmp_path: Path) -> None:
     intent = load_intent(tmp_path / "intent")
     findings = run_checks(intent, resolve(intent))
     assert [f.line() for f in findings if f.severity != "info"] == []
+
+
+def test_a_super_spine_short_of_ports_fails_as_the_intent_loads(tmp_path: Path) -> None:
+    """The loader's port budget names it before anything is resolved: one line, the key to change."""
+    intent_dir = three_stage(tmp_path)
+    fabric_yaml = intent_dir / "fabric.yaml"
+    fabric_yaml.write_text(fabric_yaml.read_text().replace("per_plane: 2,", "per_plane: 2, downlinks: {ports: [1-8]},"))
+    with pytest.raises(IntentError) as caught:
+        load_intent(intent_dir)
+    (problem,) = caught.value.problems
+    assert problem.endswith(
+        "fabrics.compute.pods.super_spines.downlinks: a super-spine has 8 downlinks, 4 per pod, and the racks make "
+        "pods up to 3: more super-spines per plane (per_plane), or a model with more ports"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,19 +47,60 @@ def test_compile_check_names_stale_files_and_exits_3(project: Path) -> None:
     assert "changed: generated/configs/rack02-leaf-a.cfg" in result.stderr
 
 
-def test_bad_intent_is_one_line_exit_1_and_generated_untouched(project: Path) -> None:
-    assert fabricops("compile", cwd=project).returncode == 0
-    before = read_tree(project / "generated")
-    racks = project / "intent" / "racks.yaml"
-    racks.write_text(racks.read_text().replace("pdu_kw: 20, role: storage", "pdu_kw: 20, role: storage, colour: red"))
-    result = fabricops("compile", cwd=project)
+CONSOLE_SCRIPT = Path(sys.executable).with_name("fabricops")
+"""The ``fabricops`` the package installs: CliRunner could hide an exit code it swallows."""
+
+
+@pytest.mark.parametrize(
+    ("filename", "old", "new", "error"),
+    [
+        (
+            "fabric.yaml",
+            "pfc_priority: 3",
+            "pfc_priority: 4",
+            "intent/fabric.yaml:65: qos_profiles.roce.pfc_priority: no DSCP of dscp_to_tc maps to traffic class 4",
+        ),
+        ("racks.yaml", "", "", "intent/racks.yaml:1: UTF-16 text: intent files are UTF-8"),
+        (
+            "fabric.yaml",
+            "leaf_asn_base: 65200",
+            "leaf_asn_base: 4294967293",
+            "intent/fabric.yaml:85: routing_profiles.ebgp-storage.bgp.leaf_asn_base: leaf pair N takes 4294967293 + N",
+        ),
+    ],
+    ids=["PFC priority 4", "UTF-16", "ASN past 2^32"],
+)
+def test_bad_intent_is_one_line_exit_1_and_generated_untouched(
+    tmp_path: Path, compiled_example: Path, filename: str, old: str, new: str, error: str
+) -> None:
+    """The installed console script: one line naming file, line and fix, exit 1, generated/ byte for byte."""
+    root = tmp_path / "repo"
+    shutil.copytree(compiled_example, root)
+    before = read_tree(root / "generated")
+    path = root / "intent" / filename
+    text = path.read_text()
+    path.write_bytes(text.replace(old, new, 1).encode() if old else text.encode("utf-16"))
+    result = subprocess.run([CONSOLE_SCRIPT, "compile"], cwd=root, capture_output=True, text=True, check=False)
     assert result.returncode == 1
-    assert (
-        result.stderr.splitlines()[1].strip()
-        == "intent/racks.yaml:16: racks[13].colour: unknown key: remove it or check its spelling"
-    )
-    assert "Traceback" not in result.stderr
-    assert read_tree(project / "generated") == before
+    header, problem = result.stderr.splitlines()
+    assert header.startswith("Error: intent ")
+    assert problem.strip().startswith(error)
+    assert read_tree(root / "generated") == before
+
+
+def test_a_design_error_is_printed_once(tmp_path: Path, compiled_example: Path) -> None:
+    """compile prints each failed check once, in the error that refuses to write, and writes nothing."""
+    root = tmp_path / "repo"
+    shutil.copytree(compiled_example, root)
+    before = read_tree(root / "generated")
+    fabric = root / "intent" / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("loopbacks: 10.41.0.0/24", "loopbacks: 10.30.128.0/24"))
+    result = subprocess.run([CONSOLE_SCRIPT, "compile"], cwd=root, capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    errors = [line.strip() for line in result.stderr.splitlines() if "error ADR003" in line]
+    assert errors and len(errors) == len(set(errors))
+    assert result.stderr.startswith(f"Error: {len(errors)} check error(s): generated/ left unchanged\n")
+    assert read_tree(root / "generated") == before
 
 
 def test_check_json(project: Path) -> None:

@@ -32,12 +32,9 @@ from compiler.checks.base import rule
 from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts.qos import ECN_CODEPOINTS
-from compiler.intent import Intent, QosProfile
+from compiler.intent import ROCE_DSCPS, Intent, QosProfile
 from compiler.platforms import eos
 from compiler.structured import QosConfig
-
-ROCE_DSCPS = (26, 27)
-"""C4: RoCEv2 data is marked DSCP 26/27 and must land in the no-drop class."""
 
 ROCE_PORT_KINDS = ("server", "fabric", "peer-link")
 
