@@ -45,6 +45,7 @@ from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cab
 from compiler.facts.common import Network, Problem, Role
 from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
+from compiler.facts.provenance import Provenance, ProvenanceBook, record_design
 from compiler.facts.qos import Qos, RoceQos, build_qos
 from compiler.facts.routing import Routing, SwitchRouting, build_routing
 from compiler.facts.servers import Attachments, ResolvedServer, ServerNic, build_attachments
@@ -63,6 +64,7 @@ __all__ = [
     "Network",
     "PoolUse",
     "Problem",
+    "Provenance",
     "ResolvedServer",
     "Role",
     "ServerNic",
@@ -110,6 +112,8 @@ class Facts(NamedTuple):
     qos: Qos
     servers: Mapping[str, ResolvedServer]
     links_by_switch: Mapping[str, tuple[FabricLink, ...]]
+    provenance: Provenance = Provenance({}, {}, {})
+    """Which intent element produced each port setting, VLAN and device setting."""
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -180,6 +184,8 @@ def build_facts(intent: Intent) -> Facts:
     management = build_management(intent, topology, attachments)
     cabling = build_cabling(intent, topology, attachments, addressing)
     routing = build_routing(intent, topology, cabling, addressing)
+    book = ProvenanceBook()
+    record_design(book, intent, topology, cabling)
     links: dict[str, list[FabricLink]] = {}
     for link in addressing.fabric_links.values():
         links.setdefault(link.lower, []).append(link)
@@ -195,6 +201,7 @@ def build_facts(intent: Intent) -> Facts:
         build_qos(intent),
         _servers(intent, attachments, cabling, addressing, management, build_links(intent, attachments, addressing)),
         {name: tuple(found) for name, found in links.items()},
+        book.done(),
     )
 
 
