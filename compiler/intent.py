@@ -107,6 +107,8 @@ class Descriptions(IntentModel):
     management: str = "OOB_MANAGEMENT"
     gateway: str = "{vlan}_GW"
     rack_gateway: str = "GW_{vlan}"
+    shutdown_port: str = "{description} SHUTDOWN: {reason}"
+    decommissioned_port: str = "DECOMMISSIONED_{server}_{nic}"
 
     PLACEHOLDERS: ClassVar[dict[str, dict[str, object]]] = {
         "server_port": {"server": "s", "nic": "n"},
@@ -122,6 +124,8 @@ class Descriptions(IntentModel):
         "management": {},
         "gateway": {"vlan": "v"},
         "rack_gateway": {"vlan": "v"},
+        "shutdown_port": {"description": "d", "reason": "r"},
+        "decommissioned_port": {"server": "s", "nic": "n"},
     }
     """The placeholders of each description, with an example value of the type each takes."""
 

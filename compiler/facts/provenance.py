@@ -35,6 +35,7 @@ from compiler.sources import Source
 
 if TYPE_CHECKING:
     from compiler.facts.cabling import Cabling, UsedPort
+    from compiler.facts.ports import PortSpecifics
     from compiler.facts.topology import Topology
     from compiler.intent import Intent
 
@@ -79,6 +80,10 @@ class ProvenanceBook:
         slot = self._interfaces.setdefault(device, {}).setdefault(interface, {})
         for name in fields:
             slot[name] = source
+
+    def origin(self, device: str, interface: str) -> Source | None:
+        """What an interface was recorded as used for so far."""
+        return self._interfaces.get(device, {}).get(interface, {}).get(ORIGIN)
 
     def vlan(self, device: str, vlan: int, source: Source) -> None:
         """Record the element that put ``vlan`` on ``device`` (the first one stays)."""
@@ -146,3 +151,57 @@ def _port_origin(port: UsedPort, role: str, fabric_yaml: Source) -> Source:
     if port.kind == "rack-downlink":
         return fabric_yaml.child("management", "core", "downlinks")
     return fabric_yaml.child("management", "core", "upstream_port")
+
+
+_SETTING_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "description": ("description",),
+    "shutdown": ("shutdown", "description"),
+    "speed": ("speed",),
+    "breakout": ("speed",),
+    "fec": ("error_correction",),
+    "lldp": ("no_lldp_transmit", "no_lldp_receive"),
+    "storm_control": ("storm_control",),
+}
+"""The structured interface fields each ``ports.yaml`` key sets."""
+
+_DEVICE_SECTIONS: Mapping[str, str] = {
+    "static_routes": "static_routes",
+    "ntp": "ntp_servers",
+    "syslog": "logging_hosts",
+    "serial": "identity",
+}
+"""The structured section (or ``identity``, the inventory's unit) each ``devices.yaml`` key feeds."""
+
+
+def record_specifics(book: ProvenanceBook, intent: Intent, topology: Topology, ports: PortSpecifics) -> None:
+    """The sources of ``ports.yaml`` entries (on every lane a breakout sets), ``devices.yaml``
+    entries and decommissioned servers' ports."""
+    for device, entries in ports.settings.items():
+        layout = topology.switches[device].layout
+        for name, (settings, source) in entries.items():
+            if book.origin(device, name) is None:
+                book.port(device, name, source)
+            for key in settings.model_dump(exclude_none=True):
+                fields = _SETTING_FIELDS[key]
+                if key == "breakout":
+                    cage = layout.model.port(name)
+                    for lane in cage.lane_names():
+                        if layout.speed(lane) is not None:
+                            book.port(device, lane, source.child(key), fields)
+                else:
+                    book.port(device, name, source.child(key), fields)
+    for device, entry in intent.devices.items():
+        if device not in topology.switches:
+            continue
+        here = Source("devices.yaml", ("devices", device))
+        for key, section in _DEVICE_SECTIONS.items():
+            if getattr(entry, key):
+                book.setting(device, section, here.child(key))
+
+
+def record_retired(book: ProvenanceBook, cabling: Cabling) -> None:
+    """A decommissioned server's ports are shut and described by its ``status``."""
+    for device, used in cabling.ports.items():
+        for name, port in used.items():
+            if port.retired:
+                book.port(device, name, Source("servers.csv", (port.peer, "status")), ("shutdown", "description"))
