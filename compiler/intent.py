@@ -4,7 +4,11 @@
 
 * ``fabric.yaml``  -- the design: models, pools, VLANs, QoS and routing profiles, fabrics;
 * ``racks.yaml``   -- the racks: row, position, PDU rating, role;
-* ``servers.csv``  -- one row per server (``name,model,asset_tag``): adding a node is adding a row.
+* ``servers.csv``  -- one row per server (``name,model,asset_tag``, optionally ``compute_port``
+  and ``status``): adding a node is adding a row;
+
+and, optionally, the specifics of :mod:`compiler.specifics`: ``vlans.yaml`` (VLANs on server
+ports), ``ports.yaml`` (per-port settings), ``devices.yaml`` (per-switch extras and identity).
 
 Every problem is reported as ``file:line: yaml.path: message`` and collected before
 failing, so one run shows the whole list (an :class:`~core.errors.IntentError`).
@@ -13,13 +17,14 @@ failing, so one run shows the whole list (an :class:`~core.errors.IntentError`).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import hashlib
 import io
 import ipaddress
 import re
 import string
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
@@ -27,6 +32,16 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from compiler.sources import Source, SourceLines
+from compiler.specifics import (
+    SPECIFIC_FILES,
+    DeviceSettings,
+    DevicesFile,
+    PortSettings,
+    PortsFile,
+    ServerVlan,
+    VlansFile,
+)
 from core.errors import FabricopsError, IntentError
 from core.hardware import Catalog, Model, catalog
 
@@ -93,6 +108,8 @@ class Descriptions(IntentModel):
     management: str = "OOB_MANAGEMENT"
     gateway: str = "{vlan}_GW"
     rack_gateway: str = "GW_{vlan}"
+    shutdown_port: str = "{description} SHUTDOWN: {reason}"
+    decommissioned_port: str = "DECOMMISSIONED_{server}_{nic}"
 
     PLACEHOLDERS: ClassVar[dict[str, dict[str, object]]] = {
         "server_port": {"server": "s", "nic": "n"},
@@ -108,6 +125,8 @@ class Descriptions(IntentModel):
         "management": {},
         "gateway": {"vlan": "v"},
         "rack_gateway": {"vlan": "v"},
+        "shutdown_port": {"description": "d", "reason": "r"},
+        "decommissioned_port": {"server": "s", "nic": "n"},
     }
     """The placeholders of each description, with an example value of the type each takes."""
 
@@ -784,6 +803,9 @@ class RacksFile(IntentModel):
     rows: dict[Annotated[str, Field(pattern=r"^[A-Z]{1,2}$")], Row] = {}
 
 
+ServerStatus = Literal["active", "decommissioned"]
+
+
 class ServerRow(IntentModel):
     """One row of ``intent/servers.csv``."""
 
@@ -792,6 +814,9 @@ class ServerRow(IntentModel):
     asset_tag: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
     compute_port: Annotated[int, Field(ge=1)] | InterfaceName | None = None
     """The k-th downlink port of the server's compute leaves, or an interface name."""
+    status: ServerStatus = "active"
+    """``decommissioned``: the server is gone; its ports stay shut and described and its addresses
+    and position stay reserved until its row is removed (a second, explicit change)."""
 
     @field_validator("compute_port", mode="before")
     @classmethod
@@ -799,6 +824,11 @@ class ServerRow(IntentModel):
         if isinstance(value, str) and value.isdigit():
             return int(value)
         return None if value == "" else value
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _blank_is_active(cls, value: object) -> object:
+        return "active" if value == "" else value
 
 
 REQUIRED_COLUMNS = ("name", "model", "asset_tag")
@@ -815,6 +845,12 @@ class Server:
     position: int
     kind: str
     compute_port: int | str | None = None
+    status: ServerStatus = "active"
+
+    @property
+    def active(self) -> bool:
+        """Whether the server is in service (a decommissioned one only holds its ports and addresses)."""
+        return self.status == "active"
 
 
 @dataclass(frozen=True)
@@ -828,6 +864,20 @@ class Intent:
     rows: dict[str, Row] = field(default_factory=dict)
     catalog: Catalog = field(default_factory=catalog)
     """The switch model catalog, with the repository's own models of ``intent/hardware/``."""
+    vlans: Mapping[str, ServerVlan] = field(default_factory=dict)
+    """``vlans.yaml``: VLANs on server ports, by key."""
+    ports: Mapping[str, Mapping[str, PortSettings]] = field(default_factory=dict)
+    """``ports.yaml``: per switch, per interface name."""
+    devices: Mapping[str, DeviceSettings] = field(default_factory=dict)
+    """``devices.yaml``: per switch."""
+    rack_order: tuple[int, ...] = ()
+    """The rack ids in the order ``racks.yaml`` lists them (its YAML path ``racks[i]``)."""
+    lines: SourceLines = field(default_factory=lambda: SourceLines(Path("intent"), {}))
+    """Turns a :class:`~compiler.sources.Source` into ``file:line`` (for messages)."""
+
+    def where(self, source: Source) -> str:
+        """``intent/<file>:<line>: <yaml path>`` of an intent element."""
+        return self.lines.where(source)
 
     def model(self, ref: SwitchModelRef | str) -> Model:
         """The catalog model a switch of ``ref`` is (a chassis with its linecards)."""
@@ -838,12 +888,37 @@ class Intent:
 
 
 class _Loader(yaml.CSafeLoader):
-    r"""libyaml's fast parser with YAML 1.2 scalars: only true/false are booleans, no base-60.
+    r"""libyaml's fast parser with YAML 1.2 scalars: only true/false are booleans, no base-60; a
+    key written twice in one mapping is an error.
 
-    Example:
+    Examples:
         >>> yaml.load("a: on\nb: 1:30\nc: true\nd: 12", Loader=_Loader)
         {'a': 'on', 'b': '1:30', 'c': True, 'd': 12}
+        >>> yaml.load("x:\n  a: 1\nx:\n  b: 2\n", Loader=_Loader)
+        Traceback (most recent call last):
+        ...
+        yaml.constructor.ConstructorError: key 'x' is written twice (first on line 1): merge the two into one
+          in "<unicode string>", line 3, column 1
     """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping, refusing a key written twice: PyYAML keeps the last one silently, and a
+        second block for one device would replace the first without a word."""
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            if key in first:
+                raise yaml.constructor.ConstructorError(
+                    None,
+                    None,
+                    f"key {key!r} is written twice (first on line {first[key]}): merge the two into one",
+                    key_node.start_mark,
+                )
+            first[key] = line
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -864,7 +939,7 @@ _Loader.add_implicit_resolver(
     list("-+0123456789."),
 )
 
-M = TypeVar("M", bound=IntentModel)
+M = TypeVar("M", bound=BaseModel)
 
 
 def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
@@ -883,6 +958,9 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
             problems.append(f"{_show(path)}: missing: intent/ needs {', '.join(INTENT_FILES)}")
     if problems:
         raise IntentError(f"cannot load {_show(directory)}", problems)
+    for name in SPECIFIC_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            raw[name] = (directory / name).read_bytes()
 
     hardware = directory / HARDWARE_DIR
     models = catalog()
@@ -895,8 +973,23 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     fabric = _load_yaml_model(directory / "fabric.yaml", text["fabric.yaml"], FabricFile, problems)
     racks = _load_yaml_model(directory / "racks.yaml", text["racks.yaml"], RacksFile, problems)
     rows = _load_server_rows(directory / "servers.csv", text["servers.csv"], problems)
+    vlans = (
+        _load_yaml_model(directory / "vlans.yaml", text["vlans.yaml"], VlansFile, problems)
+        if "vlans.yaml" in raw
+        else VlansFile()
+    )
+    ports = (
+        _load_yaml_model(directory / "ports.yaml", text["ports.yaml"], PortsFile, problems)
+        if "ports.yaml" in raw
+        else PortsFile()
+    )
+    devices = (
+        _load_yaml_model(directory / "devices.yaml", text["devices.yaml"], DevicesFile, problems)
+        if "devices.yaml" in raw
+        else DevicesFile()
+    )
     table_ok = rows is not None
-    if fabric is None or racks is None:
+    if fabric is None or racks is None or vlans is None or ports is None or devices is None:
         raise IntentError(f"{_show(directory)} is not valid", problems)
 
     racks_text = text["racks.yaml"] or ""
@@ -911,7 +1004,10 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
-    digest = hashlib.sha256(b"".join([*(raw[n] for n in INTENT_FILES), *_model_files(hardware)])).hexdigest()
+    specifics = [name.encode() + raw[name] for name in SPECIFIC_FILES if name in raw]
+    digest = hashlib.sha256(
+        b"".join([*(raw[n] for n in INTENT_FILES), *specifics, *_model_files(hardware)])
+    ).hexdigest()
     intent = Intent(
         fabric=fabric,
         racks=rack_map,
@@ -919,6 +1015,11 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         digest=digest,
         rows=dict(sorted(racks.rows.items())),
         catalog=models,
+        vlans=vlans.vlans,
+        ports=ports.ports,
+        devices=devices.devices,
+        rack_order=tuple(rack.id for rack in racks.racks),
+        lines=SourceLines(directory, raw),
     )
     if not budgets:
         return intent
@@ -926,10 +1027,9 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     # milliseconds, one line per budget, not after resolving thousands of switches.
     from compiler.budgets import over_budget  # it reads the hardware layouts, which import this module
 
-    trees = {name: _Tree(text[name] or "") for name in INTENT_FILES}
-    located = sorted((b.file, trees[b.file].line(b.loc), b) for b in over_budget(intent))
-    for name, line, budget in located:
-        problems.append(f"{_show(directory / name)}:{line}: {_yaml_path(budget.loc)}: {budget.message}")
+    sources = [(Source(b.file, b.loc), b.message) for b in over_budget(intent)]
+    for source, message in sorted(sources, key=lambda item: (item[0].file, intent.lines.line(item[0]) or 0)):
+        problems.append(f"{intent.where(source)}: {message}")
     if problems:
         raise IntentError(f"{_show(directory)} does not fit its design", problems)
     return intent
@@ -1193,7 +1293,7 @@ def _servers(
     pattern = re.compile(fabric.naming.server)
     seen: dict[str, int] = {}
     tags: dict[str, tuple[int, str]] = {}
-    slots: dict[tuple[int, int], str] = {}
+    slots: dict[tuple[int, int], tuple[str, str]] = {}
     servers: list[Server] = []
     # One cause, one line: rows that fail for the same reason (the naming rule, an undeclared
     # rack, an unknown model) are reported once, at the first of them, with the others' lines.
@@ -1215,7 +1315,10 @@ def _servers(
         if row.asset_tag in tags:
             first, holder = tags[row.asset_tag]
             report(
-                line, line, f"asset_tag: {row.asset_tag!r} is {holder}'s already (line {first}): a tag names one server"
+                line,
+                line,
+                f"asset_tag: {row.asset_tag!r} is also {holder}'s (line {first}): an asset tag names one server "
+                "(a move keeps the row's tag and changes its name)",
             )
             continue
         tags[row.asset_tag] = (line, row.name)
@@ -1231,16 +1334,21 @@ def _servers(
             report(("model", row.model), line, f"model: unknown server model {row.model!r} (known: {known})")
             continue
         if (rack, position) in slots:
+            holder, status = slots[rack, position]
+            why = (
+                "decommissioned, it keeps its ports and addresses until its row is removed"
+                if status == "decommissioned"
+                else "positions are unique per rack"
+            )
             report(
                 line,
                 line,
-                f"name: {row.name!r} takes position {position} in rack {rack}, "
-                f"already held by {slots[rack, position]!r}: positions are unique per rack",
+                f"name: {row.name!r} takes position {position} in rack {rack}, already held by {holder!r}: {why}",
             )
             continue
-        slots[rack, position] = row.name
+        slots[rack, position] = (row.name, row.status)
         kind = match.groupdict().get("kind") or "server"
-        servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind, row.compute_port))
+        servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind, row.compute_port, row.status))
     shown = _show(path)
     for message, lines in sorted(grouped.values(), key=lambda item: item[1][0]):
         more = f" (and {len(lines) - 1} more rows like it: lines {line_ranges(lines[1:])})" if len(lines) > 1 else ""

@@ -141,6 +141,16 @@ class Host:
         """The EOS release the inventory names for the device ('' when it names none)."""
         return str(self.data.get("eos_version") or "")
 
+    @property
+    def serial(self) -> str:
+        """The serial number of the unit intent names for the device ('' when it names none)."""
+        return str(self.data.get("serial") or "")
+
+    @property
+    def base_mac(self) -> str:
+        """The base MAC address of that unit ('' when intent names none)."""
+        return str(self.data.get("base_mac") or "")
+
 
 @dataclass(frozen=True)
 class CableRow:

@@ -42,6 +42,11 @@ def nornir_inventory(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
             data["linecards"] = dict(sorted(cards.items()))
         if device.mlag_peer:
             data["mlag_peer"] = device.mlag_peer
+        unit = intent.devices.get(name)
+        if unit is not None and unit.serial is not None:
+            # The unit in the rack: deploy refuses another one (a replaced switch is an intent change).
+            data["serial"] = unit.serial
+            data["base_mac"] = unit.base_mac
         hosts[name] = {"hostname": device.mgmt_address, "platform": "eos", "groups": [group], "data": data}
     defaults = {
         "platform": "eos",

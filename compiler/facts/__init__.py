@@ -45,11 +45,20 @@ from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cab
 from compiler.facts.common import Network, Problem, Role
 from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
+from compiler.facts.ports import PortSpecifics, build_port_specifics, settings_of
+from compiler.facts.provenance import (
+    Provenance,
+    ProvenanceBook,
+    record_design,
+    record_retired,
+    record_specifics,
+)
 from compiler.facts.qos import Qos, RoceQos, build_qos
 from compiler.facts.routing import Routing, SwitchRouting, build_routing
 from compiler.facts.servers import Attachments, ResolvedServer, ServerNic, build_attachments
 from compiler.facts.topology import Switch, Topology, build_topology
 from compiler.intent import FabricFile, Intent
+from compiler.specifics import DeviceSettings, PortSettings
 
 __all__ = [
     "Allocation",
@@ -63,6 +72,7 @@ __all__ = [
     "Network",
     "PoolUse",
     "Problem",
+    "Provenance",
     "ResolvedServer",
     "Role",
     "ServerNic",
@@ -95,6 +105,10 @@ class DeviceFacts(NamedTuple):
     routing: SwitchRouting | None = None
     qos: RoceQos | None = None
     extra_config: str | None = None
+    port_settings: Mapping[str, PortSettings] = {}
+    """Its ``ports.yaml`` entries, by interface."""
+    settings: DeviceSettings = DeviceSettings()
+    """Its ``devices.yaml`` entry."""
 
 
 class Facts(NamedTuple):
@@ -110,12 +124,17 @@ class Facts(NamedTuple):
     qos: Qos
     servers: Mapping[str, ResolvedServer]
     links_by_switch: Mapping[str, tuple[FabricLink, ...]]
+    provenance: Provenance = Provenance({}, {}, {})
+    """Which intent element produced each port setting, VLAN and device setting."""
+    ports: PortSpecifics = PortSpecifics({}, {}, ())
+    """The ``ports.yaml`` entries that hold, and the switches' own layouts."""
 
     @property
     def problems(self) -> tuple[Problem, ...]:
         """What resolution could not place, from every builder."""
         return (
             *self.topology.problems,
+            *self.ports.problems,
             *self.attachments.problems,
             *self.cabling.problems,
             *_extra_config_problems(self.intent, self.topology),
@@ -169,17 +188,25 @@ class Facts(NamedTuple):
             routing=self.routing.switches.get(name),
             qos=self.qos.fabrics.get(switch.network),
             extra_config=design.extra_config.get(name),
+            port_settings=settings_of(self.ports, name),
+            settings=self.intent.devices.get(name, DeviceSettings()),
         )
 
 
 def build_facts(intent: Intent) -> Facts:
     """Every fact of ``intent``; pure and deterministic."""
-    topology = build_topology(intent)
+    base = build_topology(intent)
+    ports = build_port_specifics(intent, base)
+    topology = ports.apply(base)
     attachments = build_attachments(intent, topology)
     addressing = build_addressing(intent, topology, attachments)
     management = build_management(intent, topology, attachments)
     cabling = build_cabling(intent, topology, attachments, addressing)
     routing = build_routing(intent, topology, cabling, addressing)
+    book = ProvenanceBook()
+    record_design(book, intent, topology, cabling)
+    record_specifics(book, intent, topology, ports)
+    record_retired(book, cabling)
     links: dict[str, list[FabricLink]] = {}
     for link in addressing.fabric_links.values():
         links.setdefault(link.lower, []).append(link)
@@ -195,6 +222,8 @@ def build_facts(intent: Intent) -> Facts:
         build_qos(intent),
         _servers(intent, attachments, cabling, addressing, management, build_links(intent, attachments, addressing)),
         {name: tuple(found) for name, found in links.items()},
+        book.done(),
+        ports,
     )
 
 

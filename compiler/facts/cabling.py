@@ -60,6 +60,8 @@ class UsedPort(NamedTuple):
     """The speed of the port under its switch's breakouts (None: no such interface there)."""
     channel: int | None = None
     """The port-channel this port is a member of."""
+    retired: bool = False
+    """Its far end is a decommissioned server: the port is held, shut and described."""
 
     @property
     def purpose(self) -> str:
@@ -140,6 +142,7 @@ class _Plan:
         peer_port: str,
         claimer: str,
         channel: int | None = None,
+        retired: bool = False,
     ) -> UsedPort | None:
         """Take interface ``name`` of ``device``; None (and a problem) when it is taken already."""
         layout = self.topology.switches[device].layout
@@ -149,7 +152,7 @@ class _Plan:
             message = f"{claimer}: {name} is already used ({taken[name].purpose})"
             self.problems.append(Problem("PRT007", device, message))
             return None
-        port = UsedPort(device, name, kind, network, peer, peer_port, speed, channel)
+        port = UsedPort(device, name, kind, network, peer, peer_port, speed, channel, retired)
         taken[name] = port
         if speed is None:
             rule = "PRT001" if layout.model.missing(name) else "BRK001"
@@ -200,10 +203,10 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
     switch_mtu = intent.fabric.mtu.switch
     access_mtu = eos.data().access_mtu
     core_ports = topology.layouts.core.sets["downlinks"]
-    by_switch: dict[str, list[tuple[str, str, str, str | None]]] = {}
+    by_switch: dict[str, list[tuple[str, str, str, str | None, bool]]] = {}
     for nic in attachments.nics:
         if nic.network == "management":
-            by_switch.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed))
+            by_switch.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed, nic.retired))
     short = [rack for rack in topology.rack_switches if rack > len(core_ports)]
     if short:
         message = (
@@ -212,8 +215,8 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
         )
         plan.problems.append(Problem("PRT004", topology.core, message))
     for rack, switch in topology.rack_switches.items():
-        for name, server, nic_name, speed in by_switch.get(switch, []):
-            port = plan.take(switch, name, "server", "management", server, nic_name, server)
+        for name, server, nic_name, speed, retired in by_switch.get(switch, []):
+            port = plan.take(switch, name, "server", "management", server, nic_name, server, retired=retired)
             if port is not None:
                 plan.cable("management", "server", port, (server, nic_name, speed), (access_mtu, access_mtu))
         for device in topology.in_rack(rack):
@@ -248,10 +251,10 @@ def _spine_leaf(plan: _Plan, fabric: SpineLeaf, attachments: Attachments, addres
     spec = intent.fabric.fabrics[net]
     mtu, host_mtu = intent.fabric.mtu.switch, intent.fabric.mtu.host
     lacp = spec.bonding == "lacp"
-    by_leaf: dict[str, list[tuple[str, str, str, str, int]]] = {}
+    by_leaf: dict[str, list[tuple[str, str, str, str, int, bool]]] = {}
     for nic in attachments.nics:
         if nic.network == net:
-            by_leaf.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed, nic.host))
+            by_leaf.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed, nic.host, nic.retired))
     links: dict[str, list[tuple[str, str, str, str, str]]] = {}
     for link in addressing.fabric_links.values():
         if link.network == net:
@@ -266,9 +269,9 @@ def _spine_leaf(plan: _Plan, fabric: SpineLeaf, attachments: Attachments, addres
                 member = plan.take(leaf, name, "peer-link", net, peer, name, leaf, intent.fabric.mlag.peer_link_channel)
                 if member is not None and side == 0:
                     plan.cable(net, "peer-link", member, (peer, name, plan.speed(peer, name)), (mtu, mtu))
-            for name, server, nic_name, nic_speed, host in by_leaf.get(leaf, []):
+            for name, server, nic_name, nic_speed, host, retired in by_leaf.get(leaf, []):
                 channel = host if lacp else None
-                port = plan.take(leaf, name, "server", net, server, nic_name, server, channel)
+                port = plan.take(leaf, name, "server", net, server, nic_name, server, channel, retired)
                 if port is not None:
                     plan.cable(net, "server", port, (server, nic_name, nic_speed), (mtu, host_mtu))
     for pod in fabric.pods:

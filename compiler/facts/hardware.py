@@ -133,6 +133,30 @@ def layout_of(model: Model, sets: Mapping[str, PortSet | None]) -> Layout:
                 p.label for p in model.ports if speed_gbps(p.default_mode.speed) == fastest and p.label not in taken
             ]
             names[key] = tuple(model.port_set(cages))
+    return _assemble(model, modes, names)
+
+
+def with_modes(layout: Layout, modes: Mapping[str, str]) -> Layout:
+    """``layout`` with more cages in other modes (one switch's own breakouts, ``ports.yaml``).
+
+    The role's port sets keep their interfaces (a cage of a set is not given another mode).
+
+    Example:
+        >>> from core.hardware import model
+        >>> leaf = with_modes(layout_of(model("DCS-7060DX5-32"), {}), {"4": "4x100g"})
+        >>> leaf.breakouts, leaf.keyword("Ethernet4/3"), leaf.speed("Ethernet4/1")
+        ((('4', '4x100g'),), '100g-2', '100g')
+    """
+    merged = {**dict(layout.breakouts), **modes}
+    return _assemble(
+        layout.model,
+        {label: mode for label, mode in merged.items() if layout.model.port(label).kind.default != mode},
+        layout.sets,
+    )
+
+
+def _assemble(model: Model, modes: Mapping[str, str], sets: Mapping[str, tuple[str, ...]]) -> Layout:
+    """The layout of ``model`` with cages in ``modes`` and the role's ``sets`` (as interface names)."""
     interfaces = tuple(model.active_interfaces(modes))
     lanes: dict[str, tuple[str, str | None]] = {}
     for port in model.ports:
@@ -145,7 +169,7 @@ def layout_of(model: Model, sets: Mapping[str, PortSet | None]) -> Layout:
         model,
         tuple((p.label, modes[p.label]) for p in model.ports if p.label in modes),
         interfaces,
-        names,
+        sets,
         {name: lane for name, lane in lanes.items() if name in active},
     )
 

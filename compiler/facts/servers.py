@@ -51,6 +51,8 @@ class Attachment(NamedTuple):
     """The host index that sets the server's address on this network."""
     side: int
     """0 for leaf a (and management), 1 for leaf b."""
+    retired: bool = False
+    """The server is decommissioned: it holds the port and the address, and uses neither."""
 
 
 class Attachments(NamedTuple):
@@ -86,7 +88,18 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
         nic = mgmt_nics[0]
         port = server_ports[server.position - 1]
         nics.append(
-            Attachment(server.name, "management", nic.name, nic.speed, nic.numa, switch, port, server.position, 0)
+            Attachment(
+                server.name,
+                "management",
+                nic.name,
+                nic.speed,
+                nic.numa,
+                switch,
+                port,
+                server.position,
+                0,
+                not server.active,
+            )
         )
     for net, fabric in sorted(topology.fabrics.items()):
         per_rack = spec.fabrics[net].leaves.ports_per_rack
@@ -118,7 +131,11 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
                         problems.append(Problem("PRT002", leaf, message))
                         continue
                     nic = net_nics[side]
-                    nics.append(Attachment(server.name, net, nic.name, nic.speed, nic.numa, leaf, port, host, side))
+                    nics.append(
+                        Attachment(
+                            server.name, net, nic.name, nic.speed, nic.numa, leaf, port, host, side, not server.active
+                        )
+                    )
     return Attachments(tuple(nics), tuple(problems))
 
 

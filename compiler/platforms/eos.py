@@ -244,6 +244,16 @@ def aaa_methods(protocol: str, group: str) -> tuple[tuple[str, ...], tuple[str, 
     return authentication, tuple(authorization), tuple(accounting)
 
 
+def error_correction(fec: str) -> str:
+    """The forward error correction line of a port: an encoding, or FEC off.
+
+    Examples:
+        >>> error_correction("reed-solomon"), error_correction("disabled")
+        ('error-correction encoding reed-solomon', 'no error-correction encoding')
+    """
+    return "no error-correction encoding" if fec == "disabled" else f"error-correction encoding {fec}"
+
+
 STORM_CONTROL_KINDS = {"broadcast": "broadcast", "multicast": "multicast", "unknown_unicast": "unknown-unicast"}
 
 

@@ -28,6 +28,7 @@ from compiler.facts import DeviceFacts, UsedPort
 from compiler.facts.hosts import BOND_NAMES
 from compiler.facts.management import RackManagement
 from compiler.platforms import eos
+from compiler.specifics import PortSettings
 from compiler.structured.model import Interface
 from compiler.structured.qos import port_qos
 
@@ -45,7 +46,45 @@ def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
         keyword = layout.keyword(name)
         if keyword is not None:
             found[name] = iface._replace(speed=keyword)
+    for name, settings in facts.port_settings.items():
+        found[name] = with_settings(facts, found[name], settings)
     return tuple(sorted(found.values(), key=lambda i: eos.interface_key(i.name)))
+
+
+def with_settings(facts: DeviceFacts, iface: Interface, settings: PortSettings) -> Interface:
+    """An interface with its ``ports.yaml`` entry: description, shutdown and its reason, FEC, LLDP,
+    storm-control (speed and breakout are in the switch's layout already).
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.facts import build_facts
+        >>> from compiler.intent import load_intent
+        >>> facts = build_facts(load_intent(Path("intent"))).device("rack03-leaf-a")
+        >>> port = Interface("Ethernet1/3", description="SERVER_rack03-gpu002_enp65s0f0")
+        >>> shut = with_settings(facts, port, PortSettings(shutdown="NIC failed, RMA 4411", fec="disabled"))
+        >>> shut.shutdown, shut.description, shut.error_correction
+        (True, 'SERVER_rack03-gpu002_enp65s0f0 SHUTDOWN: NIC failed, RMA 4411', 'no error-correction encoding')
+    """
+    description = settings.description if settings.description is not None else iface.description
+    if settings.shutdown is not None:
+        template = facts.design.naming.descriptions.shutdown_port
+        description = template.format(description=description or "", reason=settings.shutdown).strip()
+        iface = iface._replace(shutdown=True)
+    iface = iface._replace(description=description)
+    if settings.fec is not None:
+        iface = iface._replace(error_correction=eos.error_correction(settings.fec))
+    if settings.lldp is not None:
+        iface = iface._replace(no_lldp_transmit=not settings.lldp.transmit, no_lldp_receive=not settings.lldp.receive)
+    if settings.storm_control is not None:
+        levels = dict(iface.storm_control)
+        for kind, level in settings.storm_control.model_dump(exclude_unset=True).items():
+            name = eos.STORM_CONTROL_KINDS[kind]
+            levels.pop(name, None)
+            if level is not None:
+                levels[name] = eos.storm_control({kind: level})[0][1]
+        order = list(eos.STORM_CONTROL_KINDS.values())
+        iface = iface._replace(storm_control=tuple(sorted(levels.items(), key=lambda item: order.index(item[0]))))
+    return iface
 
 
 def _interfaces(facts: DeviceFacts) -> Iterator[Interface]:
@@ -171,6 +210,9 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
     describe = design.naming.descriptions
     mtu = design.mtu.switch
     description = describe.server_port.format(server=port.peer, nic=port.peer_port)
+    if port.retired:
+        yield retired_port(facts, port)
+        return
     if port.channel is None:
         yield Interface(
             port.name,
@@ -197,6 +239,12 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
     )
 
 
+def retired_port(facts: DeviceFacts, port: UsedPort) -> Interface:
+    """The port of a decommissioned server: shut, and described as held for it."""
+    describe = facts.design.naming.descriptions.decommissioned_port
+    return Interface(port.name, description=describe.format(server=port.peer, nic=port.peer_port), shutdown=True)
+
+
 def _access(name: str, description: str, vlan: int, storm: tuple[tuple[str, str], ...] = ()) -> Interface:
     return Interface(
         name, description=description, switchport_access_vlan=vlan, storm_control=storm, portfast=True, bpduguard=True
@@ -215,7 +263,9 @@ def _rack_switch(facts: DeviceFacts) -> Iterator[Interface]:
     (rack,) = facts.racks
     describe = facts.design.naming.descriptions
     for port in facts.ports:
-        if port.kind == "server":
+        if port.kind == "server" and port.retired:
+            yield retired_port(facts, port)
+        elif port.kind == "server":
             description = describe.server_port.format(server=port.peer, nic=port.peer_port)
             yield _access(port.name, description, rack.server_vlan, storm_control(facts))
         elif port.kind == "management":

@@ -19,8 +19,11 @@ class Interface(NamedTuple):
     mtu: int | None = None
     speed: str | None = None
     """The ``speed`` keyword of a breakout lane (``100g-2``); unset in a cage's default mode."""
+    error_correction: str | None = None
+    """The forward error correction line (``error-correction encoding reed-solomon``)."""
     vrf: str | None = None
     switchport_access_vlan: int | None = None
+    switchport_trunk_native_vlan: int | None = None
     switchport_mode: Literal["trunk"] | None = None
     switchport_trunk_allowed_vlan: str | None = None
     switchport_trunk_groups: tuple[str, ...] = ()
@@ -31,6 +34,8 @@ class Interface(NamedTuple):
     no_autostate: bool = False
     ip_address: str | None = None
     virtual_ip: str | None = None
+    no_lldp_transmit: bool = False
+    no_lldp_receive: bool = False
     ospf_point_to_point: bool = False
     qos_trust_dscp: bool = False
     service_profile: str | None = None

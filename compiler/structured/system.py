@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+from ipaddress import IPv4Address, IPv4Network
+
 from compiler.facts import DeviceFacts
 from compiler.facts.hardware import internal_vlans
 from compiler.platforms import eos
@@ -54,8 +56,15 @@ def name_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
 
 
 def logging_hosts(facts: DeviceFacts) -> tuple[VrfHost, ...]:
+    """The syslog hosts of ``services`` and the switch's own (``devices.yaml``), in the management VRF."""
     vrf = management_vrf(facts)
-    return tuple(VrfHost(str(a), vrf) for a in facts.design.services.syslog)
+    hosts = _unique([*facts.design.services.syslog, *facts.settings.syslog])
+    return tuple(VrfHost(str(a), vrf) for a in hosts)
+
+
+def _unique(addresses: list[IPv4Address]) -> list[IPv4Address]:
+    """Addresses in order, each once (a device may repeat one of ``services``: a check says so)."""
+    return list(dict.fromkeys(addresses))
 
 
 def logging_source(facts: DeviceFacts) -> VrfHost | None:
@@ -64,13 +73,32 @@ def logging_source(facts: DeviceFacts) -> VrfHost | None:
 
 
 def ntp_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
-    """The NTP servers, the first preferred."""
+    """The NTP servers of ``services``, the first preferred, then the switch's own (``devices.yaml``)."""
     vrf = management_vrf(facts)
-    return tuple(VrfHost(str(a), vrf, prefer=i == 0) for i, a in enumerate(facts.design.services.ntp))
+    servers = _unique([*facts.design.services.ntp, *facts.settings.ntp])
+    return tuple(VrfHost(str(a), vrf, prefer=i == 0) for i, a in enumerate(servers))
 
 
 def static_routes(facts: DeviceFacts) -> tuple[StaticRoute, ...]:
-    """The default route: towards the site (core), the rack gateway, or in VRF MGMT to the rack's."""
+    """The default route (towards the site on the core, the rack gateway, or in VRF MGMT to the
+    rack's), then the switch's own (``devices.yaml``); the default VRF first, as EOS prints them."""
+    own = [StaticRoute(str(r.prefix), str(r.next_hop), r.vrf) for r in facts.settings.static_routes]
+    routes = [*_default_route(facts), *own]
+    return tuple(sorted(routes, key=lambda r: (r.vrf is not None, r.vrf or "", route_key(r.prefix))))
+
+
+def route_key(prefix: str) -> tuple[int, int]:
+    """A prefix in numeric order.
+
+    Example:
+        >>> sorted(["10.9.0.0/16", "10.10.0.0/16", "0.0.0.0/0"], key=route_key)
+        ['0.0.0.0/0', '10.9.0.0/16', '10.10.0.0/16']
+    """
+    network = IPv4Network(prefix)
+    return int(network.network_address), network.prefixlen
+
+
+def _default_route(facts: DeviceFacts) -> tuple[StaticRoute, ...]:
     role = facts.switch.role
     if role == "core" and facts.upstream is not None:
         return (StaticRoute(DEFAULT_ROUTE, facts.upstream.gateway),)

@@ -172,7 +172,8 @@ BAD_INPUTS: list[tuple[str, str | None, str | Callable[[bytes], bytes], str]] = 
         "servers.csv",
         "GPU-0103",
         "GPU-0102",
-        "servers.csv:4: asset_tag: 'GPU-0102' is rack01-gpu002's already (line 3): a tag names one server",
+        "servers.csv:4: asset_tag: 'GPU-0102' is also rack01-gpu002's (line 3): an asset tag names one server "
+        "(a move keeps the row's tag and changes its name)",
     ),
     ("fabric.yaml", "site:\n", "site: [\n", "fabric.yaml:"),  # malformed YAML
     (

@@ -5,7 +5,7 @@ Module                 Rules
 =====================  ==============================================================
 ``topology``           FAB001 FAB002 FAB003 HOP001 LNK001 LNK002
 ``addressing``         ADR001 ADR002 ADR003 ADR004 ADR005 ADR006
-``ports``              PRT001 BRK001 PRT002 PRT003 PRT004 PRT005 PRT006 PRT007 VLN001
+``ports``              PRT001 BRK001 PRT002 PRT003 PRT004 PRT005 PRT006 PRT007 PRT008 VLN001
 ``routing``            RTE001 RTE002 RTE003 RTE004
 ``mlag``               MLG001
 ``qos``                QOS001 QOS002 QOS003 QOS004 QOS005 QOS006

@@ -15,6 +15,9 @@ PRT004    error     C3           every port set holds what it serves, per speed 
                                  pod), a super-spine's for every pod spine link, the core's
                                  for every rack; pod spine uplinks share out evenly
 PRT007    error     C3           no port is taken twice
+PRT008    error     C3           a ``ports.yaml`` speed or breakout is a mode of the cage
+                                 (a speed on a one-lane port, a breakout on a cage's first
+                                 interface), not on a cage of the role's port sets
 VLN001    error     N3           a switch's internal-VLAN range holds one VLAN per routed
                                  port and none of the VLANs it carries
 PRT005    warning   C3           server downlinks per leaf stay inside the fabric's
@@ -67,6 +70,13 @@ def ports_in_breakout(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[
     """Yield each used port that its switch's breakouts make inactive or absent."""
     del intent
     yield from problems(fabric, "BRK001")
+
+
+@rule("PRT008", "error", "C3", "A port setting is one its switch model takes")
+def port_settings_fit(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each ``ports.yaml`` speed or breakout its cage does not take, or that belongs to the role."""
+    del intent
+    yield from problems(fabric, "PRT008")
 
 
 @rule("PRT007", "error", "C3", "No port is taken twice")
