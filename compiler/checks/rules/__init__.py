@@ -15,6 +15,7 @@ Module                 Rules
 ``bonding``            BND001 BND002 BND003
 ``management``         MGT001 MGT002 MGT003 MGT004
 ``telemetry``          TEL001 TEL002
+``vlans``              VLN002 VLN003 VLN004 VLN005
 =====================  ==============================================================
 
 ``docs/checks.md`` is the table of every rule for users.
@@ -35,6 +36,7 @@ from compiler.checks.rules import (
     routing,
     telemetry,
     topology,
+    vlans,
 )
 
 __all__ = [
@@ -50,4 +52,5 @@ __all__ = [
     "routing",
     "telemetry",
     "topology",
+    "vlans",
 ]
