@@ -156,6 +156,10 @@ def _ports_of(
 ) -> tuple[list[Attachment], list[Problem]]:
     """The in-service server ports a member names on the VLAN's network, or why there are none."""
     net = vlan.network
+    if member.rack is not None and member.rack not in intent.racks:
+        return [], []  # REF002 names it
+    if member.server is not None and all(s.name != member.server for s in intent.servers):
+        return [], []
     if member.rack is not None:
         servers = [s.name for s in intent.servers if s.rack == member.rack and s.active]
         ports = [a for name in servers for a in by_server.get(name, ()) if a.network == net]
