@@ -68,6 +68,9 @@ class HostInterface:
     """Its own routing table and a rule for its source address (a per-NIC address beside another)."""
     numa: int | None = None
     """The NUMA node a RoCE NIC must sit on."""
+    vlan: int | None = None
+    """An 802.1Q interface: its VLAN id, on ``parent``."""
+    parent: str | None = None
 
     @property
     def is_bond(self) -> bool:
@@ -103,8 +106,7 @@ def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterfac
     spec = intent.fabric
     out: list[HostInterface] = []
     for link in server.links:
-        pool = str(spec.fabrics[link.network].pools.hosts)
-        out.extend(_link_interfaces(link, spec.mtu.host, pool))
+        out.extend(_link_interfaces(link, spec.mtu.host))
     for nic in server.nics:
         if nic.network == "management" and server.mgmt_address:
             out.append(
@@ -120,34 +122,50 @@ def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterfac
     return out
 
 
-def _link_interfaces(link: HostLink, mtu: int, pool: str) -> list[HostInterface]:
-    """A bond and its ports, or one addressed interface per NIC (the leaf-b one on its own table)."""
+def _link_interfaces(link: HostLink, mtu: int) -> list[HostInterface]:
+    """A bond and its ports, or one addressed interface per NIC (the leaf-b one on its own table),
+    then an 802.1Q interface per tagged VLAN. An untagged VLAN without a pool leaves its NIC or bond
+    up without an address."""
     numa = {p.nic: p.numa if link.rdma else None for p in link.ports}
+    vlans = [
+        HostInterface(
+            f"{v.parent}.{v.id}",
+            link.network,
+            mtu,
+            v.address,
+            v.gateway,
+            v.pool,
+            vlan=v.id,
+            parent=v.parent,
+        )
+        for v in link.tagged
+    ]
     if link.name is None:
-        return [
+        nics = [
             HostInterface(
                 p.nic,
                 link.network,
                 mtu,
                 p.address,
-                p.gateway,
-                pool,
+                p.gateway if p.pool else None,
+                p.pool,
                 offloads_off=link.rdma,
                 table=p.table,
                 numa=numa[p.nic],
             )
             for p in link.ports
-            if p.address is not None
+            if p.address is not None or p.vlan is not None
         ]
-    if link.address is None:
+        return [*nics, *vlans]
+    if link.address is None and link.vlan is None:
         return []
     bond = HostInterface(
         link.name,
         link.network,
         mtu,
         link.address,
-        link.gateway,
-        pool,
+        link.gateway if link.pool else None,
+        link.pool,
         bond_options=bond_options(link.mode, link.primary),
         members=[p.nic for p in link.ports],
     )
@@ -155,7 +173,7 @@ def _link_interfaces(link: HostLink, mtu: int, pool: str) -> list[HostInterface]
         HostInterface(p.nic, link.network, mtu, master=link.name, offloads_off=link.rdma, numa=numa[p.nic])
         for p in link.ports
     ]
-    return [bond, *ports]
+    return [bond, *ports, *vlans]
 
 
 def _model_order(intent: Intent, server: ResolvedServer) -> list[ServerNic]:
@@ -169,7 +187,7 @@ def _model_order(intent: Intent, server: ResolvedServer) -> list[ServerNic]:
 
 def keyfile_sections(intent: Intent, iface: HostInterface) -> list[Section]:
     """The NetworkManager keyfile of one interface, section by section."""
-    kind = "bond" if iface.is_bond else "ethernet"
+    kind = "bond" if iface.is_bond else "vlan" if iface.vlan is not None else "ethernet"
     connection = [
         ("id", _connection_id(iface)),
         ("type", kind),
@@ -183,16 +201,22 @@ def keyfile_sections(intent: Intent, iface: HostInterface) -> list[Section]:
         sections.append(Section("ethtool", (("feature-gro", "false"), ("feature-lro", "false"))))
     if iface.is_bond:
         sections.append(Section("bond", iface.bond_options))
+    if iface.vlan is not None:
+        sections.append(Section("vlan", (("id", str(iface.vlan)), ("parent", iface.parent or ""))))
     if iface.master:
         return sections
-    ipv4 = [("method", "manual"), ("address1", iface.address or "")]
+    if iface.address is None:
+        return [*sections, Section("ipv4", (("method", "disabled"),)), Section("ipv6", (("method", "disabled"),))]
+    ipv4 = [("method", "manual"), ("address1", iface.address)]
     if iface.default_route:
         services = intent.fabric.services
         ipv4 += [("gateway", iface.gateway or "")]
         if services.dns:
             ipv4 += [("dns", "".join(f"{a};" for a in services.dns)), ("dns-search", f"{intent.fabric.site.domain};")]
     else:
-        ipv4 += [("never-default", "true"), ("route1", f"{iface.route_prefix},{iface.gateway}")]
+        ipv4 += [("never-default", "true")]
+        if iface.route_prefix and iface.gateway:
+            ipv4 += [("route1", f"{iface.route_prefix},{iface.gateway}")]
     if iface.table is not None:
         source = IPv4Interface(iface.address or "0.0.0.0/32").ip
         ipv4 += [
@@ -223,6 +247,8 @@ def ifcfg_pairs(intent: Intent, iface: HostInterface) -> list[tuple[str, str]]:
     if iface.is_bond:
         options = " ".join(f"{k}={v}" for k, v in iface.bond_options)
         pairs += [("TYPE", "Bond"), ("BONDING_MASTER", "yes"), ("BONDING_OPTS", f'"{options}"')]
+    elif iface.vlan is not None:
+        pairs += [("TYPE", "Vlan"), ("VLAN", "yes"), ("PHYSDEV", iface.parent or ""), ("VLAN_ID", str(iface.vlan))]
     else:
         pairs += [("TYPE", "Ethernet")]
     pairs += [("BOOTPROTO", "none"), ("ONBOOT", "yes"), ("MTU", str(iface.mtu))]
@@ -230,7 +256,9 @@ def ifcfg_pairs(intent: Intent, iface: HostInterface) -> list[tuple[str, str]]:
         pairs += [("ETHTOOL_OPTS", f'"-K {iface.name} lro off gro off"')]
     if iface.master:
         return [*pairs, ("MASTER", iface.master), ("SLAVE", "yes")]
-    address = IPv4Interface(iface.address or "0.0.0.0/32")
+    if iface.address is None:
+        return [*pairs, ("DEFROUTE", "no"), ("IPV6INIT", "no")]
+    address = IPv4Interface(iface.address)
     pairs += [("IPADDR", str(address.ip)), ("PREFIX", str(address.network.prefixlen))]
     if iface.default_route:
         pairs += [("GATEWAY", iface.gateway or ""), ("DEFROUTE", "yes")]
@@ -268,7 +296,7 @@ def network_files(intent: Intent, server: ResolvedServer, ifaces: list[HostInter
             files[f"{base}/network-scripts/ifcfg-{iface.name}"] = render_template(
                 "linux/ifcfg.j2", {"comment": comment, "pairs": ifcfg_pairs(intent, iface)}
             )
-            if iface.route_prefix:
+            if iface.route_prefix and iface.gateway:
                 files[f"{base}/network-scripts/route-{iface.name}"] = render_template(
                     "linux/route.j2", {"comment": comment, "routes": ifcfg_routes(iface)}
                 )

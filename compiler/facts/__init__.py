@@ -52,11 +52,13 @@ from compiler.facts.provenance import (
     record_design,
     record_retired,
     record_specifics,
+    record_vlans,
 )
 from compiler.facts.qos import Qos, RoceQos, build_qos
 from compiler.facts.routing import Routing, SwitchRouting, build_routing
 from compiler.facts.servers import Attachments, ResolvedServer, ServerNic, build_attachments
 from compiler.facts.topology import Switch, Topology, build_topology
+from compiler.facts.vlans import FabricVlan, PortVlans, VlanPlan, build_vlans
 from compiler.intent import FabricFile, Intent
 from compiler.specifics import DeviceSettings, PortSettings
 
@@ -78,6 +80,7 @@ __all__ = [
     "ServerNic",
     "Switch",
     "UsedPort",
+    "VlanPlan",
     "build_facts",
 ]
 
@@ -107,6 +110,14 @@ class DeviceFacts(NamedTuple):
     extra_config: str | None = None
     port_settings: Mapping[str, PortSettings] = {}
     """Its ``ports.yaml`` entries, by interface."""
+    vlans: tuple[FabricVlan, ...] = ()
+    """The VLANs of ``vlans.yaml`` it carries (a leaf), by id."""
+    vlan_svis: Mapping[int, HostAddress] = {}
+    """Its SVI address and gateway on each routed VLAN of ``vlans.yaml`` it carries."""
+    port_vlans: Mapping[str, PortVlans] = {}
+    """Its server ports with VLANs of ``vlans.yaml``, by interface."""
+    server_trunks: bool = False
+    """Whether a server port of its leaf pair is a trunk (has tagged VLANs)."""
     settings: DeviceSettings = DeviceSettings()
     """Its ``devices.yaml`` entry."""
 
@@ -128,6 +139,8 @@ class Facts(NamedTuple):
     """Which intent element produced each port setting, VLAN and device setting."""
     ports: PortSpecifics = PortSpecifics({}, {}, ())
     """The ``ports.yaml`` entries that hold, and the switches' own layouts."""
+    vlans: VlanPlan = VlanPlan({}, {}, {}, ())
+    """The VLANs of ``vlans.yaml``: their ports and leaves."""
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -136,6 +149,7 @@ class Facts(NamedTuple):
             *self.topology.problems,
             *self.ports.problems,
             *self.attachments.problems,
+            *self.vlans.problems,
             *self.cabling.problems,
             *_extra_config_problems(self.intent, self.topology),
         )
@@ -189,6 +203,14 @@ class Facts(NamedTuple):
             qos=self.qos.fabrics.get(switch.network),
             extra_config=design.extra_config.get(name),
             port_settings=settings_of(self.ports, name),
+            vlans=self.vlans.leaves.get(name, ()),
+            server_trunks=name in self.vlans.trunked,
+            vlan_svis={vlan: address for (leaf, vlan), address in self.addressing.vlan_svis.items() if leaf == name},
+            port_vlans={
+                port.name: self.vlans.of(port.peer, port.peer_port)
+                for port in self.cabling.of(name)
+                if port.kind == "server" and (port.peer, port.peer_port) in self.vlans.ports
+            },
             settings=self.intent.devices.get(name, DeviceSettings()),
         )
 
@@ -199,14 +221,17 @@ def build_facts(intent: Intent) -> Facts:
     ports = build_port_specifics(intent, base)
     topology = ports.apply(base)
     attachments = build_attachments(intent, topology)
-    addressing = build_addressing(intent, topology, attachments)
+    vlans = build_vlans(intent, topology, attachments)
+    addressing = build_addressing(intent, topology, attachments, vlans)
     management = build_management(intent, topology, attachments)
     cabling = build_cabling(intent, topology, attachments, addressing)
-    routing = build_routing(intent, topology, cabling, addressing)
+    routing = build_routing(intent, topology, cabling, addressing, vlans)
+    links_of_servers = build_links(intent, attachments, addressing, vlans)
     book = ProvenanceBook()
     record_design(book, intent, topology, cabling)
     record_specifics(book, intent, topology, ports)
     record_retired(book, cabling)
+    record_vlans(book, cabling, vlans)
     links: dict[str, list[FabricLink]] = {}
     for link in addressing.fabric_links.values():
         links.setdefault(link.lower, []).append(link)
@@ -220,10 +245,11 @@ def build_facts(intent: Intent) -> Facts:
         cabling,
         routing,
         build_qos(intent),
-        _servers(intent, attachments, cabling, addressing, management, build_links(intent, attachments, addressing)),
+        _servers(intent, attachments, cabling, addressing, management, links_of_servers),
         {name: tuple(found) for name, found in links.items()},
         book.done(),
         ports,
+        vlans,
     )
 
 

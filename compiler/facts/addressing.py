@@ -48,6 +48,7 @@ from compiler.facts.common import FabricNetwork, Network
 from compiler.facts.hardware import Layouts
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import SpineLeaf, Topology
+from compiler.facts.vlans import FabricVlan, VlanPlan
 from compiler.intent import Intent
 from compiler.platforms import eos
 
@@ -131,17 +132,28 @@ class Addressing(NamedTuple):
     """By (server, NIC), on networks with ``bonding: per-nic``: every NIC's own address."""
     allocations: tuple[Allocation, ...]
     pools: tuple[PoolUse, ...]
+    tagged: Mapping[tuple[str, str, int], HostAddress] = {}
+    """By (server, NIC, VLAN id): the address on a tagged VLAN of ``vlans.yaml`` with a pool (for a
+    bond, under the NIC of leaf a)."""
+    vlan_svis: Mapping[tuple[str, int], HostAddress] = {}
+    """By (leaf, VLAN id): the leaf's SVI address on a routed VLAN of ``vlans.yaml`` and its gateway."""
 
 
-def build_addressing(intent: Intent, topology: Topology, attachments: Attachments) -> Addressing:
-    """Address every leaf, spine, leaf-spine link and server of the spine-leaf fabrics."""
+def build_addressing(
+    intent: Intent, topology: Topology, attachments: Attachments, vlans: VlanPlan | None = None
+) -> Addressing:
+    """Address every leaf, spine, leaf-spine link and server of the spine-leaf fabrics, and the
+    VLANs of ``vlans.yaml`` that have a pool."""
+    plan = vlans if vlans is not None else VlanPlan({}, {}, {}, ())
     loopbacks: dict[str, str] = {}
     leaves: dict[str, LeafAddresses] = {}
     links: dict[tuple[str, str], FabricLink] = {}
     servers: dict[tuple[str, Network], HostAddress] = {}
     nics: dict[tuple[str, str], HostAddress] = {}
+    tagged: dict[tuple[str, str, int], HostAddress] = {}
     allocations: list[Allocation] = []
     pools: list[PoolUse] = []
+    pair_of = {leaf: pair.id for fabric in topology.fabrics.values() for pair in fabric.pairs for leaf in pair.leaves}
     for net, fabric in sorted(topology.fabrics.items()):
         added = len(allocations)
         _fabric(intent, topology, fabric, loopbacks, leaves, links, allocations)
@@ -154,15 +166,92 @@ def build_addressing(intent: Intent, topology: Topology, attachments: Attachment
             if nic.network != net or (nic.side and not per_nic):
                 continue
             offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
-            address = HostAddress(str(host_in(subnets[nic.switch], offset)), gateways[nic.switch])
-            purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
-            allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
+            carried = plan.of(nic.server, nic.nic)
+            for vlan in carried.tagged:
+                own = _vlan_host(vlan, pair_of[nic.switch], offset)
+                if own is not None:
+                    tagged[nic.server, nic.nic, vlan.id] = own
+                    allocations.append(_vlan_allocation(vlan, own, nic.server, f"{net} NIC {nic.nic} VLAN {vlan.id}"))
+            if carried.access is not None:
+                address = _vlan_host(carried.access, pair_of[nic.switch], offset)
+                if address is None:
+                    continue  # a layer-2 VLAN: the port has no address
+                purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
+                allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
+            else:
+                address = HostAddress(str(host_in(subnets[nic.switch], offset)), gateways[nic.switch])
+                purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
+                allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
             if nic.side == 0:
                 servers[nic.server, net] = address
             if per_nic:
                 nics[nic.server, nic.nic] = address
         pools.extend(_pool_uses(intent, topology.layouts, fabric, allocations[added:]))
-    return Addressing(loopbacks, leaves, links, servers, nics, tuple(allocations), tuple(pools))
+    svis = _vlan_svis(topology, plan, pair_of, allocations)
+    pools.extend(_vlan_pools(plan, pair_of, allocations))
+    return Addressing(loopbacks, leaves, links, servers, nics, tuple(allocations), tuple(pools), tagged, svis)
+
+
+def vlan_pool_name(vlan: FabricVlan) -> str:
+    """The pool name of a VLAN of ``vlans.yaml`` in allocations and pool uses.
+
+    Example:
+        >>> from compiler.sources import Source
+        >>> vlan_pool_name(FabricVlan("inference", 300, "I", "compute", None, False, Source("vlans.yaml")))
+        'vlans.inference'
+    """
+    return f"vlans.{vlan.key}"
+
+
+def _vlan_host(vlan: FabricVlan, pair: int, offset: int) -> HostAddress | None:
+    """A server's address on a VLAN with a pool (its gateway when routed), None on a layer-2 VLAN."""
+    subnet = vlan.subnet(pair)
+    if subnet is None:
+        return None
+    gateway = str(host_in(subnet, GATEWAY_OFFSET).ip) if vlan.routed else ""
+    return HostAddress(str(host_in(subnet, offset)), gateway)
+
+
+def _vlan_allocation(vlan: FabricVlan, address: HostAddress, owner: str, purpose: str) -> Allocation:
+    return Allocation(vlan.network, vlan_pool_name(vlan), address.address, owner, purpose)
+
+
+def _vlan_svis(
+    topology: Topology, plan: VlanPlan, pair_of: Mapping[str, int], allocations: list[Allocation]
+) -> dict[tuple[str, int], HostAddress]:
+    """Each leaf's SVI on the routed VLANs it carries: .2/.3 of its pair's subnet, gateway .1."""
+    svis: dict[tuple[str, int], HostAddress] = {}
+    for leaf, carried in plan.leaves.items():
+        switch = topology.switches[leaf]
+        pair = pair_of[leaf]
+        for vlan in carried:
+            subnet = vlan.subnet(pair)
+            if subnet is None or not vlan.routed:
+                continue
+            gateway = host_in(subnet, GATEWAY_OFFSET)
+            svi = host_in(subnet, LEAF_SVI_OFFSET + (switch.side or 0))
+            svis[leaf, vlan.id] = HostAddress(str(svi), str(gateway.ip))
+            name = vlan_pool_name(vlan)
+            allocations.append(Allocation(vlan.network, name, str(svi), leaf, eos.vlan_interface(vlan.id)))
+            if switch.side == 0:
+                owner = f"{vlan.network}-pair{pair:02d}"
+                allocations.append(Allocation(vlan.network, name, str(subnet), owner, f"VLAN {vlan.id} subnet"))
+                allocations.append(Allocation(vlan.network, name, str(gateway), owner, "virtual-router gateway"))
+    return svis
+
+
+def _vlan_pools(plan: VlanPlan, pair_of: Mapping[str, int], allocations: list[Allocation]) -> list[PoolUse]:
+    """How full each VLAN pool is, in /24s per leaf pair."""
+    uses = []
+    for vlan in plan.vlans.values():
+        if vlan.pool is None:
+            continue
+        pairs = [pair_of[leaf] for leaf, carried in plan.leaves.items() if vlan in carried]
+        highest = max(pairs, default=0)
+        uses.append(
+            pool_use(vlan.network, vlan_pool_name(vlan), vlan.pool, "/24 per leaf pair", 24, highest + 1, allocations)
+        )
+    return uses
 
 
 def _fabric(

@@ -32,6 +32,7 @@ from typing import Literal, NamedTuple
 from compiler.facts.addressing import Addressing
 from compiler.facts.common import FabricNetwork
 from compiler.facts.servers import Attachment, Attachments
+from compiler.facts.vlans import FabricVlan, VlanPlan
 from compiler.intent import Intent
 
 BOND_NAMES: dict[FabricNetwork, str] = {"compute": "bond0", "storage": "bond1"}
@@ -40,6 +41,20 @@ BOND_NAMES: dict[FabricNetwork, str] = {"compute": "bond0", "storage": "bond1"}
 ROUTE_TABLES: dict[FabricNetwork, int] = {"compute": 100, "storage": 110}
 """Per-NIC routing: the leaf-a NIC routes in the main table (unsourced traffic leaves by it), the
 leaf-b NIC in the network's base + 1 (compute: table 101), with a rule for its source address."""
+
+
+class HostVlan(NamedTuple):
+    """A tagged VLAN of ``vlans.yaml`` on a server: an 802.1Q interface on its bond or NIC."""
+
+    id: int
+    name: str
+    parent: str
+    """The bond or NIC it is tagged on (the interface is ``<parent>.<id>``)."""
+    address: str | None = None
+    """None on a VLAN without a pool (layer 2 only)."""
+    gateway: str | None = None
+    """None on a VLAN its leaves do not route."""
+    pool: str | None = None
 
 
 class HostPort(NamedTuple):
@@ -55,6 +70,10 @@ class HostPort(NamedTuple):
     gateway: str | None = None
     table: int | None = None
     """Its own routing table (the leaf-b NIC of per-NIC addresses)."""
+    pool: str | None = None
+    """The pool of its per-NIC address (its route goes there through the gateway)."""
+    vlan: int | None = None
+    """Its untagged VLAN when ``vlans.yaml`` makes it another than the fabric's."""
 
 
 class HostLink(NamedTuple):
@@ -72,6 +91,12 @@ class HostLink(NamedTuple):
     """The bond's address."""
     gateway: str | None = None
     rdma: bool = False
+    pool: str | None = None
+    """The pool of the bond's address."""
+    vlan: int | None = None
+    """The bond's untagged VLAN when ``vlans.yaml`` makes it another than the fabric's."""
+    tagged: tuple[HostVlan, ...] = ()
+    """Tagged VLANs of ``vlans.yaml``, on the bond or on each NIC."""
 
 
 def primary_side(host: int, rule: str) -> int:
@@ -84,10 +109,15 @@ def primary_side(host: int, rule: str) -> int:
     return (host - 1) % 2 if rule == "by-server" else 0
 
 
-def build_links(intent: Intent, attachments: Attachments, addressing: Addressing) -> Mapping[str, tuple[HostLink, ...]]:
-    """Every server's links, compute before storage."""
+def build_links(
+    intent: Intent, attachments: Attachments, addressing: Addressing, vlans: VlanPlan | None = None
+) -> Mapping[str, tuple[HostLink, ...]]:
+    """Every in-service server's links, compute before storage."""
+    plan = vlans if vlans is not None else VlanPlan({}, {}, {}, ())
     out: dict[str, list[HostLink]] = {}
     for server, nics in sorted(attachments.of_server.items()):
+        if any(a.retired for a in nics):
+            continue
         models = intent.fabric.server_models[next(s.model for s in intent.servers if s.name == server)]
         adapters = {n.name: n.adapter_name for n in models.nics}
         for net in ("compute", "storage"):
@@ -95,9 +125,9 @@ def build_links(intent: Intent, attachments: Attachments, addressing: Addressing
             on_net = sorted((a for a in nics if a.network == net), key=lambda a: a.side)
             if spec is None or not on_net:
                 continue
-            out.setdefault(server, []).append(
-                _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing)
-            )
+            pool = str(spec.pools.hosts)
+            link = _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing)
+            out.setdefault(server, []).append(_with_vlans(server, link, pool, plan, addressing))
     return {name: tuple(links) for name, links in out.items()}
 
 
@@ -141,4 +171,44 @@ def _link(
         bond.address if bond else None,
         bond.gateway if bond else None,
         rdma,
+    )
+
+
+def _with_vlans(server: str, link: HostLink, fabric_pool: str, plan: VlanPlan, addressing: Addressing) -> HostLink:
+    """A link with the VLANs of ``vlans.yaml`` on its ports: the pool of each untagged address
+    (the fabric's, or an access VLAN's) and an 802.1Q interface per tagged VLAN."""
+
+    def pool_of(vlan: FabricVlan | None) -> str | None:
+        if vlan is None:
+            return fabric_pool
+        return str(vlan.pool) if vlan.pool is not None and vlan.routed else None
+
+    def tagged_on(parent: str, nic: str) -> list[HostVlan]:
+        found = []
+        for vlan in plan.of(server, nic).tagged:
+            own = addressing.tagged.get((server, nic, vlan.id))
+            found.append(
+                HostVlan(
+                    vlan.id,
+                    vlan.name,
+                    parent,
+                    own.address if own else None,
+                    (own.gateway or None) if own else None,
+                    pool_of(vlan) if own and own.gateway else None,
+                )
+            )
+        return found
+
+    if link.name is None:
+        ports = []
+        tagged: list[HostVlan] = []
+        for port in link.ports:
+            access = plan.of(server, port.nic).access
+            ports.append(port._replace(pool=pool_of(access), vlan=access.id if access else None))
+            tagged += tagged_on(port.nic, port.nic)
+        return link._replace(ports=tuple(ports), tagged=tuple(tagged))
+    first = link.ports[0].nic
+    access = plan.of(server, first).access
+    return link._replace(
+        pool=pool_of(access), vlan=access.id if access else None, tagged=tuple(tagged_on(link.name, first))
     )

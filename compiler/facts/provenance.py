@@ -31,12 +31,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+from compiler.platforms.eos import port_channel, vlan_interface
 from compiler.sources import Source
 
 if TYPE_CHECKING:
     from compiler.facts.cabling import Cabling, UsedPort
     from compiler.facts.ports import PortSpecifics
     from compiler.facts.topology import Topology
+    from compiler.facts.vlans import VlanPlan
     from compiler.intent import Intent
 
 ORIGIN = ""
@@ -205,3 +207,29 @@ def record_retired(book: ProvenanceBook, cabling: Cabling) -> None:
         for name, port in used.items():
             if port.retired:
                 book.port(device, name, Source("servers.csv", (port.peer, "status")), ("shutdown", "description"))
+
+
+def record_vlans(book: ProvenanceBook, cabling: Cabling, plan: VlanPlan) -> None:
+    """The sources of ``vlans.yaml``: each VLAN and SVI on its leaves, each port's VLAN lines (on a
+    server's port-channel when it has one; a trunk's lines by its first tagged member)."""
+    for leaf, carried in plan.leaves.items():
+        for vlan in carried:
+            book.vlan(leaf, vlan.id, vlan.source)
+            if vlan.routed and vlan.pool is not None:
+                book.port(leaf, vlan_interface(vlan.id), vlan.source)
+    for device, used in cabling.ports.items():
+        for name, port in used.items():
+            if port.kind != "server" or port.network == "management":
+                continue
+            on_port = plan.ports.get((port.peer, port.peer_port))
+            if on_port is None:
+                continue
+            iface = port_channel(port.channel) if port.channel is not None else name
+            if on_port.access_source is not None:
+                fields = ("switchport_trunk_native_vlan",) if on_port.tagged else ("switchport_access_vlan",)
+                book.port(device, iface, on_port.access_source, fields)
+            if on_port.tagged_sources:
+                trunk: tuple[str, ...] = ("switchport_trunk_allowed_vlan", "switchport_mode")
+                if on_port.access_source is None:
+                    trunk = (*trunk, "switchport_trunk_native_vlan")
+                book.port(device, iface, on_port.tagged_sources[0], trunk)

@@ -35,6 +35,7 @@ from typing import Literal, NamedTuple
 from compiler.facts.addressing import Addressing
 from compiler.facts.cabling import Cabling
 from compiler.facts.topology import SpineLeaf, Topology
+from compiler.facts.vlans import VlanPlan
 from compiler.intent import BgpSettings, Intent, RoutingProfile
 from compiler.platforms import eos
 
@@ -106,11 +107,23 @@ class Routing(NamedTuple):
     switches: Mapping[str, SwitchRouting]
 
 
-def build_routing(intent: Intent, topology: Topology, cabling: Cabling, addressing: Addressing) -> Routing:
-    """The underlay of every spine-leaf fabric."""
+def build_routing(
+    intent: Intent, topology: Topology, cabling: Cabling, addressing: Addressing, vlans: VlanPlan | None = None
+) -> Routing:
+    """The underlay of every spine-leaf fabric; a leaf also advertises the routed VLANs of
+    ``vlans.yaml`` it carries (their pools, as its hosts pool)."""
     switches: dict[str, SwitchRouting] = {}
     for fabric in topology.fabrics.values():
         switches.update(_fabric(intent, topology, fabric, cabling, addressing))
+    for leaf, carried in (vlans.leaves if vlans is not None else {}).items():
+        pools = [str(v.pool) for v in carried if v.routed and v.pool is not None]
+        own = switches.get(leaf)
+        if not pools or own is None:
+            continue
+        if own.protocol == "ebgp":
+            switches[leaf] = own._replace(advertised=(*own.advertised, *(("hosts", p, 24) for p in pools)))
+        else:
+            switches[leaf] = own._replace(ospf_networks=(*own.ospf_networks, *pools))
     return Routing(switches)
 
 

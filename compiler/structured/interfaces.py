@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
 from compiler.facts.hosts import BOND_NAMES
@@ -181,6 +182,16 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
         ip_address=addresses.svi,
         virtual_ip=addresses.gateway,
     )
+    for extra in facts.vlans:
+        svi = facts.vlan_svis.get(extra.id)
+        if svi is not None:
+            yield Interface(
+                eos.vlan_interface(extra.id),
+                description=describe.gateway.format(vlan=extra.name),
+                mtu=mtu,
+                ip_address=svi.address,
+                virtual_ip=svi.gateway,
+            )
     yield Interface(
         eos.vlan_interface(mlag.l3_vlan),
         description=mlag.l3_vlan_name,
@@ -204,7 +215,8 @@ def storm_control(facts: DeviceFacts) -> tuple[tuple[str, str], ...]:
 
 
 def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Interface]:
-    """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
+    """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP);
+    with tagged VLANs of ``vlans.yaml`` a trunk whose native VLAN is its untagged one."""
     design = facts.design
     qos = port_qos(facts, port.speed)
     describe = design.naming.descriptions
@@ -213,12 +225,13 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
     if port.retired:
         yield retired_port(facts, port)
         return
+    edge = _edge_vlans(facts, port, vlan)
     if port.channel is None:
         yield Interface(
             port.name,
             description=description,
             mtu=mtu,
-            switchport_access_vlan=vlan,
+            **edge,
             storm_control=storm_control(facts),
             portfast=True,
             bpduguard=True,
@@ -230,13 +243,27 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Inte
         eos.port_channel(port.channel),
         description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),  # type: ignore[index]
         mtu=mtu,
-        switchport_access_vlan=vlan,
+        **edge,
         mlag=port.channel,
         lacp_fallback_timeout=design.fabrics[facts.switch.network].lacp_fallback_timeout,  # type: ignore[index]
         storm_control=storm_control(facts),
         portfast=True,
         bpduguard=True,
     )
+
+
+def _edge_vlans(facts: DeviceFacts, port: UsedPort, fabric_vlan: int) -> dict[str, Any]:
+    """The VLAN lines of a server port: its untagged VLAN as an access port, or a trunk of its
+    untagged VLAN (native) and its tagged ones."""
+    carried = facts.port_vlans.get(port.name)
+    untagged = carried.access.id if carried is not None and carried.access is not None else fabric_vlan
+    if carried is None or not carried.tagged:
+        return {"switchport_access_vlan": untagged}
+    return {
+        "switchport_trunk_native_vlan": untagged,
+        "switchport_trunk_allowed_vlan": eos.vlan_list([untagged, *(v.id for v in carried.tagged)]),
+        "switchport_mode": "trunk",
+    }
 
 
 def retired_port(facts: DeviceFacts, port: UsedPort) -> Interface:

@@ -63,10 +63,11 @@ def prefix_lists(facts: DeviceFacts) -> tuple[PrefixList, ...]:
         return ()
     routing, bgp = found
     names = {"loopbacks": bgp.loopbacks_prefix_list, "hosts": bgp.hosts_prefix_list}
-    return tuple(
-        PrefixList(names[pool], (PrefixListEntry(10, "permit", prefix, length),))
-        for pool, prefix, length in routing.advertised
-    )
+    entries: dict[str, list[PrefixListEntry]] = {}
+    for pool, prefix, length in routing.advertised:
+        same = entries.setdefault(names[pool], [])
+        same.append(PrefixListEntry(10 * (len(same) + 1), "permit", prefix, length))
+    return tuple(PrefixList(name, tuple(found)) for name, found in entries.items())
 
 
 def route_maps(facts: DeviceFacts) -> tuple[RouteMapEntry, ...]:

@@ -1,7 +1,9 @@
 """The layer-2 sections: VLANs, spanning tree, MLAG and the virtual-router MAC.
 
 A leaf pair carries its fabric's VLAN (and the pair's extra VLANs), the MLAG L3 peer VLAN and
-the MLAG peer VLAN, all in the MLAG trunk group; the leaves are the spanning-tree roots of
+the MLAG peer VLAN, all in the MLAG trunk group, and the VLANs of ``vlans.yaml`` its ports carry
+(in no trunk group: a server trunk carries them; the fabric's VLAN leaves the group too when it
+is the native VLAN of such a trunk); the leaves are the spanning-tree roots of
 their pair, with spanning tree off the two MLAG VLANs. A management switch carries its rack's
 VLAN, the core every rack's. Spines route every port and run no spanning tree.
 
@@ -39,8 +41,11 @@ def vlans(facts: DeviceFacts) -> tuple[VlanDef, ...]:
     spec = design.fabrics[facts.switch.network]  # type: ignore[index]
     carried = [design.vlans[spec.vlan], *(design.vlans[n] for n in spec.pair_vlans.get(facts.switch.pair or 0, ()))]
     group = (mlag.trunk_group,)
+    # A trunk group keeps a VLAN off every trunk outside it: the fabric's VLAN stays in the MLAG
+    # group (the peer-link only) unless a server port of the pair is a trunk that carries it.
     defs = [
-        *(VlanDef(v.id, v.name, group) for v in carried),
+        *(VlanDef(v.id, v.name, () if facts.server_trunks else group) for v in carried),
+        *(VlanDef(v.id, v.name) for v in facts.vlans),
         VlanDef(mlag.l3_vlan, mlag.l3_vlan_name, group),
         VlanDef(mlag.peer_vlan, mlag.peer_vlan_name, group),
     ]

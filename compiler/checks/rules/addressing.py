@@ -77,6 +77,7 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
     mgmt = intent.fabric.management
     pools.append(("management.pool", mgmt.pool))
     pools.append(("management.upstream.subnet", mgmt.upstream.subnet))
+    pools.extend((f"vlans.yaml vlans.{key}.pool", v.pool) for key, v in intent.vlans.items() if v.pool is not None)
     return pools
 
 
@@ -111,6 +112,8 @@ def disjoint_pools(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str
 
 
 def _pool_path(pool: PoolUse) -> str:
+    if pool.name.startswith("vlans."):
+        return f"vlans.yaml {pool.name}.pool"
     if pool.network == "management":
         return f"management.{pool.name}"
     return f"fabrics.{pool.network}.pools.{pool.name}"

@@ -4,8 +4,8 @@
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
 MLG001    error     N2           each leaf has a peer that names it back; both run MLAG
-                                 with the same domain-id, VLANs, virtual-router MAC and
-                                 gateway VIPs and peer-link; each one's peer-address is
+                                 with the same domain-id, virtual-router MAC and
+                                 gateway VIPs and peer-link (VLANs: VLN004); each one's peer-address is
                                  the other's local-interface address, its heartbeat the
                                  other's management address; the peer-link is cabled
                                  between them
@@ -27,14 +27,9 @@ def _vips(device: Device) -> dict[str, str]:
     return {i.name: i.virtual_ip for i in device.config.interfaces if i.virtual_ip}
 
 
-def _vlans(device: Device) -> list[tuple[int, str]]:
-    return sorted((v.id, v.name) for v in device.config.vlans)
-
-
 SAME: list[tuple[str, Callable[[Device], object]]] = [
     ("domain-id", lambda d: d.config.mlag.domain_id if d.config.mlag else None),
     ("peer-link", lambda d: d.config.mlag.peer_link if d.config.mlag else None),
-    ("VLANs", _vlans),
     ("virtual-router MAC", lambda d: d.config.virtual_router_mac),
     ("virtual-router gateways", _vips),
 ]

@@ -18,6 +18,9 @@ PRT007    error     C3           no port is taken twice
 PRT008    error     C3           a ``ports.yaml`` speed or breakout is a mode of the cage
                                  (a speed on a one-lane port, a breakout on a cage's first
                                  interface), not on a cage of the role's port sets
+PRT009    error     C3           ``ports.yaml`` shuts no peer-link member, fabric link or
+                                 management link
+LLD001    error     G3           ``ports.yaml`` turns LLDP off on no switch-facing port
 VLN001    error     N3           a switch's internal-VLAN range holds one VLAN per routed
                                  port and none of the VLANs it carries
 PRT005    warning   C3           server downlinks per leaf stay inside the fabric's
@@ -40,6 +43,7 @@ from compiler.checks.rules._common import devices, fabric_spec, gbps, links_of, 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
 from compiler.facts.hardware import Layout
+from compiler.facts.ports import PortSetting
 from compiler.intent import Intent
 from core.hardware import VlanRange, catalog, internal_vlan_problems, port_budget
 
@@ -229,3 +233,58 @@ def internal_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str
             configured, in_use = catalog().internal_vlans, []
         for problem in internal_vlan_problems(routed, configured, in_use):
             yield name, problem
+
+
+SWITCH_FACING = {
+    "uplink": "a fabric link (uplink) to {peer}",
+    "downlink": "a fabric link (downlink) to {peer}",
+    "peer-link": "a member of the MLAG peer-link to {peer}",
+    "rack-uplink": "the management uplink to {peer}",
+    "rack-downlink": "the management link to {peer}",
+    "upstream": "the management network's upstream",
+    "management": "the management port of {peer}",
+}
+"""The ports whose far end is the network itself, and what they are, in words."""
+
+
+def _specific_ports(fabric: ResolvedFabric) -> Iterator[tuple[str, str, PortSetting, str]]:
+    """Every ``ports.yaml`` entry on a switch-facing port: device, interface, entry, what the port is."""
+    facts = fabric.facts
+    for device, entries in sorted(facts.ports.settings.items()):
+        for name, entry in sorted(entries.items()):
+            used = facts.cabling.port(device, name)
+            if used is not None and used.kind in SWITCH_FACING:
+                yield device, name, entry, SWITCH_FACING[used.kind].format(peer=used.peer)
+
+
+@rule("PRT009", "error", "C3", "No switch-facing port is shut on purpose")
+def no_shut_fabric_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each ``ports.yaml`` shutdown of a peer-link member, a fabric link or a management link."""
+    for device, name, entry, what in _specific_ports(fabric):
+        if entry.settings.shutdown is None:
+            continue
+        yield (
+            intent.where(entry.source.child("shutdown")),
+            (
+                f"{device} {name} is {what}: shutting it takes a link of the design down (the far end's "
+                "post-checks and health expect it up); remove the link from the design instead, or drain "
+                "and replace the optic without a shutdown"
+            ),
+        )
+
+
+@rule("LLD001", "error", "G3", "LLDP runs on every switch-facing port")
+def lldp_on_fabric_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each ``ports.yaml`` LLDP exception on a port whose far end is a switch: deploy's
+    post-checks and drift's unmanaged-device check read the neighbours there."""
+    for device, name, entry, what in _specific_ports(fabric):
+        lldp = entry.settings.lldp
+        if lldp is None or (lldp.transmit and lldp.receive):
+            continue
+        yield (
+            intent.where(entry.source.child("lldp")),
+            (
+                f"{device} {name} is {what}: deploy's post-checks and drift compare its LLDP neighbour with "
+                "the cabling plan; keep LLDP on there (exceptions are for server and unused ports)"
+            ),
+        )

@@ -9,7 +9,8 @@ Rule      Severity  Requirement  What it guards
 REF001    error     N1/C4        every service-profile on an interface is the device's
                                  QoS profile; every access or trunk VLAN is defined on
                                  the device
-REF002    error     G1           ``extra_config`` names only devices that exist
+REF002    error     G1           ``extra_config``, ``ports.yaml`` and ``devices.yaml`` name
+                                 devices that exist, ``vlans.yaml`` servers and racks
 REF003    error     N3           routing references resolve: BGP peer groups, route
                                  maps, prefix lists, OSPF active interfaces
 RES001    error     G1           anything resolution could not place that no other
@@ -26,6 +27,7 @@ from compiler.checks.rules._common import interfaces, problems
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
+from compiler.sources import Source
 from compiler.structured import Interface
 
 
@@ -71,11 +73,27 @@ def profiles_and_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
                 yield name, message
 
 
-@rule("REF002", "error", "G1", "extra_config names existing devices")
+@rule("REF002", "error", "G1", "The intent names existing devices, servers and racks")
 def extra_config_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each ``extra_config`` key that names no device."""
-    del intent
+    """Yield each ``extra_config``, ``ports.yaml`` or ``devices.yaml`` key that names no device, and
+    each ``vlans.yaml`` member naming no server or rack."""
     yield from problems(fabric, "REF002")
+    for name in sorted(intent.devices):
+        if name not in fabric.devices:
+            where = intent.where(Source("devices.yaml", ("devices", name)))
+            yield (
+                where,
+                f"devices.yaml names no switch of the design {name!r}: check the name (fabricops view lists them)",
+            )
+    servers = {s.name for s in intent.servers}
+    for key, vlan in intent.vlans.items():
+        for mode in ("access", "tagged"):
+            for index, member in enumerate(getattr(vlan, mode)):
+                element = Source("vlans.yaml", ("vlans", key, mode, index))
+                if member.server is not None and member.server not in servers:
+                    yield intent.where(element), f"no server {member.server!r} in servers.csv"
+                elif member.rack is not None and member.rack not in intent.racks:
+                    yield intent.where(element), f"no rack {member.rack} in racks.yaml"
 
 
 def _routing_refs(device: Device) -> Iterator[str]:
