@@ -273,7 +273,7 @@ def _normalise(node: Node, path: tuple[str, ...], rules: PlatformRules) -> None:
             _normalise(child, (*path, text), rules)
             if child.children:
                 continue
-        if any(d.matches(path, text) for d in rules.default_lines) or (not path and _empty_default(text, rules)):
+        if rules.defaults.matches(path, text) or (not path and _empty_default(text, rules)):
             del node.children[text]
 
 

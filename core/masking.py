@@ -95,14 +95,23 @@ SECRET_RULES: tuple[SecretRule, ...] = (
 )
 
 
-def _any(rules: tuple[SecretRule, ...]) -> re.Pattern[str]:
-    found = _ANY.get(rules)
-    if found is None:
-        found = _ANY[rules] = re.compile("|".join(f"(?:{r.pattern.pattern.replace('?P<secret>', '')})" for r in rules))
-    return found
+def _any(rules: tuple[SecretRule, ...]) -> tuple[re.Pattern[str], set[str]]:
+    """One alternation of ``rules``, and the lines already found to hold none of them.
+
+    Keyed by identity: hashing a tuple of rules hashes every rule and its pattern, which cost
+    more than the search itself when it was done once per line.
+    """
+    found = _ANY.get(id(rules))
+    if found is None or found[0] is not rules:
+        pattern = re.compile("|".join(f"(?:{r.pattern.pattern.replace('?P<secret>', '')})" for r in rules))
+        found = _ANY[id(rules)] = (rules, pattern, set())
+    return found[1], found[2]
 
 
-_ANY: dict[tuple[SecretRule, ...], re.Pattern[str]] = {}
+_ANY: dict[int, tuple[tuple[SecretRule, ...], re.Pattern[str], set[str]]] = {}
+#: Config lines repeat across a fleet (``mtu 9214`` on every port): a line without a secret is
+#: searched once. Bounded, so a long-lived process does not grow without end.
+_CLEAN_LINES_MAX = 200_000
 
 
 def secret_spans(line: str, rules: tuple[SecretRule, ...] = SECRET_RULES) -> list[tuple[int, int]]:
@@ -115,7 +124,12 @@ def secret_spans(line: str, rules: tuple[SecretRule, ...] = SECRET_RULES) -> lis
         >>> secret_spans("description no secret here")
         []
     """
-    if _any(rules).search(line) is None:  # one regex call for the lines without any (almost all)
+    pattern, clean = _any(rules)
+    if line in clean:
+        return []
+    if pattern.search(line) is None:  # one regex call for the lines without any (almost all)
+        if len(clean) < _CLEAN_LINES_MAX:
+            clean.add(line)
         return []
     spans: set[tuple[int, int]] = set()
     for rule in rules:
