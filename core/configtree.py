@@ -96,8 +96,9 @@ class Node:
         key = line_key(child.text, rules)
         if key is not None:
             # At most one sibling holds a key (this method is the only way in), but trees
-            # edited by hand may not: look at all of them.
-            for text in [t for t in self.children if line_key(t, rules) == key]:
+            # edited by hand may not: look at all of them (their keys are cached by now).
+            keys = _KEYS[rules.name]
+            for text in [t for t in self.children if (keys[t] if t in keys else line_key(t, rules)) == key]:
                 del self.children[text]
         self.children[child.text] = child
         return child
@@ -153,11 +154,11 @@ def line_key(text: str, rules: PlatformRules) -> str | None:
         >>> line_key("ntp server 10.0.0.1", eos) is None
         True
     """
-    cache = _KEYS.setdefault(rules.name, {})
-    try:
+    cache = _KEYS.get(rules.name)
+    if cache is None:
+        cache = _KEYS.setdefault(rules.name, {})
+    elif text in cache:
         return cache[text]
-    except KeyError:
-        pass
     body = text[3:] if text.startswith("no ") else text
     match = _idempotent_rx(rules).match(body)
     key = match.group(0).strip() if match else None
@@ -229,7 +230,8 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     """
     root = Node("")
     stack: list[tuple[int, Node]] = [(-1, root)]
-    volatile = _alternation(rules.volatile)
+    volatile = _alternation(rules.volatile).match
+    heredocs = _alternation(rules.heredocs).match if rules.heredocs else None
     heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -239,16 +241,17 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
             elif line.strip():
                 heredoc.children.setdefault(line.strip(), Node(line.strip(), line))
             continue
-        if volatile.match(line):
+        if volatile(line):
             continue
-        indent = len(line) - len(line.lstrip(" "))
+        unindented = line.lstrip(" ")
+        indent = len(line) - len(unindented)
         while stack[-1][0] >= indent:
             stack.pop()
-        stripped = line.strip()
+        stripped = unindented.lstrip()
         masked, secret = _mask(stripped, rules, fingerprint)
         node = stack[-1][1].add(Node(masked, stripped, secret), rules)
         stack.append((indent, node))
-        if indent == 0 and any(rx.match(stripped) for rx in rules.heredocs):
+        if indent == 0 and heredocs is not None and heredocs(stripped):
             heredoc = node
     return root
 
@@ -300,11 +303,11 @@ def _with_empty_defaults(expected: Node, actual: Node, rules: PlatformRules) -> 
 
 
 def _empty_default(text: str, rules: PlatformRules) -> bool:
-    return any(rx.match(text) for rx in rules.empty_sections)
+    return bool(rules.empty_sections) and _alternation(rules.empty_sections).match(text) is not None
 
 
 def _is_ordered(header: str, rules: PlatformRules) -> bool:
-    return any(rx.match(header) for rx in rules.ordered)
+    return bool(rules.ordered) and _alternation(rules.ordered).match(header) is not None
 
 
 def diff(expected: Node, actual: Node, rules: PlatformRules, path: tuple[str, ...] = ()) -> list[Change]:
@@ -334,7 +337,8 @@ def diff(expected: Node, actual: Node, rules: PlatformRules, path: tuple[str, ..
             continue
         if want.secret and have.secret and want.secret != have.secret:
             changes.append(Change(path, "secret", text))
-        changes += diff(want, have, rules, (*path, text))
+        if want.children or have.children:  # two bare lines have nothing below them to differ
+            changes += diff(want, have, rules, (*path, text))
     return changes
 
 
@@ -347,7 +351,8 @@ def unverified_secrets(expected: Node, actual: Node, path: tuple[str, ...] = ())
             continue
         if want.secret == "" or have.secret == "":
             found.append((path, text))
-        found += unverified_secrets(want, have, (*path, text))
+        if want.children and have.children:
+            found += unverified_secrets(want, have, (*path, text))
     return found
 
 
@@ -378,7 +383,7 @@ def _remediation(expected: Node, actual: Node, rules: PlatformRules, depth: int)
             out.append(pad + negate(want.raw, rules))
             out += [pad + line for line in want.lines(rules, raw=True)]
             continue
-        inner = _remediation(want, have, rules, depth + 1)
+        inner = _remediation(want, have, rules, depth + 1) if want.children or have.children else []
         if want.secret and have.secret != want.secret:
             out.append(pad + want.raw)
         elif inner:
