@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.masking import secret_spans
+from core.masking import lines_without_secrets, secret_spans
 from core.platforms import PlatformRules
 
 __all__ = [
@@ -72,7 +72,7 @@ ChangeKind = Literal["added", "removed", "changed", "secret", "order"]
 Fingerprinter = Callable[[str], str | None]
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One line and its sub-block.
 
@@ -88,19 +88,21 @@ class Node:
 
     def add(self, child: Node, rules: PlatformRules) -> Node:
         """Add ``child`` as EOS would: a repeated section is merged, a single value replaced."""
-        same = self.children.get(child.text)
+        children, text = self.children, child.text
+        same = children.get(text)
         if same is not None:
             if child.secret is not None:
                 same.secret, same.raw = child.secret, child.raw
             return same
-        key = line_key(child.text, rules)
+        keys = _KEYS.get(rules.name)
+        key = keys[text] if keys is not None and text in keys else line_key(text, rules)
         if key is not None:
             # At most one sibling holds a key (this method is the only way in), but trees
             # edited by hand may not: look at all of them (their keys are cached by now).
             keys = _KEYS[rules.name]
-            for text in [t for t in self.children if (keys[t] if t in keys else line_key(t, rules)) == key]:
-                del self.children[text]
-        self.children[child.text] = child
+            for sibling in [t for t in children if (keys[t] if t in keys else line_key(t, rules)) == key]:
+                del children[sibling]
+        children[text] = child
         return child
 
     def walk(self, depth: int = 0) -> Iterator[tuple[int, Node]]:
@@ -232,6 +234,7 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     stack: list[tuple[int, Node]] = [(-1, root)]
     volatile = _alternation(rules.volatile).match
     heredocs = _alternation(rules.heredocs).match if rules.heredocs else None
+    clean = lines_without_secrets(rules.secrets)
     heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -248,7 +251,7 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
         while stack[-1][0] >= indent:
             stack.pop()
         stripped = unindented.lstrip()
-        masked, secret = _mask(stripped, rules, fingerprint)
+        masked, secret = (stripped, None) if stripped in clean else _mask(stripped, rules, fingerprint)
         node = stack[-1][1].add(Node(masked, stripped, secret), rules)
         stack.append((indent, node))
         if indent == 0 and heredocs is not None and heredocs(stripped):

@@ -37,7 +37,13 @@ from typing import Any
 
 from pyeapi.eapilib import HttpEapiConnection, HttpsEapiConnection
 
-__all__ = ["IDLE_SECONDS", "KeepAliveHttpEapiConnection", "KeepAliveHttpsEapiConnection", "tls_context", "transport_class"]
+__all__ = [
+    "IDLE_SECONDS",
+    "KeepAliveHttpEapiConnection",
+    "KeepAliveHttpsEapiConnection",
+    "tls_context",
+    "transport_class",
+]
 
 #: A connection idle longer than this is closed and a new one opened for the next request.
 IDLE_SECONDS = 2.0

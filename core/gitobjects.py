@@ -11,7 +11,7 @@ Example:
     >>> root = pathlib.Path(tempfile.mkdtemp())
     >>> _ = subprocess.run(["git", "init", "-q", str(root)], check=True)
     >>> _ = (root / "a.txt").write_text("one\\n")
-    >>> env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@x"}
+    >>> env = {f"GIT_{who}_{what}": "t" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL")}
     >>> _ = subprocess.run(["git", "add", "a.txt"], cwd=root, check=True)
     >>> _ = subprocess.run(["git", "commit", "-qm", "c"], cwd=root, check=True, env=env)
     >>> files = tree_files(root, "HEAD")

@@ -42,6 +42,7 @@ __all__ = [
     "MaskingFilter",
     "SecretRule",
     "keyed_hash",
+    "lines_without_secrets",
     "mask",
     "mask_logging",
     "secret_spans",
@@ -112,6 +113,15 @@ _ANY: dict[int, tuple[tuple[SecretRule, ...], re.Pattern[str], set[str]]] = {}
 #: Config lines repeat across a fleet (``mtu 9214`` on every port): a line without a secret is
 #: searched once. Bounded, so a long-lived process does not grow without end.
 _CLEAN_LINES_MAX = 200_000
+
+
+def lines_without_secrets(rules: tuple[SecretRule, ...] = SECRET_RULES) -> set[str]:
+    """The lines :func:`secret_spans` has already searched and found none of ``rules`` in.
+
+    A parser looks a line up here before searching it (a set lookup against a regex over every
+    rule); the set grows as lines are searched, up to a bound.
+    """
+    return _any(rules)[1]
 
 
 def secret_spans(line: str, rules: tuple[SecretRule, ...] = SECRET_RULES) -> list[tuple[int, int]]:

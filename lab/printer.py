@@ -402,7 +402,8 @@ def render(
     extra_header: Iterable[str] = (),
 ) -> str:
     """The full text EOS returns for ``show running-config`` (or ``command``)."""
-    return header(command, device, model, version, extra_header) + "\n".join(body_lines(config, physical, version)) + "\n"
+    body = "\n".join(body_lines(config, physical, version))
+    return header(command, device, model, version, extra_header) + body + "\n"
 
 
 def header(
@@ -416,7 +417,8 @@ def header(
         ! device: leaf1 (cEOSLab, EOS-4.31.2F)
         !
     """
-    return "".join(f"{line}\n" for line in (f"! Command: {command}", f"! device: {device} ({model}, EOS-{version})", *extra, "!"))
+    lines = (f"! Command: {command}", f"! device: {device} ({model}, EOS-{version})", *extra, "!")
+    return "".join(f"{line}\n" for line in lines)
 
 
 _HEADER = re.compile(r"^! (Command:|device:|Startup-config last modified)")
