@@ -215,13 +215,14 @@ class GeneratedInventory:
         )
         hosts = Hosts({name: _element(Host, name, entry or {}, defaults) for name, entry in self.hosts.items()})
         groups = Groups({name: _element(Group, name, entry or {}, defaults) for name, entry in self.groups.items()})
-        for element in [*groups.values(), *hosts.values()]:
-            element.groups = ParentGroups([groups[name] for name in element.groups])
+        for elements, raw in ((groups, self.groups), (hosts, self.hosts)):
+            for name, element in elements.items():
+                element.groups = ParentGroups([groups[parent] for parent in (raw[name] or {}).get("groups") or ()])
         return Inventory(hosts=hosts, groups=groups, defaults=defaults)
 
 
 def _element(kind: Any, name: str, data: dict[str, Any], defaults: Any) -> Any:
-    """A Host or Group as SimpleInventory makes it (parent group names resolved by the caller)."""
+    """A Host or Group as SimpleInventory makes it (its parent groups are set by the caller)."""
     return kind(
         name=name,
         hostname=data.get("hostname"),
@@ -230,7 +231,6 @@ def _element(kind: Any, name: str, data: dict[str, Any], defaults: Any) -> Any:
         password=data.get("password"),
         platform=data.get("platform"),
         data=data.get("data"),
-        groups=data.get("groups") or [],
         defaults=defaults,
         connection_options=_connection_options(data.get("connection_options") or {}),
     )
