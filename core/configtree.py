@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.masking import lines_without_secrets, secret_spans
+from core.masking import secret_hint, secret_spans
 from core.platforms import PlatformRules
 
 __all__ = [
@@ -180,15 +180,19 @@ def _idempotent_rx(rules: PlatformRules) -> re.Pattern[str]:
 
 
 def _alternation(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
-    """One compiled alternation of ``patterns``: one regex call per line instead of one per rule."""
-    rx = _ALTERNATIONS.get(patterns)
-    if rx is None:
-        rx = re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
-        _ALTERNATIONS[patterns] = rx
-    return rx
+    """One compiled alternation of ``patterns``: one regex call per line instead of one per rule.
+
+    Keyed by identity (the rules hold their tuples for good): hashing forty patterns on every
+    call cost more than the match.
+    """
+    found = _ALTERNATIONS.get(id(patterns))
+    if found is None or found[0] is not patterns:
+        found = (patterns, re.compile("|".join(f"(?:{p.pattern})" for p in patterns)))
+        _ALTERNATIONS[id(patterns)] = found
+    return found[1]
 
 
-_ALTERNATIONS: dict[tuple[re.Pattern[str], ...], re.Pattern[str]] = {}
+_ALTERNATIONS: dict[int, tuple[tuple[re.Pattern[str], ...], re.Pattern[str]]] = {}
 
 
 def negate(text: str, rules: PlatformRules) -> str:
@@ -234,7 +238,8 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     stack: list[tuple[int, Node]] = [(-1, root)]
     volatile = _alternation(rules.volatile).match
     heredocs = _alternation(rules.heredocs).match if rules.heredocs else None
-    clean = lines_without_secrets(rules.secrets)
+    holds_secret = secret_hint(rules.secrets).search
+    keyed: dict[int, dict[str, str]] = {}  # section (by id) -> key of a single-valued command -> its line
     heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -251,12 +256,32 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
         while stack[-1][0] >= indent:
             stack.pop()
         stripped = unindented.lstrip()
-        masked, secret = (stripped, None) if stripped in clean else _mask(stripped, rules, fingerprint)
-        node = stack[-1][1].add(Node(masked, stripped, secret), rules)
+        masked, secret = _mask(stripped, rules, fingerprint) if holds_secret(stripped) else (stripped, None)
+        node = _add(stack[-1][1], Node(masked, stripped, secret), rules, keyed)
         stack.append((indent, node))
         if indent == 0 and heredocs is not None and heredocs(stripped):
             heredoc = node
     return root
+
+
+def _add(parent: Node, child: Node, rules: PlatformRules, keyed: dict[int, dict[str, str]]) -> Node:
+    """:meth:`Node.add` for a tree being parsed: the single-valued commands of each section are
+    kept in ``keyed`` as they are added, so a new one finds the line it replaces without looking
+    at every sibling (a parse is the only way into that tree: the index is exact)."""
+    same = parent.children.get(child.text)
+    if same is not None:
+        if child.secret is not None:
+            same.secret, same.raw = child.secret, child.raw
+        return same
+    key = line_key(child.text, rules)
+    if key is not None:
+        section = keyed.setdefault(id(parent), {})
+        replaced = section.get(key)
+        if replaced is not None:
+            del parent.children[replaced]
+        section[key] = child.text
+    parent.children[child.text] = child
+    return child
 
 
 def normalise(tree: Node, rules: PlatformRules) -> Node:

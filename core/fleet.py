@@ -16,6 +16,7 @@ git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.y
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -184,7 +185,7 @@ def _lab_endpoint(lab: LabTarget, name: str) -> list[Any]:
 class GeneratedInventory:
     """A Nornir inventory plugin: the hosts, groups and defaults of ``generated/inventory/``
     (Nornir's SimpleInventory format), from mappings already parsed, built as SimpleInventory
-    builds them.
+    builds them (each element with its own copy of what Nornir may change: data, options).
 
     Example:
         >>> inventory = GeneratedInventory(
@@ -210,7 +211,7 @@ class GeneratedInventory:
             username=d.get("username"),
             password=d.get("password"),
             platform=d.get("platform"),
-            data=d.get("data"),
+            data=copy.deepcopy(d.get("data") or {}),
             connection_options=_connection_options(d.get("connection_options") or {}),
         )
         hosts = Hosts({name: _element(Host, name, entry or {}, defaults) for name, entry in self.hosts.items()})
@@ -230,7 +231,7 @@ def _element(kind: Any, name: str, data: dict[str, Any], defaults: Any) -> Any:
         username=data.get("username"),
         password=data.get("password"),
         platform=data.get("platform"),
-        data=data.get("data"),
+        data=dict(data.get("data") or {}),
         defaults=defaults,
         connection_options=_connection_options(data.get("connection_options") or {}),
     )
@@ -246,7 +247,7 @@ def _connection_options(data: dict[str, Any]) -> dict[str, Any]:
             username=c.get("username"),
             password=c.get("password"),
             platform=c.get("platform"),
-            extras=c.get("extras"),
+            extras=copy.deepcopy(c.get("extras")),
         )
         for name, c in data.items()
     }
@@ -280,7 +281,7 @@ def open_fleet(
     options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
     if lab is not None:
         options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
-    hosts, groups, defaults = (snapshot.read_yaml(path) or {} for path in INVENTORY_FILES)
+    hosts, groups, defaults = snapshot.inventory()
     nornir = InitNornir(
         runner={"plugin": "threaded", "options": {"num_workers": workers}},
         inventory={

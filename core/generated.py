@@ -183,6 +183,7 @@ class Snapshot:
     _index: dict[str, str] = field(repr=False)
     intent: dict[str, bytes] = field(default_factory=dict, repr=False)
     _read: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    _inventory: list[tuple[Any, Any, Any]] = field(default_factory=list, repr=False, compare=False)
 
     def list(self, prefix: str = "") -> list[str]:
         """Paths under ``generated/`` (relative to it) that start with ``prefix``, sorted."""
@@ -228,11 +229,18 @@ class Snapshot:
         paths = [p for p in self.list(CONFIGS) if p.endswith(".cfg")]
         return {PurePosixPath(p).stem: data.decode() for p, data in self._load(paths).items()}
 
+    def inventory(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """``inventory/hosts.yaml``, ``groups.yaml`` and ``defaults.yaml`` as parsed YAML (empty when
+        absent), parsed once: callers read them and copy what they keep, never change them."""
+        if not self._inventory:
+            parsed = (self.read_yaml(path) or {} if self.exists(path) else {} for path in INVENTORY_FILES)
+            hosts, groups, defaults = parsed
+            self._inventory.append((hosts, groups, defaults))
+        return self._inventory[0]
+
     def hosts(self) -> dict[str, Host]:
         """The Nornir inventory's hosts (empty when ``inventory/hosts.yaml`` is absent)."""
-        if not self.exists(HOSTS):
-            return {}
-        raw = self.read_yaml(HOSTS) or {}
+        raw = self.inventory()[0]
         return {
             str(name): Host(
                 str(name),

@@ -21,6 +21,7 @@ Examples:
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -145,7 +146,11 @@ def get_rules(platform: str, version: str | None = None, table: Path | None = No
     if platform != "eos":
         return base
     stamp = table.stat().st_mtime_ns if table is not None and table.is_file() else 0
-    return _for_release(base, version, str(table) if stamp else "", stamp)
+    with _BUILDING:  # the threads of an audit ask at once: build each release's rules once
+        return _for_release(base, version, str(table) if stamp else "", stamp)
+
+
+_BUILDING = threading.Lock()
 
 
 @lru_cache(maxsize=64)
