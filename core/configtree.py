@@ -240,6 +240,7 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     heredocs = _alternation(rules.heredocs).match if rules.heredocs else None
     holds_secret = secret_hint(rules.secrets).search
     keyed: dict[int, dict[str, str]] = {}  # section (by id) -> key of a single-valued command -> its line
+    keys = _KEYS.setdefault(rules.name, {})  # line -> its key, as line_key caches them
     heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -257,7 +258,11 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
             stack.pop()
         stripped = unindented.lstrip()
         masked, secret = _mask(stripped, rules, fingerprint) if holds_secret(stripped) else (stripped, None)
-        node = _add(stack[-1][1], Node(masked, stripped, secret), rules, keyed)
+        parent = stack[-1][1]
+        if masked in parent.children or keys.get(masked, masked) is not None:
+            node = _add(parent, Node(masked, stripped, secret), rules, keyed)
+        else:  # known to be no single-valued command, new in its section: nothing to replace
+            node = parent.children[masked] = Node(masked, stripped, secret)
         stack.append((indent, node))
         if indent == 0 and heredocs is not None and heredocs(stripped):
             heredoc = node
