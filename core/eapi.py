@@ -94,10 +94,16 @@ class _KeptOpenHttps(_KeptOpen, HTTPSConnection):
         self.path = path
 
 
-class _Sanitised:
-    """pyeapi parses and walks every request to hide ``enable`` input in a debug log line that it
-    formats whether or not debug logging is on (the walk was a tenth of a plan's time): only
-    when that line is written is the work done."""
+class _KeepAlive:
+    """What both transports add to pyeapi's: the kept connection, closed for good by ``close``
+    (NAPALM's ``close()`` calls it), and request sanitising only when it is logged: pyeapi parses
+    and walks every request to hide ``enable`` input in a debug log line that it formats whether or
+    not debug logging is on (the walk was a tenth of a plan's time)."""
+
+    transport: _KeptOpen
+
+    def close(self) -> None:
+        self.transport.shut()
 
     def _sanitize_request(self, data: str) -> str:
         if _PYEAPI_LOG.isEnabledFor(logging.DEBUG):
@@ -109,10 +115,8 @@ class _Sanitised:
 _PYEAPI_LOG = logging.getLogger("pyeapi.eapilib")
 
 
-class KeepAliveHttpsEapiConnection(_Sanitised, HttpsEapiConnection):  # type: ignore[misc]  # pyeapi is untyped
+class KeepAliveHttpsEapiConnection(_KeepAlive, HttpsEapiConnection):  # type: ignore[misc]  # pyeapi is untyped
     """pyeapi's HTTPS eAPI connection, kept open between requests (see the module docstring)."""
-
-    transport: _KeptOpen
 
     # The parameters are pyeapi's, by name: NAPALM passes only the optional_args this signature names.
     def __init__(
@@ -131,15 +135,9 @@ class KeepAliveHttpsEapiConnection(_Sanitised, HttpsEapiConnection):  # type: ig
         old: Any = self.transport  # pyeapi's own connection: where it would connect
         self.transport = _KeptOpenHttps(old.path, old.host, old.port, context, timeout)
 
-    def close(self) -> None:
-        """Close the connection (NAPALM's ``close()`` calls this)."""
-        self.transport.shut()
 
-
-class KeepAliveHttpEapiConnection(_Sanitised, HttpEapiConnection):  # type: ignore[misc]  # pyeapi is untyped
+class KeepAliveHttpEapiConnection(_KeepAlive, HttpEapiConnection):  # type: ignore[misc]  # pyeapi is untyped
     """pyeapi's plain HTTP eAPI connection, kept open between requests."""
-
-    transport: _KeptOpen
 
     def __init__(
         self,
@@ -154,10 +152,6 @@ class KeepAliveHttpEapiConnection(_Sanitised, HttpEapiConnection):  # type: igno
         super().__init__(host, port, path, username, password, timeout, **kwargs)
         old: Any = self.transport  # pyeapi's own connection: where it would connect
         self.transport = _KeptOpenHttp(old.path, old.host, old.port, timeout)
-
-    def close(self) -> None:
-        """Close the connection (NAPALM's ``close()`` calls this)."""
-        self.transport.shut()
 
 
 def transport_class(name: str) -> type[Any] | None:
