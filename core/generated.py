@@ -338,12 +338,25 @@ def resolve_commit(root: Path, ref: str) -> Any:
 
 def deploy_tags(repo: Repo) -> list[str]:
     """Every ``deploy/*`` tag, oldest first (their stamps sort in time order)."""
-    return sorted(t.name for t in repo.tags if t.name.startswith(DEPLOY_TAG_PREFIX))
+    return sorted(_deploy_tag_commits(repo))
 
 
 def version_tags(repo: Repo) -> dict[str, str]:
     """Commit -> the newest ``deploy/*`` tag on it: the fleet versions by commit."""
-    return {str(repo.commit(tag).hexsha): tag for tag in deploy_tags(repo)}
+    tags = _deploy_tag_commits(repo)
+    return {tags[name]: name for name in sorted(tags)}
+
+
+def _deploy_tag_commits(repo: Repo) -> dict[str, str]:
+    """Each ``deploy/*`` tag and the commit it names, from one ``git for-each-ref`` (a fleet makes
+    a tag per version: reading each tag object on its own grows with the history)."""
+    fields = "--format=%(refname:short) %(objectname) %(*objectname)"
+    listed = str(repo.git.for_each_ref(fields, f"refs/tags/{DEPLOY_TAG_PREFIX}"))
+    out = {}
+    for line in listed.splitlines():
+        name, sha, *peeled = line.split()
+        out[name] = peeled[0] if peeled else sha  # an annotated tag names its commit through the tag object
+    return out
 
 
 def configs_at(root: Path, commit: str, devices: Iterable[str]) -> dict[str, str]:
