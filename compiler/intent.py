@@ -21,14 +21,17 @@ import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from core.errors import IntentError
+from core.errors import FabricopsError, IntentError
+from core.hardware import Catalog, Model, catalog
 
 INTENT_FILES = ("fabric.yaml", "racks.yaml", "servers.csv")
+HARDWARE_DIR = "hardware"
+"""``intent/hardware/``: the repository's own switch models, in the catalog's layout (optional)."""
 SPEEDS_GBPS = {"1g": 1, "10g": 10, "25g": 25, "40g": 40, "50g": 50, "100g": 100, "200g": 200, "400g": 400, "800g": 800}
 
 Speed = Literal["1g", "10g", "25g", "40g", "50g", "100g", "200g", "400g", "800g"]
@@ -130,11 +133,98 @@ class Naming(IntentModel):
         return value
 
 
+VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+SecretName = Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+"""The NAME of a ``<secret:NAME>`` reference, resolved on the way to a device (never a value)."""
+
+
+class AccessRule(IntentModel):
+    """Who may reach one management service of the switches: an ACL of source prefixes."""
+
+    acl: ProfileName
+    # None: services.management_prefixes (gNMI adds services.collectors.gnmi).
+    prefixes: tuple[ipaddress.IPv4Network, ...] | None = None
+
+
+class Access(IntentModel):
+    """One ACL per management service (eAPI, SSH, gNMI), on every switch."""
+
+    eapi: AccessRule = AccessRule(acl="MGMT-EAPI")
+    ssh: AccessRule = AccessRule(acl="MGMT-SSH")
+    gnmi: AccessRule = AccessRule(acl="MGMT-GNMI")
+
+
+class Aaa(IntentModel):
+    """Remote AAA beside the local admin user: TACACS+ or RADIUS servers, one shared key."""
+
+    protocol: Literal["tacacs+", "radius"] = "tacacs+"
+    servers: tuple[ipaddress.IPv4Address, ...] = Field(min_length=1)
+    # The server key, type 7 as EOS stores it: written <secret:NAME>, resolved at deploy.
+    key: SecretName = "aaa_key"
+    group: ProfileName = "AAA-SERVERS"
+
+
+class Snmp(IntentModel):
+    """SNMPv3 with authentication and privacy (no community exists to leak); absent: no SNMP."""
+
+    user: Name
+    group: ProfileName = "NMS-RO"
+    view: ProfileName = "NMS-VIEW"
+    auth: Literal["sha", "sha256", "sha384", "sha512"] = "sha256"
+    priv: Literal["aes", "aes192", "aes256"] = "aes256"
+    # The passphrases: <secret:NAME> references resolved at deploy.
+    auth_secret: SecretName = "snmp_auth"
+    priv_secret: SecretName = "snmp_priv"
+    hosts: tuple[ipaddress.IPv4Address, ...] = ()
+
+
+class Collectors(IntentModel):
+    """Where telemetry goes: gNMI collectors subscribe to the switches, sFlow collectors receive samples."""
+
+    gnmi: tuple[ipaddress.IPv4Address, ...] = ()
+    sflow: tuple[ipaddress.IPv4Address, ...] = ()
+
+
+class Gnmi(IntentModel):
+    """The gNMI server of every switch (dial-in, TLS) and how the collector verifies it."""
+
+    port: int = Field(6030, ge=1, le=65535)
+    ssl_profile: ProfileName = "GNMI"
+    # Each switch's certificate and key, installed on its certificate: and sslkey: file systems.
+    certificate: str = "{hostname}.crt"
+    key: str = "{hostname}.key"
+    # The CA that signed them, where the collector reads it (gnmic tls-ca).
+    ca_file: str = "/etc/gnmic/fabric-ca.pem"
+    # Whether the collector skips verifying the switches' certificates (a lab shortcut, never production).
+    skip_verify: bool = False
+
+    @field_validator("certificate", "key")
+    @classmethod
+    def _per_switch(cls, value: str) -> str:
+        return format_template(value, {"hostname": "h"})
+
+
+class Sflow(IntentModel):
+    """sFlow from the leaves and spines to ``collectors.sflow`` (1 packet in ``sample_rate``)."""
+
+    # EOS takes a rate below 16384 only with "dangerous"; its default, 1048576, sees too little.
+    sample_rate: int = Field(16384, ge=16384, le=16777215)
+
+
 class Services(IntentModel):
     ntp: tuple[ipaddress.IPv4Address, ...] = ()
     dns: tuple[ipaddress.IPv4Address, ...] = ()
     syslog: tuple[ipaddress.IPv4Address, ...] = ()
     admin_user: Name = "admin"
+    # The sources (bastions, automation runners, collectors) eAPI, SSH and gNMI accept.
+    management_prefixes: tuple[ipaddress.IPv4Network, ...] = ()
+    access: Access = Access()
+    aaa: Aaa | None = None
+    snmp: Snmp | None = None
+    collectors: Collectors = Collectors()
+    gnmi: Gnmi = Gnmi()
+    sflow: Sflow = Sflow()
 
 
 class Mtu(IntentModel):
@@ -142,34 +232,75 @@ class Mtu(IntentModel):
     switch: int = Field(9214, ge=1500, le=9216)
 
 
-class PortGroup(IntentModel):
-    first: int = Field(ge=1)
-    last: int = Field(ge=1)
-    speed: Speed
+InterfaceName = Annotated[str, Field(pattern=r"^Ethernet\d+(/\d+){0,2}$")]
+"""An Ethernet interface as EOS names it on the switch's model (``Ethernet49``, ``Ethernet29/1``,
+``Ethernet3/1/1``)."""
 
-    @model_validator(mode="after")
-    def _ordered(self) -> PortGroup:
-        if self.last < self.first:
-            raise ValueError(f"last ({self.last}) is below first ({self.first})")
-        return self
+_CAGES = re.compile(r"^(?:(?P<slot>\d+)/)?(?P<first>\d+)(?:-(?P<last>\d+))?$")
 
 
-class SwitchModel(IntentModel):
-    ports: tuple[PortGroup, ...] = Field(min_length=1)
-    queue_keyword: Literal["tx-queue", "uc-tx-queue"] = "uc-tx-queue"
-    power_w: int = Field(ge=0)
-    rack_units: int = Field(1, ge=1)
+def cage_labels(ref: int | str) -> tuple[str, ...]:
+    """The cages a port-set item names: a number, a range, or either after a chassis slot.
+
+    Examples:
+        >>> cage_labels(5), cage_labels("1-3"), cage_labels("3/35-36")
+        (('5',), ('1', '2', '3'), ('3/35', '3/36'))
+        >>> cage_labels("Ethernet1")
+        Traceback (most recent call last):
+        ...
+        ValueError: 'Ethernet1' is not a cage number or range (5, 1-44, or 3/1-36 on a chassis)
+    """
+    match = _CAGES.match(str(ref))
+    if match is None:
+        raise ValueError(f"{ref!r} is not a cage number or range (5, 1-44, or 3/1-36 on a chassis)")
+    first = int(match["first"])
+    last = int(match["last"] or first)
+    if last < first:
+        raise ValueError(f"{ref!r}: the range ends below its start")
+    prefix = f"{match['slot']}/" if match["slot"] else ""
+    return tuple(f"{prefix}{n}" for n in range(first, last + 1))
+
+
+class PortSet(IntentModel):
+    """An ordered set of interfaces: the cages listed, each broken out into ``breakout``'s
+    interfaces; the k-th member is the k-th interface (a 400G cage ``4x100g`` gives ``/1``,
+    ``/3``, ``/5``, ``/7``). Without ``breakout`` each cage keeps its default mode.
+
+    Example:
+        >>> PortSet(ports=(1, "2-3"), breakout="4x100g").cages
+        ('1', '2', '3')
+    """
+
+    ports: tuple[int | str, ...] = Field(min_length=1)
+    breakout: str | None = None
+
+    @field_validator("ports")
+    @classmethod
+    def _cages(cls, value: tuple[int | str, ...]) -> tuple[int | str, ...]:
+        seen: set[str] = set()
+        for item in value:
+            for label in cage_labels(item):
+                if label in seen:
+                    raise ValueError(f"cage {label} is listed twice")
+                seen.add(label)
+        return value
 
     @property
-    def port_count(self) -> int:
-        return max(group.last for group in self.ports)
+    def cages(self) -> tuple[str, ...]:
+        """The cage labels, in order."""
+        return tuple(label for item in self.ports for label in cage_labels(item))
 
-    def speed_of(self, port: int) -> Speed | None:
-        """The speed of front-panel port ``port``, or None when the model has no such port."""
-        for group in self.ports:
-            if group.first <= port <= group.last:
-                return group.speed
-        return None
+
+class SwitchModelRef(IntentModel):
+    """A catalog model (``docs/hardware.md``) and, for a chassis, its linecards by slot."""
+
+    model: str
+    linecards: dict[int, str | None] = {}
+    """Slot -> linecard (None: an empty slot); slots not listed hold the chassis' default card."""
+
+
+ADAPTER_PORT = re.compile(r"^(?P<adapter>.+?)(?:f\d+)?(?:np\d+)?$")
+"""A predictable NIC name (``enp65s0f1``, ``ens1f0np0``) less its PCI function and port: the adapter."""
 
 
 class Nic(IntentModel):
@@ -177,6 +308,26 @@ class Nic(IntentModel):
     network: NetworkName
     speed: Speed
     numa: int = Field(0, ge=0)
+    # The physical adapter the port belongs to (default: the name less its PCI function, enp65s0f1 ->
+    # enp65s0): RoCE LAG bonds two ports of one adapter only.
+    adapter: str | None = None
+
+    @property
+    def adapter_name(self) -> str:
+        """The adapter of this port.
+
+        Examples:
+            >>> Nic(name="enp65s0f1", network="compute", speed="100g").adapter_name
+            'enp65s0'
+            >>> Nic(name="ens1f0np0", network="compute", speed="100g").adapter_name
+            'ens1'
+            >>> Nic(name="eno1", network="management", speed="1g").adapter_name
+            'eno1'
+        """
+        if self.adapter is not None:
+            return self.adapter
+        match = ADAPTER_PORT.match(self.name)
+        return match["adapter"] if match else self.name
 
 
 class ServerModel(IntentModel):
@@ -184,13 +335,33 @@ class ServerModel(IntentModel):
     power_w: int = Field(ge=0)
     rack_units: int = Field(1, ge=1)
     nics: tuple[Nic, ...] = Field(min_length=1)
+    # The NUMA node of each GPU, by index (nvidia-smi topo -m). Default: the GPUs split evenly, in
+    # order, over the NUMA nodes of the compute NICs (8 GPUs, NICs on 0 and 1: four on each).
+    gpu_numa: tuple[int, ...] | None = None
 
     def nics_on(self, network: NetworkName) -> tuple[Nic, ...]:
         return tuple(nic for nic in self.nics if nic.network == network)
 
+    @property
+    def gpu_nodes(self) -> tuple[int, ...]:
+        """The NUMA node of each GPU.
 
-VlanName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]+$")]
-ProfileName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+        Example:
+            >>> a = Nic(name="a", network="compute", speed="100g", numa=1)
+            >>> nics = (a, Nic(name="b", network="compute", speed="100g"))
+            >>> ServerModel(gpus=4, power_w=1, nics=nics).gpu_nodes
+            (0, 0, 1, 1)
+        """
+        if self.gpu_numa is not None:
+            return self.gpu_numa
+        nodes = sorted({n.numa for n in self.nics_on("compute")}) or [0]
+        return tuple(nodes[i * len(nodes) // self.gpus] for i in range(self.gpus)) if self.gpus else ()
+
+    @model_validator(mode="after")
+    def _one_node_per_gpu(self) -> ServerModel:
+        if self.gpu_numa is not None and len(self.gpu_numa) != self.gpus:
+            raise ValueError(f"gpu_numa lists {len(self.gpu_numa)} GPUs, the model has {self.gpus}")
+        return self
 
 
 class Vlan(IntentModel):
@@ -203,23 +374,67 @@ class Cnp(IntentModel):
     tc: int = Field(ge=0, le=7)
 
 
-class Ecn(IntentModel):
-    queue: int = Field(ge=0, le=7)
+class EcnThreshold(IntentModel):
+    """The WRED-ECN marking band of the lossless queue at one port speed."""
+
     min_kbytes: int = Field(ge=1)
     max_kbytes: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> EcnThreshold:
+        if self.max_kbytes < self.min_kbytes:
+            raise ValueError(f"max_kbytes ({self.max_kbytes}) is below min_kbytes ({self.min_kbytes})")
+        return self
+
+
+ECN_KBYTES_PER_100G = (256, 512)
+"""The marking band at 100G; other speeds scale it linearly (the same queueing delay at every speed)."""
+
+DEFAULT_ECN_THRESHOLDS: dict[Speed, EcnThreshold] = {
+    speed: EcnThreshold(
+        min_kbytes=ECN_KBYTES_PER_100G[0] * SPEEDS_GBPS[speed] // 100,
+        max_kbytes=ECN_KBYTES_PER_100G[1] * SPEEDS_GBPS[speed] // 100,
+    )
+    for speed in get_args(Speed)
+    if SPEEDS_GBPS[speed] >= 25
+}
+
+
+class Ecn(IntentModel):
+    """ECN on the lossless queue: the marking band per port speed, and what hosts put in the ECN bits."""
+
+    queue: int = Field(ge=0, le=7)
+    thresholds: dict[Speed, EcnThreshold] = DEFAULT_ECN_THRESHOLDS
     max_mark_probability: int = Field(100, ge=1, le=100)
     weight: int = Field(0, ge=0, le=15)
+    # The ECN codepoint hosts send RoCE with: a switch marks CE only on ECN-capable packets.
+    host_codepoint: Literal["ect0", "ect1", "not-ect"] = "ect0"
+
+    @field_validator("thresholds")
+    @classmethod
+    def _over_defaults(cls, value: dict[Speed, EcnThreshold]) -> dict[Speed, EcnThreshold]:
+        """The speeds the intent lists replace the defaults; the others keep theirs."""
+        return {**DEFAULT_ECN_THRESHOLDS, **value}
 
 
 class Watchdog(IntentModel):
+    # The PFC watchdog on every lossless port (the timers below alone enable it nowhere).
+    enabled: bool = True
     action: Literal["drop", "errdisable", "notify-only"] = "drop"
     timeout: float = Field(0.2, gt=0)
     polling_interval: float = Field(0.1, gt=0)
     recovery_time: float = Field(0.4, gt=0)
 
 
+Dscp = Annotated[int, Field(ge=0, le=63)]
+TrafficClass = Annotated[int, Field(ge=0, le=7)]
+
+
 class QosProfile(IntentModel):
-    dscp_to_tc: dict[int, int]
+    dscp_to_tc: dict[Dscp, TrafficClass]
+    # Every DSCP not in dscp_to_tc is mapped to this traffic class explicitly (best effort), so no
+    # platform default can put a stray marking in the lossless or the CNP class.
+    default_tc: int = Field(1, ge=0, le=7)
     pfc_priority: int = Field(ge=0, le=7)
     cnp: Cnp
     ecn: Ecn
@@ -241,8 +456,10 @@ class OspfSettings(IntentModel):
 class BgpSettings(IntentModel):
     spine_asn: int = Field(ge=1, le=4294967295)
     leaf_asn_base: int = Field(ge=1, le=4294967295)
+    # Three-stage fabrics: pod q's spines take pod_asn_base + q, the super-spines super_spine_asn.
+    pod_asn_base: int | None = Field(None, ge=1, le=4294967295)
+    super_spine_asn: int | None = Field(None, ge=1, le=4294967295)
     maximum_routes: int = Field(12000, ge=1)
-    bfd: bool = True
     underlay_peer_group: ProfileName = "IPv4-UNDERLAY-PEERS"
     mlag_peer_group: ProfileName = "MLAG-IPv4-UNDERLAY-PEER"
     redistribute_route_map: ProfileName = "RM-CONN-2-BGP"
@@ -251,10 +468,21 @@ class BgpSettings(IntentModel):
     hosts_prefix_list: ProfileName = "PL-HOST-SUBNETS"
 
 
+class Bfd(IntentModel):
+    """BFD on every underlay adjacency (OSPF neighbors, eBGP sessions to the other tier)."""
+
+    enabled: bool = True
+    # A dead link is out after max(interval, min_rx) x multiplier: 750 ms, under a second.
+    interval_ms: int = Field(250, ge=50, le=60000)
+    min_rx_ms: int = Field(250, ge=50, le=60000)
+    multiplier: int = Field(3, ge=3, le=50)
+
+
 class RoutingProfile(IntentModel):
     protocol: Literal["ospf", "ebgp"]
     ospf: OspfSettings = OspfSettings()
     bgp: BgpSettings | None = None
+    bfd: Bfd = Bfd()
 
     @model_validator(mode="after")
     def _bgp_settings(self) -> RoutingProfile:
@@ -269,13 +497,22 @@ class Pools(IntentModel):
     p2p: ipaddress.IPv4Network
     mlag_peer: ipaddress.IPv4Network
     mlag_l3: ipaddress.IPv4Network
+    # Three-stage fabrics (``pods``): the pod spines' loopbacks and the pod spine-super-spine /31s.
+    spine_loopbacks: ipaddress.IPv4Network | None = None
+    spine_p2p: ipaddress.IPv4Network | None = None
 
 
-class Spines(IntentModel):
+class Spines(SwitchModelRef):
+    """The spines of a fabric (with ``pods``: the spines of every pod)."""
+
     count: int = Field(ge=1, le=64)
-    model: str
     rack: int = Field(ge=1)
     name_prefix: Name
+    # Leaf L (in a pod: the pod's L-th leaf) takes the L-th interface; default: every cage of the
+    # model's fastest speed, in order.
+    downlinks: PortSet | None = None
+    # With pods: the ports towards the super-spines of the spine's plane, shared out in order.
+    uplinks: PortSet | None = None
 
 
 class DownlinkBudget(IntentModel):
@@ -283,15 +520,38 @@ class DownlinkBudget(IntentModel):
     max: int = Field(ge=1)
 
 
-class Leaves(IntentModel):
-    model: str
+class Leaves(SwitchModelRef):
     name_suffix: Name
     racks_per_pair: int = Field(1, ge=1)
     ports_per_rack: int = Field(ge=1)
     downlink_budget: DownlinkBudget | None = None
-    uplink_ports: tuple[int, ...] = Field(min_length=1)
+    # Server host index k (k = (rack - first rack of the pair) * ports_per_rack + position) takes
+    # the k-th interface of these cages.
+    downlinks: PortSet
+    uplink_ports: tuple[InterfaceName, ...] = Field(min_length=1)
     uplinks_per_leaf: int | None = Field(None, ge=1)
-    peer_link_ports: tuple[int, ...] = Field(min_length=1)
+    peer_link_ports: tuple[InterfaceName, ...] = Field(min_length=1)
+
+
+class SuperSpines(SwitchModelRef):
+    """The super-spines of a three-stage fabric: one plane per pod spine number."""
+
+    per_plane: int = Field(ge=1, le=64)
+    racks: tuple[int, ...] = Field(min_length=1)
+    """Plane p's super-spines stand in ``racks[p - 1]`` (the last rack listed holds the planes after it)."""
+    name_prefix: Name = "superspine"
+    # Pod q's spine of this plane takes the next interfaces, in pod order; default: every cage of
+    # the model's fastest speed.
+    downlinks: PortSet | None = None
+
+
+class Pods(IntentModel):
+    """A three-stage fabric: pods of ``racks`` racks, each with its own spines, joined by super-spines."""
+
+    racks: int = Field(ge=1)
+    spine_racks: tuple[int, ...] = Field(min_length=1)
+    """Pod q's spines stand in ``spine_racks[q - 1]``."""
+    super_spines: SuperSpines
 
 
 class FabricIntent(IntentModel):
@@ -300,15 +560,39 @@ class FabricIntent(IntentModel):
     vlan: str
     qos: str | None = None
     routing: str
-    bonding: Literal["active-backup", "lacp"] = "active-backup"
+    # How a server's two NICs of this network attach: one bond (active-backup, or lacp: an MLAG
+    # port-channel), or per-nic: no bond, each NIC its own address (and its own RoCE GID).
+    bonding: Literal["active-backup", "lacp", "per-nic"] = "active-backup"
+    # active-backup: which NIC is primary; by-server alternates leaf a / leaf b by rack position,
+    # so neither leaf of a pair carries every bond's traffic.
+    primary: Literal["by-server", "leaf-a"] = "by-server"
+    # Whether RDMA runs over this network (RoCE LAG rules then apply to its bonds). Default: when
+    # the fabric has a QoS profile.
+    rdma: bool | None = None
+    # The highest leaf oversubscription (server-facing : uplink bandwidth) the design accepts.
+    # Default: 1 on a lossless RDMA fabric (non-blocking), 3 otherwise.
+    max_oversubscription: float | None = Field(None, gt=0)
     pools: Pools
     spines: Spines
     leaves: Leaves
+    pods: Pods | None = None
     virtual_router_mac: str = Field(pattern=r"^([0-9a-f]{2}:){5}[0-9a-f]{2}$")
     # Extra VLAN profiles on one leaf pair (key: pair number; a compute pair is its rack number).
     pair_vlans: dict[int, tuple[str, ...]] = {}
     # With bonding lacp: seconds a server port without LACP stays up on its own (fallback individual).
     lacp_fallback_timeout: int = Field(30, ge=1, le=300)
+
+    @property
+    def carries_rdma(self) -> bool:
+        """Whether RDMA runs over the network: ``rdma``, else whether it has a QoS profile."""
+        return self.rdma if self.rdma is not None else self.qos is not None
+
+    @property
+    def oversubscription_limit(self) -> float:
+        """``max_oversubscription``, else 1 for a lossless RDMA fabric and 3 for any other."""
+        if self.max_oversubscription is not None:
+            return self.max_oversubscription
+        return 1.0 if self.carries_rdma and self.qos is not None else 3.0
 
 
 class MlagSettings(IntentModel):
@@ -336,17 +620,19 @@ class MlagSettings(IntentModel):
 
 
 class SwitchPorts(IntentModel):
-    servers_first: int = Field(ge=1)
-    servers_last: int = Field(ge=1)
-    devices_first: int = Field(ge=1)
-    devices_last: int = Field(ge=1)
+    """The ports of a rack's management switch: server position p takes the p-th of ``servers``,
+    the fabric switch in slot k the k-th of ``devices``."""
+
+    servers: PortSet
+    devices: PortSet
 
 
-class Core(IntentModel):
+class Core(SwitchModelRef):
     name: Name
-    model: str
     rack: int = Field(ge=1)
-    upstream_port: int = Field(ge=1)
+    upstream_port: InterfaceName
+    # Rack R's management switch takes the R-th interface.
+    downlinks: PortSet
 
 
 class Upstream(IntentModel):
@@ -358,16 +644,19 @@ class Management(IntentModel):
     pool: ipaddress.IPv4Network
     vlan_base: int = Field(2000, ge=2, le=3800)
     vlan_name: str = "MGMT_RACK{rack:02d}"
+    # The servers' management VLAN of each rack (their subnet is the upper half of the rack's /24).
+    server_vlan_base: int = Field(2500, ge=2, le=3800)
+    server_vlan_name: str = "SRV_MGMT_RACK{rack:02d}"
     switch_name: str = "rack{rack:02d}-mgmt"
     switch_model: str
-    switch_uplink_port: int = Field(ge=1)
+    switch_uplink_port: InterfaceName
     switch_ports: SwitchPorts
     core: Core
     upstream: Upstream
     # The VRF of Management1 on the fabric switches (the management network itself routes in default).
     vrf: ProfileName = "MGMT"
 
-    @field_validator("vlan_name", "switch_name")
+    @field_validator("vlan_name", "switch_name", "server_vlan_name")
     @classmethod
     def _rack_names(cls, value: str) -> str:
         return format_template(value, {"rack": 1})
@@ -420,6 +709,16 @@ class StorageServices(IntentModel):
     gpfs: tuple[GpfsFs, ...] = ()
 
 
+class StormControl(IntentModel):
+    """Storm-control levels on every server-facing port, in percent of the port's speed (null: off)."""
+
+    broadcast: float | None = Field(1.0, gt=0, le=100)
+    multicast: float | None = Field(1.0, gt=0, le=100)
+    # Off by default: traffic routed to a host whose MAC aged out before its ARP entry is flooded as
+    # unknown unicast, and a cap would drop RoCE in the lossless class until the host speaks again.
+    unknown_unicast: float | None = Field(None, gt=0, le=100)
+
+
 class ServerConfig(IntentModel):
     """How server network files are written: NetworkManager keyfiles (default) or ifcfg."""
 
@@ -442,7 +741,6 @@ class FabricFile(IntentModel):
     naming: Naming = Naming()
     services: Services = Services()
     mtu: Mtu = Mtu()
-    switch_models: dict[Name, SwitchModel]
     server_models: dict[Name, ServerModel]
     vlans: dict[Name, Vlan]
     qos_profiles: dict[Name, QosProfile] = {}
@@ -455,6 +753,7 @@ class FabricFile(IntentModel):
     extra_config: dict[str, str] = {}
     server_config: ServerConfig = ServerConfig()
     cabling: CableLengths = CableLengths()
+    storm_control: StormControl = StormControl()
 
 
 class Rack(IntentModel):
@@ -486,11 +785,14 @@ class ServerRow(IntentModel):
     name: str
     model: str
     asset_tag: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
-    compute_port: int | None = Field(None, ge=1)
+    compute_port: Annotated[int, Field(ge=1)] | InterfaceName | None = None
+    """The k-th downlink port of the server's compute leaves, or an interface name."""
 
     @field_validator("compute_port", mode="before")
     @classmethod
     def _blank_is_none(cls, value: object) -> object:
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
         return None if value == "" else value
 
 
@@ -507,7 +809,7 @@ class Server:
     rack: int
     position: int
     kind: str
-    compute_port: int | None = None
+    compute_port: int | str | None = None
 
 
 @dataclass(frozen=True)
@@ -519,6 +821,12 @@ class Intent:
     servers: tuple[Server, ...]
     digest: str
     rows: dict[str, Row] = field(default_factory=dict)
+    catalog: Catalog = field(default_factory=catalog)
+    """The switch model catalog, with the repository's own models of ``intent/hardware/``."""
+
+    def model(self, ref: SwitchModelRef | str) -> Model:
+        """The catalog model a switch of ``ref`` is (a chassis with its linecards)."""
+        return resolve_model(self.catalog, ref)
 
 
 # --------------------------------------------------------------------------- loading
@@ -567,6 +875,13 @@ def load_intent(directory: Path) -> Intent:
     if problems:
         raise IntentError(f"cannot load {_show(directory)}", problems)
 
+    hardware = directory / HARDWARE_DIR
+    models = catalog()
+    if hardware.is_dir():
+        try:
+            models = catalog(hardware.resolve())
+        except FabricopsError as exc:
+            problems.append(str(exc))
     fabric = _load_yaml_model(directory / "fabric.yaml", raw["fabric.yaml"], FabricFile, problems)
     racks = _load_yaml_model(directory / "racks.yaml", raw["racks.yaml"], RacksFile, problems)
     rows = _load_server_rows(directory / "servers.csv", raw["servers.csv"], problems)
@@ -579,13 +894,27 @@ def load_intent(directory: Path) -> Intent:
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
     problems.extend(
         _cross_references(
-            directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map
+            directory / "fabric.yaml", raw["fabric.yaml"], fabric, servers if table_ok else None, rack_map, models
         )
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
-    digest = hashlib.sha256(b"".join(raw[n] for n in INTENT_FILES)).hexdigest()
-    return Intent(fabric=fabric, racks=rack_map, servers=servers, digest=digest, rows=dict(sorted(racks.rows.items())))
+    digest = hashlib.sha256(b"".join([*(raw[n] for n in INTENT_FILES), *_model_files(hardware)])).hexdigest()
+    return Intent(
+        fabric=fabric,
+        racks=rack_map,
+        servers=servers,
+        digest=digest,
+        rows=dict(sorted(racks.rows.items())),
+        catalog=models,
+    )
+
+
+def _model_files(hardware: Path) -> list[bytes]:
+    """The repository's own model files, in a stable order (they are part of the intent)."""
+    if not hardware.is_dir():
+        return []
+    return [p.relative_to(hardware).as_posix().encode() + p.read_bytes() for p in sorted(hardware.rglob("*.yaml"))]
 
 
 def _show(path: Path) -> str:
@@ -672,6 +1001,8 @@ def _yaml_path(loc: tuple[Any, ...]) -> str:
 
 
 def _message(error: Any) -> str:
+    if error["type"] == "extra_forbidden" and tuple(error["loc"]) == ("switch_models",):
+        return "switch models come from the catalog now: name them by id (docs/hardware.md) and remove this key"
     if error["type"] == "extra_forbidden":
         return "unknown key: remove it or check its spelling"
     if error["type"] == "missing":
@@ -784,7 +1115,12 @@ At = Callable[..., str]
 
 
 def _cross_references(
-    path: Path, data: bytes, fabric: FabricFile, servers: tuple[Server, ...] | None, racks: dict[int, Rack]
+    path: Path,
+    data: bytes,
+    fabric: FabricFile,
+    servers: tuple[Server, ...] | None,
+    racks: dict[int, Rack],
+    models: Catalog,
 ) -> Iterator[str]:
     """References between parts of the intent: every name used must be declared."""
     tree: list[Any] = []
@@ -796,7 +1132,9 @@ def _cross_references(
 
     for net, spec in sorted(fabric.fabrics.items()):
         yield from _fabric_references(at, fabric, net, spec, racks)
+        yield from _switch_ports(at, models, ("fabrics", net), spec)
     yield from _management_references(at, fabric, racks)
+    yield from _management_ports(at, models, fabric.management)
     if servers is not None:
         yield from _storage_references(at, fabric, {s.name for s in servers})
     yield from _nic_references(at, fabric)
@@ -819,21 +1157,16 @@ def _fabric_references(
         yield f"{at('fabrics', net, 'qos')}: {_unknown('QoS profile', spec.qos, fabric.qos_profiles)}"
     if spec.routing not in fabric.routing_profiles:
         yield f"{at('fabrics', net, 'routing')}: {_unknown('routing profile', spec.routing, fabric.routing_profiles)}"
-    for role, model in (("spines", spec.spines.model), ("leaves", spec.leaves.model)):
-        if model not in fabric.switch_models:
-            yield f"{at('fabrics', net, role, 'model')}: unknown switch model {model!r}"
     if spec.spines.rack not in racks:
         yield f"{at('fabrics', net, 'spines', 'rack')}: rack {spec.spines.rack} is not in racks.yaml"
+    yield from _pod_references(at, fabric, net, spec, racks)
     for pool_name, pool in spec.pools:
-        if not pool.is_private:
+        if pool is not None and not pool.is_private:
             yield f"{at('fabrics', net, 'pools', pool_name)}: {pool} is not an RFC1918 private range"
 
 
 def _management_references(at: At, fabric: FabricFile, racks: dict[int, Rack]) -> Iterator[str]:
     mgmt = fabric.management
-    for key, model in (("switch_model", mgmt.switch_model), ("core", mgmt.core.model)):
-        if model not in fabric.switch_models:
-            yield f"{at('management', key)}: unknown switch model {model!r}"
     if mgmt.core.rack not in racks:
         yield f"{at('management', 'core', 'rack')}: rack {mgmt.core.rack} is not in racks.yaml"
     if not mgmt.pool.is_private:
@@ -862,3 +1195,129 @@ def _nic_references(at: At, fabric: FabricFile) -> Iterator[str]:
                 yield f"{at('server_models', model_name, 'nics')}: NICs on {net}, but no fabrics.{net} is declared"
             if count > 2:
                 yield f"{at('server_models', model_name, 'nics')}: {count} NICs on {net}: a leaf pair takes one or two"
+
+
+def _pod_references(at: At, fabric: FabricFile, net: str, spec: FabricIntent, racks: dict[int, Rack]) -> Iterator[str]:
+    """A three-stage fabric: whole leaf pairs per pod, racks that exist, its pools and ASNs."""
+    pods = spec.pods
+    if pods is None:
+        if spec.spines.uplinks is not None:
+            yield f"{at('fabrics', net, 'spines', 'uplinks')}: spine uplinks go to super-spines: add pods, or remove it"
+        return
+    per = spec.leaves.racks_per_pair
+    if pods.racks % per:
+        where = at("fabrics", net, "pods", "racks")
+        yield f"{where}: {pods.racks} racks is not a whole number of leaf pairs ({per} racks each)"
+    placed = [("spine_racks", index, rack) for index, rack in enumerate(pods.spine_racks)]
+    placed += [("super_spines.racks", index, rack) for index, rack in enumerate(pods.super_spines.racks)]
+    for key, index, rack in placed:
+        if rack not in racks:
+            yield f"{at('fabrics', net, 'pods', *key.split('.'), index)}: rack {rack} is not in racks.yaml"
+    if spec.spines.uplinks is None:
+        where = at("fabrics", net, "spines")
+        yield f"{where}: a three-stage fabric needs spines.uplinks (the ports to the super-spines)"
+    for pool in ("spine_loopbacks", "spine_p2p"):
+        if getattr(spec.pools, pool) is None:
+            yield f"{at('fabrics', net, 'pools')}: a three-stage fabric needs pools.{pool}"
+    profile = fabric.routing_profiles.get(spec.routing)
+    if profile is not None and profile.protocol == "ebgp" and profile.bgp is not None:
+        for key in ("pod_asn_base", "super_spine_asn"):
+            if getattr(profile.bgp, key) is None:
+                yield f"{at('routing_profiles', spec.routing, 'bgp')}: the three-stage fabrics.{net} needs bgp.{key}"
+
+
+def resolve_model(models: Catalog, ref: SwitchModelRef | str) -> Model:
+    """The catalog model of ``ref``, a chassis with its ``linecards``; FabricopsError if unknown.
+
+    Examples:
+        >>> ref = SwitchModelRef(model="DCS-7804-CH", linecards={4: None, 5: None, 6: None})
+        >>> resolve_model(catalog(), ref).interface_names()[-1]
+        'Ethernet3/36/1'
+    """
+    if isinstance(ref, str):
+        return models.model(ref)
+    found = models.model(ref.model)
+    return found.with_linecards(ref.linecards) if ref.linecards else found
+
+
+def _switch_ports(at: At, models: Catalog, loc: tuple[Any, ...], spec: FabricIntent) -> Iterator[str]:
+    """The models of a fabric's switches exist; their port sets and named ports exist on them."""
+    leaves, spines = spec.leaves, spec.spines
+    yield from _ports_on_model(
+        at,
+        models,
+        (*loc, "leaves"),
+        leaves,
+        sets={"downlinks": leaves.downlinks},
+        named={"uplink_ports": leaves.uplink_ports, "peer_link_ports": leaves.peer_link_ports},
+    )
+    yield from _ports_on_model(
+        at, models, (*loc, "spines"), spines, sets={"downlinks": spines.downlinks, "uplinks": spines.uplinks}, named={}
+    )
+    if spec.pods is not None:
+        supers = spec.pods.super_spines
+        yield from _ports_on_model(
+            at, models, (*loc, "pods", "super_spines"), supers, sets={"downlinks": supers.downlinks}, named={}
+        )
+
+
+def _management_ports(at: At, models: Catalog, mgmt: Management) -> Iterator[str]:
+    ports = mgmt.switch_ports
+    yield from _ports_on_model(
+        at,
+        models,
+        ("management",),
+        mgmt.switch_model,
+        sets={"switch_ports.servers": ports.servers, "switch_ports.devices": ports.devices},
+        named={"switch_uplink_port": (mgmt.switch_uplink_port,)},
+    )
+    yield from _ports_on_model(
+        at,
+        models,
+        ("management", "core"),
+        mgmt.core,
+        sets={"downlinks": mgmt.core.downlinks},
+        named={"upstream_port": (mgmt.core.upstream_port,)},
+    )
+
+
+def _ports_on_model(
+    at: At,
+    models: Catalog,
+    loc: tuple[Any, ...],
+    ref: SwitchModelRef | str,
+    sets: dict[str, PortSet | None],
+    named: dict[str, tuple[str, ...]],
+) -> Iterator[str]:
+    """One switch role: its model, each port set's cages and breakout, each named port."""
+    model_loc = (*loc, "switch_model") if isinstance(ref, str) else (*loc, "model")
+    try:
+        model = resolve_model(models, ref)
+    except FabricopsError as exc:
+        where = at(*loc, "linecards") if not isinstance(ref, str) and ref.linecards else at(*model_loc)
+        yield f"{where}: {exc}"
+        return
+    owner: dict[str, str] = {}
+    for key, port_set in sets.items():
+        if port_set is None:
+            continue
+        set_loc = (*loc, *key.split("."))
+        try:
+            model.port_set(port_set.cages, port_set.breakout)
+        except FabricopsError as exc:
+            yield f"{at(*set_loc)}: {exc} ({model.id})"
+            continue
+        for cage in port_set.cages:
+            if cage in owner:
+                yield f"{at(*set_loc, 'ports')}: cage {cage} is in {owner[cage]} too: a cage serves one purpose"
+            owner.setdefault(cage, key)
+    for key, names in named.items():
+        for index, name in enumerate(names):
+            where = at(*loc, key, index) if len(names) > 1 or key.endswith("_ports") else at(*loc, key)
+            missing = model.missing(name)
+            if missing is not None:
+                yield f"{where}: {missing}"
+                continue
+            cage = model.port(name).label
+            if cage in owner:
+                yield f"{where}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"

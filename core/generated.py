@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import csv
 import difflib
 import hashlib
@@ -126,6 +127,12 @@ class Host:
         return str(self.data.get("model") or "")
 
     @property
+    def linecards(self) -> tuple[tuple[int, str], ...]:
+        """A chassis' linecards by slot, as the inventory names them (empty for a fixed model)."""
+        cards = self.data.get("linecards") or {}
+        return tuple(sorted((int(slot), str(card)) for slot, card in cards.items()))
+
+    @property
     def ethernet_ports(self) -> int:
         return int(self.data.get("ethernet_ports") or 0)
 
@@ -223,6 +230,18 @@ class Snapshot:
     def short(self) -> str:
         """The ref as people read it: a short sha, or ``WORKTREE``."""
         return self.ref if self.ref == WORKTREE else self.ref[:12]
+
+    def table(self, relpath: str) -> builtins.list[dict[str, str]]:
+        """The rows of a CSV table by column name, values trimmed (empty when the file is absent).
+
+        A reader by column name: a new column changes nothing for it, a missing one reads blank.
+        """
+        if not self.exists(relpath):
+            return []
+        return [
+            {k: (v or "").strip() for k, v in row.items() if k}
+            for row in csv.DictReader(io.StringIO(self.read_text(relpath)))
+        ]
 
     def configs(self) -> dict[str, str]:
         """Device name -> config text, from ``configs/<device>.cfg``."""

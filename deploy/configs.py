@@ -4,13 +4,14 @@ Examples:
     >>> text = "! Command: show running-config\\n! device: leaf1 (x, EOS-4.31.2F)\\n!\\nhostname leaf1\\nend\\n"
     >>> normalise_running(text)
     '!\\nhostname leaf1\\nend\\n'
-    >>> fingerprint(text) == fingerprint(text.replace("EOS-4.31.2F", "EOS-4.32.1F"))
+    >>> fingerprint(text, b"k") == fingerprint(text.replace("EOS-4.31.2F", "EOS-4.32.1F"), b"k")
     True
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 from dataclasses import dataclass, field
 
@@ -31,16 +32,22 @@ def normalise_running(text: str) -> str:
     return "".join(line for line in lines if not line.startswith(VOLATILE_HEADERS))
 
 
-def fingerprint(text: str) -> str:
-    """sha256 of the normalised running config, as stored in a plan and compared at deploy.
+def fingerprint(text: str, key: bytes) -> str:
+    """HMAC-SHA256 of the normalised running config under ``key``, as stored in a plan and compared at deploy.
+
+    Keyed with the persistent mask key (:func:`core.secrets.mask_key`): ``plan.json`` outlives
+    the run, and a plain hash of a whole config would let someone who knows the rest of it test
+    guesses of a weak secret in it offline. Without the key a fingerprint says nothing.
 
     Examples:
-        >>> fingerprint("! Command: show running-config\\nhostname a\\n") == fingerprint("hostname a\\n")
+        >>> fingerprint("! Command: show running-config\\nhostname a\\n", b"k") == fingerprint("hostname a\\n", b"k")
         True
-        >>> len(fingerprint("hostname a\\n"))
+        >>> fingerprint("hostname a\\n", b"k") != fingerprint("hostname a\\n", b"other")
+        True
+        >>> len(fingerprint("hostname a\\n", b"k"))
         64
     """
-    return hashlib.sha256(normalise_running(text).encode()).hexdigest()
+    return hmac.new(key, normalise_running(text).encode(), hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,8 @@ class DeviceJob:
     config: str = field(repr=False)
     expected_fingerprint: str
     expectations: Expectations
+    #: The key of the fingerprints (:func:`deploy.configs.fingerprint`).
+    key: bytes = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def wrong_model(task: Task, driver: Any) -> str | None:
     return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
 
 
-def read_task(task: Task, progress: ProgressCallback | None = None) -> Result:
+def read_task(task: Task, key: bytes, progress: ProgressCallback | None = None) -> Result:
     """Read the running config (a getter only: nothing is loaded); a switch of another model
     than ``generated/`` names is refused (:func:`wrong_model`) before anything is read."""
     name = task.host.name
@@ -154,7 +156,7 @@ def read_task(task: Task, progress: ProgressCallback | None = None) -> Result:
             survey = Survey(name, Status.REFUSED, error=mismatch)
         else:
             running = driver.get_config(retrieve="running")["running"]
-            survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
+            survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running, key))
     except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     if progress is not None:
@@ -162,7 +164,7 @@ def read_task(task: Task, progress: ProgressCallback | None = None) -> Result:
     return _result(task, survey)
 
 
-def survey_task(task: Task, configs: Mapping[str, str], progress: ProgressCallback | None = None) -> Result:
+def survey_task(task: Task, configs: Mapping[str, str], key: bytes, progress: ProgressCallback | None = None) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
     A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).
@@ -175,20 +177,20 @@ def survey_task(task: Task, configs: Mapping[str, str], progress: ProgressCallba
     except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     else:
-        survey = Survey(name, Status.REFUSED, error=mismatch) if mismatch else _diff(driver, name, configs[name])
+        survey = Survey(name, Status.REFUSED, error=mismatch) if mismatch else _diff(driver, name, configs[name], key)
     if progress is not None:
         progress(name, survey.status.value)
     return _result(task, survey)
 
 
-def _diff(driver: Any, name: str, config: str) -> Survey:
+def _diff(driver: Any, name: str, config: str, key: bytes) -> Survey:
     """The running config and its diff to ``config``: load, compare, and always discard."""
     from napalm.base.exceptions import ReplaceConfigException
 
     running = ""
     try:
         running = driver.get_config(retrieve="running")["running"]
-        survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running))
+        survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running, key))
         driver.load_replace_candidate(config=config)
         survey.diff = driver.compare_config()
         survey.status = Status.PENDING if survey.diff else Status.UNCHANGED
@@ -229,7 +231,7 @@ def _apply(task: Task, job: DeviceJob, options: ApplyOptions) -> Outcome:  # noq
         running = driver.get_config(retrieve="running")["running"]
     except errors as exc:
         return Outcome(name, Status.UNREACHABLE, f"not reachable before the change: {describe_error(exc)}")
-    if fingerprint(running) != job.expected_fingerprint:
+    if fingerprint(running, job.key) != job.expected_fingerprint:
         return Outcome(name, Status.REFUSED, "running config changed since it was backed up: run the deploy again")
     try:
         driver.load_replace_candidate(config=job.config)
@@ -260,7 +262,7 @@ def _apply(task: Task, job: DeviceJob, options: ApplyOptions) -> Outcome:  # noq
             outcome = _await_revert(task, driver, session, started, job, options, diff, why)
             outcome.problems = problems
             return outcome
-        verified = _runs(driver, job.expected_fingerprint)
+        verified = _runs(driver, job)
         status = Status.ROLLED_BACK if verified else Status.UNKNOWN
         detail = "post-checks failed; commit aborted, previous config verified"
         if not verified:
@@ -287,10 +289,10 @@ def _post_check(driver: Any, exp: Expectations, options: ApplyOptions) -> list[s
         time.sleep(min(2.0, max(0.0, deadline - time.monotonic())))
 
 
-def _runs(driver: Any, expected: str) -> bool:
-    """Whether the device's running config is the one with fingerprint ``expected``."""
+def _runs(driver: Any, job: DeviceJob) -> bool:
+    """Whether the device's running config is the one it had before the change (the job's fingerprint)."""
     try:
-        return fingerprint(driver.get_config(retrieve="running")["running"]) == expected
+        return fingerprint(driver.get_config(retrieve="running")["running"], job.key) == job.expected_fingerprint
     except device_errors():
         return False
 
@@ -320,7 +322,7 @@ def _await_revert(
     # later NAPALM load out: abort it by name (no effect on a session that already reverted).
     fresh.config_session = session
     _discard_quietly(fresh)
-    if _runs(fresh, job.expected_fingerprint):
+    if _runs(fresh, job):
         return Outcome(name, Status.REVERTED, f"{why}; the commit timer restored the previous config", diff)
     try:
         fresh.load_replace_candidate(config=job.config)

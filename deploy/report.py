@@ -8,6 +8,9 @@ Every device ends in one of four outcomes, and the exit code says which occurred
   session, live config changed since the plan) or its state is unknown;
 * ``untouched``: nothing was done to it (already in sync, or a later wave after a failure).
 
+The text report names each device's outcome, and its status where that says more
+(``reverted (rolled-back)``), so its lines add up to the counts of the summary line.
+
 Exit codes: 0 nothing failed; 1 something failed and nothing changed; 4 something changed and
 something failed or was reverted. A plan exits 3 when changes are pending.
 
@@ -168,9 +171,10 @@ class Report:
         if others:
             lines.append("not in any wave:")
             lines += [self._device_line(d) for d in others]
-        unchanged = self.names(Status.UNCHANGED)
+        unchanged = [n for n in self.names(Status.UNCHANGED) if n not in placed]
         if unchanged:
-            lines.append(f"in sync: {len(unchanged)} device(s)")
+            untouched = "" if self.kind == "plan" or self.dry_run else "untouched, "
+            lines.append(f"{untouched}in sync: {len(unchanged)} device(s)")
         if show_diffs:
             for name, d in sorted(self.devices.items()):
                 if d.diff:
@@ -187,12 +191,15 @@ class Report:
         verb = f"{self.kind} (dry run)" if self.dry_run else self.kind
         return f"{verb} of {self.ref[:12]}: {len(self.devices)} device(s), {len(self.waves)} wave(s)"
 
-    @staticmethod
-    def _device_line(d: DeviceReport) -> str:
-        parts = [f"  {d.device:<22} {d.status.value:<12}"]
+    def _device_line(self, d: DeviceReport) -> str:
+        """A device, its outcome (what the summary counts) and, where it says more, its status."""
+        state = d.status.value
+        if self.kind != "plan" and not self.dry_run and d.outcome != state:
+            state = f"{d.outcome} ({state})"
+        parts = [f"  {d.device:<22} {state:<24}"]
         if d.summary.added or d.summary.removed:
             parts.append(d.summary.short())
         if d.detail:
             parts.append(f"- {d.detail}")
-        line = " ".join(parts)
+        line = " ".join(parts).rstrip()
         return "\n".join([line, *(f"      {p}" for p in d.problems)])

@@ -113,7 +113,7 @@ def _as_outcome(name: str, value: Any) -> Outcome:
 def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
     configs = {name: target.resolved(name) for name in names}
     progress.phase("diffing", len(names))
-    values = _run(target, names, survey_task, configs=configs, progress=progress.advance)
+    values = _run(target, names, survey_task, configs=configs, key=target.key, progress=progress.advance)
     out = {}
     for name in names:
         survey = _as_survey(name, values.get(name))
@@ -248,7 +248,8 @@ def _record(target: Target, report: Report, actor: Actor, tag: bool) -> None:
 def _read_and_back_up(target: Target, options: RunOptions, report: Report, progress: Progress) -> dict[str, str]:
     """Steps 2-4: read, refuse stale, back up (committed), diff. Returns each device's fingerprint."""
     progress.phase("reading", len(target.devices))
-    reads = {n: _as_survey(n, v) for n, v in _run(target, target.devices, read_task, progress=progress.advance).items()}
+    values = _run(target, target.devices, read_task, key=target.key, progress=progress.advance)
+    reads = {n: _as_survey(n, v) for n, v in values.items()}
     for name, read in reads.items():
         if read.status == Status.REFUSED:  # another model than generated/ names
             report.devices[name] = DeviceReport(name, Status.REFUSED, detail=target.scrub(read.error))
@@ -284,7 +285,7 @@ def _settled_neighbours(target: Target, report: Report, progress: Progress) -> s
         return set()
     configs = {name: target.resolved(name) for name in outside}
     progress.phase("checking neighbours", len(outside))
-    values = _run(target, outside, survey_task, configs=configs, progress=progress.advance)
+    values = _run(target, outside, survey_task, configs=configs, key=target.key, progress=progress.advance)
     return {name for name in outside if _as_survey(name, values.get(name)).status == Status.UNCHANGED}
 
 
@@ -294,7 +295,7 @@ def _roll_out(
     """Step 5: the waves, stopping after the first one with a failure (unless continue_on_error)."""
     settled = set(report.names(Status.UNCHANGED)) | _settled_neighbours(target, report, progress)
     jobs = {
-        name: DeviceJob(target.resolved(name), fingerprints[name], target.expectations(name))
+        name: DeviceJob(target.resolved(name), fingerprints[name], target.expectations(name), target.key)
         for name in report.names(Status.PENDING)
     }
     progress.phase("deploying", len(jobs))

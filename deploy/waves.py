@@ -5,7 +5,9 @@ A wave is a batch of devices changed at the same time. The rules:
 * wave 1 is a single canary: a leaf whose redundancy group (its MLAG pair) has no other changed
   member if there is one, so a bad change hurts one leaf while its peer carries the traffic;
 * no wave holds two members of one redundancy group: never both leaves of an MLAG pair
-  (``compute-pair03``), never two spines of one fabric (``compute-spines``);
+  (``compute-pair03``), never two spines of one fabric (``compute-spines``; of one pod,
+  ``compute-pod03-spines``, or two super-spines of one plane, ``compute-plane2``, in a
+  three-stage fabric);
 * no wave holds more than ``max_batch`` devices.
 
 Batches are packed most-constrained group first, so the number of waves after the canary is

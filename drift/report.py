@@ -11,8 +11,10 @@ changed since was done outside GitOps), and gives two commands:
   so port description, shutdown and VLAN membership are proposed as ``extra_config`` lines in
   ``intent/fabric.yaml`` and the report names the structured field that would hold them
   (``port_overrides.<device>.<port>.<field>``); anything else is proposed as escape-hatch
-  lines. A secret change cannot be adopted through the intent: the report says where the
-  secret lives instead.
+  lines. A secret cannot be adopted through the intent: a changed secret, or a line or section
+  the device added that holds one (the report sees it masked, ``<secret>``, which EOS would
+  reject if pasted back), is never proposed as an edit; the report names the secret (its form
+  and line) and says to set it in the secret store and reference it as ``<secret:NAME>``.
 
 A ``pending`` device gets no revert (nothing to undo): the deploy that applies the merged change.
 
@@ -20,6 +22,11 @@ Rendered as text (terminal), markdown (a CI issue) and JSON (machines, ``--merge
 ``issues.json`` says which issue to open, update or close per device (a marker in each body
 names the device, so CI edits only the issues it opened). No secret value appears: changes
 carry ``<secret>`` in place of one.
+
+The markdown report draws a map (Mermaid, :mod:`core.mermaid`) of every device that is not in
+sync, coloured by its state, with the switches one cable away; each issue draws the map around
+its own device, so a drifted leaf whose peer is unreachable shows both. An unmanaged switch is
+drawn where LLDP saw it.
 
 Examples:
     >>> from core.configtree import Change
@@ -41,9 +48,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.configtree import Change, negate
-from core.generated import REPORTS_DIR
+from core import mermaid
+from core.configtree import SECRET_MASK, Change, negate
+from core.errors import FabricopsError
+from core.generated import REPORTS_DIR, open_snapshot
+from core.masking import MASKED, SECRET_RULES
 from core.platforms import get_rules
+from core.topology import Link, Topology, neighbourhood
 from drift.audit import DRIFTED, STATUSES, Audit, DeviceResult
 
 __all__ = [
@@ -52,6 +63,7 @@ __all__ = [
     "adopt_field",
     "adoption",
     "apply_command",
+    "audit_topology",
     "device_line",
     "issue_marker",
     "issue_plan",
@@ -60,6 +72,8 @@ __all__ = [
     "render_markdown",
     "render_text",
     "revert_command",
+    "secret_forms",
+    "status_map",
     "write_reports",
 ]
 
@@ -122,17 +136,43 @@ class Adoption:
         return f"extra_config:\n  {device}: |\n{body}"
 
 
+_STORE = "the secret store (FABRICOPS_SECRET_<NAME> or the secrets file)"
+
+
+def secret_forms(lines: Iterable[str]) -> list[str]:
+    """The forms of secret (``SNMP community``, ``user secret``) that masked ``lines`` hold.
+
+    Example:
+        >>> secret_forms(["snmp-server community <secret> ro", "description x"])
+        ['SNMP community']
+        >>> secret_forms(["ntp server 10.0.0.1 key 3"])
+        []
+    """
+    masked = [line.strip() for line in lines if SECRET_MASK in line or MASKED.search(line)]
+    forms = [rule.form for line in masked for rule in SECRET_RULES if rule.pattern.search(line)]
+    return list(dict.fromkeys(forms)) or (["secret"] if masked else [])
+
+
 def adoption(result: DeviceResult) -> Adoption:
-    """Escape-hatch lines (grouped under their sections, in EOS syntax) for a device's changes."""
+    """Escape-hatch lines (grouped under their sections, in EOS syntax) for a device's changes.
+
+    A line that holds a secret is never among them: the report only ever sees it masked.
+    """
     indent = " " * get_rules("eos").indent
     sections: dict[tuple[str, ...], list[str]] = {}
     fields: list[str] = []
     refused: list[str] = []
     for change in result.changes:
+        where = " > ".join(change.path) or "(top level)"
         if change.kind == "secret":
-            where = " > ".join(change.path) or "(top level)"
-            store = "change it in the secret store (FABRICOPS_SECRET_<NAME> or the secrets file), then deploy"
-            refused.append(f"{where}: {change.line} (a secret: {store})")
+            refused.append(f"{where}: {change.line} (a secret: change it in {_STORE}, then deploy)")
+            continue
+        forms = secret_forms([change.line, *change.block]) if change.kind != "removed" else []
+        if forms:
+            what = f"{', '.join(forms)} the device holds and git does not"
+            how = f"set its value in {_STORE}, add the line to intent extra_config with <secret:NAME> "
+            how += "where the secret is, then deploy"
+            refused.append(f"{where}: {change.line} (a {what}: {how})")
             continue
         if change.kind == "order":
             refused.append(f"{' > '.join(change.path)}: the device's entry order (write the section in that order)")
@@ -277,6 +317,7 @@ def render_text(audit: Audit, *, verbose: bool = True) -> str:
             if adopt.extra_config:
                 out.append("    keep:   add to intent/fabric.yaml extra_config:")
                 out += ["      " + line for line in adopt.yaml(result.device).splitlines()]
+            out += ["    not adoptable: " + n for n in adopt.not_adoptable]
         if result.status in ("pending", "drift+pending"):
             out.append(f"    apply:  {apply_command(audit, result)}")
     out += ["note: " + n for n in audit.notes]
@@ -334,8 +375,28 @@ def device_markdown(audit: Audit, result: DeviceResult) -> list[str]:
     return out
 
 
-def render_markdown(audit: Audit) -> str:
-    """The report as markdown, for a CI run to open as an issue."""
+def audit_topology(audit: Audit, root: Path) -> Topology | None:
+    """The cabling of ``generated/`` at the audited commit, for the maps; None when git has not that commit."""
+    try:
+        return Topology.read(open_snapshot(root, audit.commit))
+    except FabricopsError:
+        return None
+
+
+def status_map(audit: Audit, topology: Topology, devices: Iterable[str]) -> list[str]:
+    """A Mermaid map of ``devices`` and their neighbours, every device coloured by its state (in sync: grey)."""
+    marks = {r.device: r.status for r in audit.devices if r.status != "in-sync"}
+    seen = [(r, where.split()[0]) for r in audit.devices if r.status == "unmanaged" for where in r.seen_by]
+    unmanaged = {r.device: ("unmanaged", topology.switches.get(seer, ("", ""))[1]) for r, seer in seen}
+    topology = topology.with_switches(
+        {name: kind for name, kind in unmanaged.items() if name not in topology.switches},
+        [Link(seer, r.device, "lldp", "") for r, seer in seen],
+    )
+    return mermaid.markdown(neighbourhood(topology, devices, marks))
+
+
+def render_markdown(audit: Audit, topology: Topology | None = None) -> str:
+    """The report as markdown, for a CI run to open as an issue; with ``topology``, a map of what is not in sync."""
     counts = _summary(audit)
     title = ", ".join(f"{counts[s]} {s}" for s in STATUSES if s != "in-sync")
     out = [
@@ -353,6 +414,9 @@ def render_markdown(audit: Audit) -> str:
         for d in audit.devices
         if d.status != "in-sync"
     ]
+    found = [d.device for d in audit.devices if d.status != "in-sync"]
+    if topology is not None and found:
+        out += ["", "## Map", "", *status_map(audit, topology, found)]
     for result in audit.devices:
         if result.status != "in-sync":
             out += ["", *device_markdown(audit, result)]
@@ -380,15 +444,20 @@ def issue_marker(device: str) -> str:
     return f'<!-- fabricops-drift device="{device}" -->'
 
 
-def issue_plan(audit: Audit) -> list[dict[str, str]]:
-    """Per audited device: the issue to open or update (title, body with its marker), close, or keep."""
+def issue_plan(audit: Audit, topology: Topology | None = None) -> list[dict[str, str]]:
+    """Per audited device: the issue to open or update (title, body with its marker), close, or keep.
+
+    With ``topology``, a body starts with the map around its device (before the changes, which
+    are cut where a body would pass GitHub's limit).
+    """
     plan = []
     for result in audit.devices:
         action = _ISSUE_ACTION[result.status]
         kind = "unmanaged switch" if result.status == "unmanaged" else "drift"
         body = ""
         if action == "open":
-            section = "\n".join(device_markdown(audit, result))
+            picture = status_map(audit, topology, [result.device]) if topology is not None else []
+            section = "\n".join([*picture, *([""] if picture else []), *device_markdown(audit, result)])
             body = f"{issue_marker(result.device)}\nFound by the scheduled drift audit.\n\n{section}\n"[:65000]
         plan.append(
             {
@@ -403,15 +472,18 @@ def issue_plan(audit: Audit) -> list[dict[str, str]]:
     return plan
 
 
-def write_reports(audit: Audit, report_dir: Path | None, root: Path) -> Path:
-    """Write ``report.md``, ``report.json`` and ``issues.json`` (default directory: reports/drift/<stamp>/)."""
+def write_reports(audit: Audit, report_dir: Path | None, root: Path, topology: Topology | None = None) -> Path:
+    """Write ``report.md``, ``report.json`` and ``issues.json`` (default directory: reports/drift/<stamp>/).
+
+    ``topology`` (:func:`audit_topology`) draws the maps of the report and the issues.
+    """
     if report_dir is None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         report_dir = root / DEFAULT_REPORT_DIR / stamp
     report_dir.mkdir(parents=True, exist_ok=True)
-    (report_dir / "report.md").write_text(render_markdown(audit))
+    (report_dir / "report.md").write_text(render_markdown(audit, topology))
     (report_dir / "report.json").write_text(json.dumps(render_json(audit), indent=2, sort_keys=False) + "\n")
-    (report_dir / "issues.json").write_text(json.dumps(issue_plan(audit), indent=2) + "\n")
+    (report_dir / "issues.json").write_text(json.dumps(issue_plan(audit, topology), indent=2) + "\n")
     return report_dir
 
 

@@ -80,6 +80,7 @@ class EmulatedDevice:
         name: str,
         *,
         model: str = DEFAULT_MODEL,
+        linecards: tuple[tuple[int, str], ...] = (),
         ethernet_ports: int = 64,
         version: str = EOS_VERSION,
         lock: threading.RLock | None = None,
@@ -88,6 +89,8 @@ class EmulatedDevice:
         self.name = name
         #: The catalog model (None outside the catalog: generic ports ``Ethernet1..N``).
         self.hardware: Model | None = match_model(model)
+        if self.hardware is not None and linecards:
+            self.hardware = self.hardware.with_linecards(dict(linecards))
         #: ``modelName`` of ``show version``: a catalog model with its airflow suffix.
         self.model = self.hardware.show_version_model() if self.hardware and self.hardware.id == model else model
         self.version = version

@@ -31,14 +31,16 @@ class DeviceSpec:
     """One switch of the lab; ``config=None`` starts it at factory default.
 
     ``model``: a catalog model (``DCS-7060DX5-32``, or with its airflow ``DCS-7060DX5-32-R``)
-    gives the device exactly that model's ports (:mod:`lab.hardware`); any other string is only
-    reported by ``show version``, and the device has ``ethernet_ports`` generic ports.
+    gives the device exactly that model's ports (:mod:`lab.hardware`), a chassis with its
+    ``linecards`` (slot, card); any other string is only reported by ``show version``, and the
+    device has ``ethernet_ports`` generic ports.
     """
 
     name: str
     config: str | None
     model: str = DEFAULT_MODEL
     ethernet_ports: int = 64
+    linecards: tuple[tuple[int, str], ...] = ()
     #: The EOS release it runs: ``show version`` and the lines the release prints by itself.
     eos_version: str = EOS_VERSION
 
@@ -117,6 +119,7 @@ class Lab:
             dev = EmulatedDevice(
                 spec.name,
                 model=spec.model,
+                linecards=spec.linecards,
                 ethernet_ports=spec.ethernet_ports,
                 version=spec.eos_version,
                 lock=self.lock,

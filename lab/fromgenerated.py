@@ -3,7 +3,8 @@
 Reads, through :class:`core.generated.Snapshot`:
 
 * ``configs/<device>.cfg``: the running-config body of each switch;
-* ``inventory/hosts.yaml``: ``data.model`` and ``data.ethernet_ports`` per host
+* ``inventory/hosts.yaml``: ``data.model`` (with ``data.linecards`` for a chassis) and
+  ``data.ethernet_ports`` per host
   (hosts without a config file start at factory default); a model of the catalog
   (:mod:`core.hardware`) makes the device that model (:mod:`lab.hardware`);
 * ``inventory/cabling.csv``: columns ``a_device,a_port,b_device,b_port`` (more
@@ -59,13 +60,15 @@ def specs_from_snapshot(
     for name in sorted(names):
         host = hosts.get(name)
         config = None if empty else configs.get(name)
+        started_as = (models or {}).get(name)
         if config is not None and lab_password is not None:
             config = secrets.PLACEHOLDER.sub(lambda m: secrets.lab_secret(m.group(1), lab_password), config)
         specs.append(
             DeviceSpec(
                 name=name,
                 config=config,
-                model=(models or {}).get(name) or (host and host.model) or DEFAULT_MODEL,
+                model=started_as or (host and host.model) or DEFAULT_MODEL,
+                linecards=(host.linecards if host and not started_as else ()),
                 ethernet_ports=(host and host.ethernet_ports) or 64,
                 eos_version=str(eos_version or (host and host.eos_version) or EOS_VERSION),
             )

@@ -168,6 +168,7 @@ _REDISTRIBUTE = _c(
 )
 _TXQ_OPENER = _c("( tx-queue | uc-tx-queue | mc-tx-queue ) <int>", None, opens="txq")
 _PFC_PRIORITY = _c("priority-flow-control priority <int> ( drop | no-drop )", 3)
+_PFC_WATCHDOG = _c("priority-flow-control pause watchdog", 3, neg="store")
 _PFC_ON = _c("priority-flow-control ( on | off | mode on )", 1)
 _QOS_TRUST = _c("qos trust ( dscp | cos | disabled )", 2)
 
@@ -199,6 +200,7 @@ _mode(
     _c("management ssh", None, opens="mgmt-ssh"),
     _c("management console", None, opens="mgmt-console"),
     _c("management api gnmi", None, opens="mgmt-gnmi"),
+    _c("management security", None, opens="mgmt-security"),
     _c("mlag configuration", None, opens="mlag"),
     _c("qos profile <word>", None, opens="qos-profile"),
     _c("aaa group server ( tacacs+ | radius ) <word>", None, opens="aaa-group"),
@@ -308,6 +310,7 @@ _mode(
     _c("snmp-server contact <line>", 2),
     _c("snmp-server location <line>", 2),
     _c("snmp-server [ vrf <word> ] local-interface <ifname>", _key_upto("local-interface")),
+    _c("snmp-server vrf <word>", None),
     _c("snmp-server view <word> <word> ( included | excluded )", None),
     _c(
         "snmp-server group <word> ( v1 | v2c | v3 ) [ ( auth | noauth | priv ) ] [ read <word> ] "
@@ -406,6 +409,7 @@ _mode(
     _c("service-policy type qos input <word>", 4),
     _PFC_ON,
     _PFC_PRIORITY,
+    _PFC_WATCHDOG,
     _c("dcbx mode ( ieee | cee )", 2),
     _c("bfd interval <int> min-rx <int> multiplier <int>", 2),
     _c("encapsulation dot1q vlan <int>", 3),
@@ -445,6 +449,7 @@ _mode(
     ("config",),
     _PFC_ON,
     _PFC_PRIORITY,
+    _PFC_WATCHDOG,
     _QOS_TRUST,
     _c("qos cos <int>", 2),
     _c("qos dscp <int>", 2),
@@ -620,9 +625,32 @@ _mode(
 _mode(
     "mgmt-transport",
     ("mgmt-gnmi",),
+    _c("ssl profile <word>", 2),
     _c("vrf <word>", 1),
     _c("port <int>", 1),
     _c("ip access-group <word>", 2),
+    _c("notification timestamp ( send-time | last-change-time )", 2),
+)
+_mode(
+    "mgmt-security",
+    ("config",),
+    _c("ssl profile <word>", None, opens="ssl-profile"),
+    _c("password minimum length <int>", 3),
+    _c("password encryption-key common", 3, neg="store"),
+    _c("password encryption reversible <word>", 3),
+    _c("entropy source <line>", 2),
+    _c("session shared-secret profile <word>", None, opens="shared-secret"),
+)
+_mode("shared-secret", ("mgmt-security",), _c("secret <word> <line>", 2))
+_mode(
+    "ssl-profile",
+    ("mgmt-security",),
+    _c("certificate <word> key <word>", 1),
+    _c("tls versions <line>", 2),
+    _c("cipher-list <line>", 1),
+    _c("trust certificate <word>", None),
+    _c("chain certificate <word>", None),
+    _c("crl <word>", None),
 )
 _mode("aaa-group", ("config",), _c("server ( <ip> | <word> ) [ vrf <word> ] [ port <int> ]", None))
 _mode(
@@ -661,7 +689,6 @@ VERBATIM: dict[str, tuple[str, ...]] = {
         "mac security",
         "management cvx",
         "management defaults",
-        "management security",
         "monitor",
         "mpls",
         "peer-filter",
@@ -707,7 +734,6 @@ VERBATIM_BLOCKS: dict[str, tuple[str, ...]] = {
     "mpls ldp": (),
     "mpls rsvp": (),
     "system l1": (),
-    "management security": ("session shared-secret profile", "ssl profile"),
     "management cvx": (),
     "key chain": ("key",),
     "mac security": ("profile",),

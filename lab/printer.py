@@ -9,7 +9,8 @@ Layout:
   ``!`` line between sections and around every block (a line that opens a
   mode), consecutive one-line commands of the same section together; inside
   a block, 3 spaces of indentation per level, ``!!`` mode comments first and
-  an indented ``!`` before every nested block;
+  an indented ``!`` before every nested block but one that opens its block (a real
+  capture prints ``management api gnmi`` then ``transport grpc def`` directly);
 * ``end``.
 
 Inside an interface block, settings follow :data:`lab.modes.INTERFACE_ORDER`;

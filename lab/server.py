@@ -91,6 +91,8 @@ class EapiServer:
         self.ports: dict[str, int] = {}
         self.https_ports: dict[str, int] = {}
         self.writers: dict[str, set[asyncio.StreamWriter]] = {}
+        #: Devices whose listener is being opened (the open awaits; a close may come meanwhile).
+        self.opening: set[str] = set()
         self.control = control
         self.control_token = control_token
         self.control_port = 0
@@ -127,7 +129,9 @@ class EapiServer:
             if tls_sock is not None:
                 self.https_ports[name] = tls_sock.getsockname()[1]
             if self.lab.should_listen(self.lab.devices[name]):
+                self.opening.add(name)
                 await self._open(name, sock, tls_sock)
+                self.opening.discard(name)
             else:
                 sock.close()
                 if tls_sock is not None:
@@ -147,11 +151,28 @@ class EapiServer:
         self.loop.close()
 
     async def _open(self, name: str, sock: socket.socket, tls_sock: socket.socket | None) -> None:
-        self.servers[name] = await asyncio.start_server(self._handler(name, tls=False), sock=sock)
+        """Serve one device on its bound sockets, unless it was closed while this awaited.
+
+        Each server is registered before it starts to serve, so a close from then on (a
+        request it serves may turn the API off) finds it and closes it at once.
+        """
+        server = await asyncio.start_server(self._handler(name, tls=False), sock=sock, start_serving=False)
+        tls_server = None
         if tls_sock is not None:
-            self.tls_servers[name] = await asyncio.start_server(
-                self._handler(name, tls=True), sock=tls_sock, ssl=self.tls
+            tls_server = await asyncio.start_server(
+                self._handler(name, tls=True), sock=tls_sock, ssl=self.tls, start_serving=False
             )
+        if name not in self.opening:  # closed meanwhile: never serve
+            for created in (server, tls_server):
+                if created is not None:
+                    created.close()
+            return
+        self.servers[name] = server
+        if tls_server is not None:
+            self.tls_servers[name] = tls_server
+        await server.start_serving()
+        if tls_server is not None:
+            await tls_server.start_serving()
 
     async def _stop_all(self) -> None:
         for server in [*self.servers.values(), *self.tls_servers.values()]:
@@ -170,25 +191,53 @@ class EapiServer:
         future.result(timeout=10)
 
     def set_listening_soon(self, name: str, listening: bool) -> None:
-        """Like :meth:`set_listening`, without waiting (safe from the loop and under the lab lock)."""
-        if self.thread.is_alive():
-            self.loop.call_soon_threadsafe(
-                lambda: self.loop.create_task(self._set_listening(name, listening, drop=False))
-            )
+        """Like :meth:`set_listening`, without waiting (safe from the loop and under the lab lock).
+
+        From the loop itself (a config change made over eAPI that turns the API off) the
+        listener closes at once, before the reply to that change is written: the client may
+        connect again the moment it reads the reply, and must find the port closed. Closed a
+        moment later, the listener may already have accepted that connection, and asyncio
+        drops a connection accepted for a server closed before its transport was made
+        without closing it: the client would wait for its whole timeout.
+        """
+        if not self.thread.is_alive():
+            return
+        if not listening and threading.current_thread() is self.thread:
+            self._close(name, drop=False)
+        else:
+            self.loop.call_soon_threadsafe(lambda: self.loop.create_task(self._follow(name)))
+
+    async def _follow(self, name: str) -> None:
+        """Open or close a device's listener as the device is when this runs.
+
+        Requests queue up (a config change, a reset, a commit timer from its own thread): the
+        state each was asked with may be stale by the time it runs, and an open asked before a
+        close must not reopen after it.
+        """
+        await self._set_listening(name, self.lab.should_listen(self.lab.devices[name]), drop=False)
+
+    def _close(self, name: str, drop: bool) -> None:
+        """Stop listening for one device (``drop``: its open connections too), also one being opened."""
+        self.opening.discard(name)  # an open under way sees it and never serves
+        server = self.servers.pop(name, None)
+        if server is not None:
+            server.close()
+        tls_server = self.tls_servers.pop(name, None)
+        if tls_server is not None:
+            tls_server.close()
+        for w in list(self.writers[name]) if drop else ():
+            w.close()
 
     async def _set_listening(self, name: str, listening: bool, drop: bool = True) -> None:
-        server = self.servers.get(name)
-        if not listening and server is not None:
-            server.close()
-            del self.servers[name]
-            tls_server = self.tls_servers.pop(name, None)
-            if tls_server is not None:
-                tls_server.close()
-            for w in list(self.writers[name]) if drop else ():
-                w.close()
-        elif listening and server is None:
+        if not listening:
+            self._close(name, drop)
+        elif name not in self.servers and name not in self.opening:
+            # One open at a time per device, marked before it awaits: a second would bind the
+            # port again, and a close meanwhile would find nothing to close.
+            self.opening.add(name)
             tls_port = self.https_ports.get(name)
             await self._open(name, _listen(self.ports[name]), _listen(tls_port) if tls_port is not None else None)
+            self.opening.discard(name)
 
     # ------------------------------------------------------------------ HTTP
     def _handler(

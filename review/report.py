@@ -1,4 +1,9 @@
-"""A review as text, markdown (the sticky PR comment) or JSON."""
+"""A review as text, markdown (the sticky PR comment) or JSON.
+
+The markdown draws the blast radius as a Mermaid picture (:func:`blast_picture`): the devices
+that change, coloured by how (changed, added, removed), and every switch one cable away, grouped
+when a tier is crowded, so a one-port change and a 20-rack change both give a picture that fits.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from core import mermaid
+from core.topology import Topology, neighbourhood
 from review.diff import DeviceChange, Review
 
 MAX_LISTED_ROWS = 20
@@ -48,12 +55,23 @@ def as_text(review: Review, findings: list[dict[str, Any]]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def as_markdown(review: Review, findings: list[dict[str, Any]]) -> str:
+def blast_picture(review: Review, topology: Topology) -> list[str]:
+    """The changed devices and their neighbours as a Mermaid block (empty when no device changes)."""
+    if not review.devices:
+        return []
+    marks = {device.device: device.status for device in review.devices}
+    return mermaid.markdown(neighbourhood(topology, marks, marks))
+
+
+def as_markdown(review: Review, findings: list[dict[str, Any]], topology: Topology | None = None) -> str:
+    """The PR comment; with the ``topology`` of both refs, the blast radius is drawn too."""
     out = ["### fabricops review", "", f"**{review.summary}**", ""]
     out += [f"Base `{review.base[:12]}` → head `{review.head[:12]}`", ""]
     out += ["| blast radius | |", "| --- | --- |"]
     out += [f"| {line.split(': ', 1)[0]} | {line.split(': ', 1)[1]} |" for line in _blast_lines(review)]
     out.append("")
+    picture = blast_picture(review, topology) if topology is not None else []
+    out += [*picture, *([""] if picture else [])]
     errors = [f for f in findings if f["severity"] == "error"]
     warnings = [f for f in findings if f["severity"] == "warning"]
     out.append(f"**Checks:** {len(errors)} error(s), {len(warnings)} warning(s)")

@@ -4,7 +4,7 @@ Two tiers
 ---------
 ``make test`` runs the fast tier (``pytest -m "not e2e"``), before every commit, in about a
 minute. ``make test-e2e`` runs the tests marked ``@pytest.mark.e2e`` (``pytest -m e2e``): the
-GitOps loop end to end and the long lab runs (a deploy of all 53 switches from factory
+GitOps loop end to end and the long lab runs (a deploy of all 55 switches from factory
 default, a wait for a real commit timer). ``.ci/run`` runs both. Markers are declared in
 ``pyproject.toml`` and ``--strict-markers`` refuses any other, so a typo cannot hide a test.
 Mark a test, a class or a module (``pytestmark = pytest.mark.e2e``) when it takes seconds
@@ -18,9 +18,9 @@ process). Each worker is a test session of its own, with its own session fixture
 
 One lab per session
 -------------------
-``session_lab`` is the example's 53 switches, started once per session (per worker), in
+``session_lab`` is the example's 55 switches, started once per session (per worker), in
 process, on 127.0.0.1. Every test takes it in a known state; switching state resets only the
-devices that changed (:meth:`lab.Lab.reset`, milliseconds), so no test starts a 53-switch
+devices that changed (:meth:`lab.Lab.reset`, milliseconds), so no test starts a 55-switch
 lab of its own:
 
 * ``lab_running`` (with ``gitops_repo``): every switch at factory default.
@@ -264,7 +264,7 @@ class SessionLab:
 
 @pytest.fixture(scope="session")
 def session_lab(example_repo: Path) -> Iterator[SessionLab]:
-    """The example's 53 switches, started once per session (take it through ``factory``/``synced``)."""
+    """The example's 55 switches, started once per session (take it through ``factory``/``synced``)."""
     lab = start_factory_lab(example_repo)
     try:
         yield SessionLab(lab)

@@ -1,10 +1,12 @@
-"""What each switch last had deployed, from the deploy records on the ``fabricops-state`` branch.
+"""What each switch last verifiably ran, from its state of record on the ``fabricops-state`` branch.
 
-A deploy or rollback record (``deploys/<stamp>.json``, written by :mod:`deploy.record`) names the
-commit it applied and, per device, whether it changed or was found in sync: either way, after
-that run the device ran ``generated/configs/<device>.cfg`` of that commit. The newest such
-record per device is its last deployed version; the view shows the diff from it to the config
-being viewed. Only ``generated/`` text is read, never a backup: nothing here can hold a secret.
+Every deploy, rollback and restore writes ``devices/<device>.json`` (:mod:`core.deployed`) for
+each device it verified: changed and confirmed, or found already in sync. The record names the
+``generated/`` commit the device runs since, or the backup it was restored to. For a commit the
+view shows the diff from that commit's ``generated/configs/<device>.cfg`` to the config being
+viewed; for a restored backup it says so and shows no diff (a backup holds the device's own
+text, secrets masked, not a generated config to compare line by line). Only ``generated/``
+text is read, never a backup: nothing here can hold a secret.
 """
 
 from __future__ import annotations
@@ -15,55 +17,41 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core import gitstate
-
-VERIFIED = frozenset({"changed", "unchanged"})
-"""Statuses after which a device runs the record's commit."""
-APPLYING = frozenset({"deploy", "rollback"})
+from core.deployed import read_records
+from core.generated import configs_at
 
 
 @dataclass(frozen=True, slots=True)
 class Deployed:
-    """A device's last deployed config: the run that applied it and the text."""
+    """What a device last verifiably ran: the run that verified it, when, and the config text.
 
-    stamp: str
-    kind: str
-    ref: str
+    ``config`` is the generated config of ``commit``; a device restored to a backup has
+    ``backup`` set and no config to compare.
+    """
+
+    run: str
+    verified: str
+    commit: str
+    backup: str
     config: str
 
 
 def last_deployed(root: Path, devices: Iterable[str]) -> dict[str, Deployed] | None:
-    """Per device, its last deployed config; None when the repository has no state branch."""
-    from deploy import read_record
-    from deploy.record import RECORDS
-
+    """Per device, what it last verifiably ran; None when the repository has no state branch."""
     if gitstate.head(root) is None:
         return None
-    wanted = set(devices)
-    found: dict[str, tuple[str, str, str]] = {}
-    stamps = sorted(
-        (p[len(RECORDS) : -len(".json")] for p in gitstate.list_files(root, RECORDS) if p.endswith(".json")),
-        reverse=True,
-    )
-    for stamp in stamps:
-        if not wanted - found.keys():
-            break
-        record = read_record(root, stamp)
-        if record.get("kind") not in APPLYING or record.get("dry_run"):
-            continue
-        for device, result in (record.get("devices") or {}).items():
-            if device in wanted and device not in found and result.get("status") in VERIFIED:
-                found[device] = (stamp, str(record["kind"]), str(record["ref"]))
-    by_ref: dict[str, list[str]] = {}
-    for device, (_, _, ref) in found.items():
-        by_ref.setdefault(ref, []).append(device)
-    out: dict[str, Deployed] = {}
-    for ref, names in by_ref.items():
-        texts = gitstate.read_files(root, [f"generated/configs/{n}.cfg" for n in names], at=ref)
-        for name in names:
-            stamp, kind, _ = found[name]
-            text = texts.get(f"generated/configs/{name}.cfg", b"").decode()
-            out[name] = Deployed(stamp, kind, ref, text)
-    return out
+    records = {name: record for name, record in read_records(root).items() if name in set(devices)}
+    by_commit: dict[str, list[str]] = {}
+    for name, record in records.items():
+        if record.commit:
+            by_commit.setdefault(record.commit, []).append(name)
+    texts: dict[str, str] = {}
+    for commit, names in by_commit.items():
+        texts.update(configs_at(root, commit, names))
+    return {
+        name: Deployed(r.run, r.verified, r.commit, "" if r.commit else r.backup, texts.get(name, ""))
+        for name, r in sorted(records.items())
+    }
 
 
 def config_diff(deployed: str, current: str, device: str) -> str:

@@ -1,11 +1,11 @@
-"""A :class:`view.topology.Neighbourhood` as SVG: tiers top to bottom, highlighted devices dark.
+"""A :class:`core.topology.Neighbourhood` as SVG: tiers top to bottom, highlighted devices dark.
 
 Every box is as wide as the widest label it must hold, measured in the font the SVG declares
 (:mod:`core.textmetrics`), so labels fit whatever the names. A line joins two tiers; a line
 within a tier (a peer-link, a rack switch to a leaf's management port) arcs above the row.
 
 Example:
-    >>> from view.topology import Edge, Neighbourhood, Node
+    >>> from core.topology import Edge, Neighbourhood, Node
     >>> area = Neighbourhood([Node("s1", "spine1", "compute spine", 0, False),
     ...                       Node("l1", "leaf1", "compute leaf", 1, True)], [Edge("s1", "l1", "fabric", "1x400g")])
     >>> svg = neighbourhood_svg(area)
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from core.textmetrics import FONT_STACK, text_width
-from view.topology import Neighbourhood, Node
+from core.topology import Neighbourhood, Node
 
 PER_ROW = 8
 PAD, GAP, MARGIN = 8, 28, 16

@@ -13,8 +13,6 @@ per port, port speeds, breakouts) changes nothing here, and a missing one shows 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from typing import Any
 import yaml
 
 from core.generated import Host, Snapshot
+from core.topology import Topology
 from view.ports import sort_interfaces
 
 
@@ -145,6 +144,7 @@ class Floor:
     racks: dict[str, Rack]
     pictures: dict[str, str]  # network -> SVG text
     configs: dict[str, str]
+    topology: Topology
 
     @cached_property
     def rows(self) -> dict[str, list[Rack]]:
@@ -157,15 +157,6 @@ class Floor:
     @cached_property
     def networks(self) -> list[str]:
         return sorted({s.network for s in self.switches.values()})
-
-
-def _table(snapshot: Snapshot, relpath: str) -> list[dict[str, str]]:
-    if not snapshot.exists(relpath):
-        return []
-    return [
-        {k: (v or "").strip() for k, v in row.items() if k}
-        for row in csv.DictReader(io.StringIO(snapshot.read_text(relpath)))
-    ]
 
 
 def _yaml(snapshot: Snapshot, relpath: str) -> dict[str, Any]:
@@ -215,7 +206,7 @@ def _ends(rows: Iterable[Mapping[str, str]]) -> dict[tuple[str, str], End]:
                 row.get("network", ""),
                 row.get("kind", ""),
                 row.get(f"{this}_speed") or row.get("speed", ""),
-                row.get("optic", ""),
+                row.get(f"{this}_optic") or row.get("optic", ""),
                 row.get("media", ""),
                 row.get("length_m", ""),
                 row.get(f"{this}_label", ""),
@@ -277,10 +268,10 @@ def _ports(structured: Mapping[str, Any], name: str, ends: Mapping[tuple[str, st
 
 def read_floor(snapshot: Snapshot) -> Floor:
     """The view's model of one ``generated/``."""
-    assets = _table(snapshot, "inventory/assets.csv")
-    ends = _ends(_table(snapshot, "inventory/cabling.csv"))
+    assets = snapshot.table("inventory/assets.csv")
+    ends = _ends(snapshot.table("inventory/cabling.csv"))
     owned: dict[str, list[Address]] = defaultdict(list)
-    for row in _table(snapshot, "inventory/ip-plan.csv"):
+    for row in snapshot.table("inventory/ip-plan.csv"):
         if row.get("kind") == "address" and row.get("owner"):
             owned[row["owner"]].append(Address(row.get("network", ""), row.get("prefix", ""), row.get("purpose", "")))
     hosts = snapshot.hosts()
@@ -308,6 +299,7 @@ def read_floor(snapshot: Snapshot) -> Floor:
         },
         pictures=_pictures(snapshot),
         configs=snapshot.configs(),
+        topology=Topology.read(snapshot),
     )
 
 

@@ -26,13 +26,13 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from core.errors import FabricopsError
 from core.generated import WORKTREE, open_snapshot
 from core.textmetrics import FONT_FILES
+from core.topology import Node, neighbourhood
 from view.deployed import Deployed, config_diff, last_deployed
 from view.draw import neighbourhood_svg
 from view.elevation import elevate
 from view.model import Floor, Port
 from view.ports import panel
 from view.search import search_index
-from view.topology import Node, Topology, neighbourhood
 
 HERE = Path(__file__).resolve().parent
 MARKER = ".fabricops-view"
@@ -153,7 +153,7 @@ def render_site(floor: Floor, deployed: dict[str, Deployed] | None, source: str)
     diffs = {
         name: config_diff(deployed[name].config, floor.configs.get(name, ""), name)
         for name in floor.switches
-        if deployed is not None and name in deployed
+        if deployed is not None and name in deployed and deployed[name].commit
     }
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for rack_list in floor.rows.values():
@@ -191,7 +191,7 @@ def render_site(floor: Floor, deployed: dict[str, Deployed] | None, source: str)
             server=server,
             rack_name=_rack(server.placed.rack),
         )
-    topology = Topology.of(floor)
+    topology = floor.topology
 
     def href(node: Node) -> str | None:
         return f"{node.id}.html" if node.id in floor.switches else None

@@ -226,10 +226,16 @@ def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     pair_h = PAD + LEAF_H + 16 + 14 + PAD
     cols = max(1, min(PER_ROW, len(boxes)))
     rows = (len(boxes) + cols - 1) // cols
-    title, title_w = _title(
-        f"{intent.fabric.site.name}: {network} fabric, {len(spines)} spines, {leaves} leaves in {len(boxes)} MLAG pairs"
-    )
+    spine_leaf = fabric.facts.topology.fabrics.get(network)  # type: ignore[call-overload]
+    stages = ""
     bus_note = "every leaf has one link to every spine"
+    if spine_leaf is not None and spine_leaf.three_stage:
+        stages = f" in {len(spine_leaf.pods)} pods, {len(spine_leaf.super_spines)} super-spines (not drawn)"
+        bus_note = "every leaf has one link to every spine of its pod; pod spine s to every super-spine of plane s"
+    title, title_w = _title(
+        f"{intent.fabric.site.name}: {network} fabric, {len(spines)} spines{stages}, {leaves} leaves in "
+        f"{len(boxes)} MLAG pairs"
+    )
     width = max(cols * (pair_w + GAP) - GAP + 2 * MARGIN, len(spines) * spine_step - GAP + 2 * MARGIN, title_w)
     width = max(width, text_width(bus_note, NOTE_SIZE + 1) + 2 * MARGIN)
     spine_y = MARGIN + 30

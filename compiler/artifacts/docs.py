@@ -7,6 +7,7 @@ the power budget; details live in the tables under ``inventory/`` it links to.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import NamedTuple
 
 from compiler.artifacts.physical import rack_loads, row_loads
 from compiler.artifacts.tables import markdown_table, percent
@@ -24,7 +25,25 @@ def ratio(down: float, up: float) -> str:
     return f"{down / up:.2g}:1" if up else "-"
 
 
-def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
+class Oversubscription(NamedTuple):
+    """A fabric's leaf oversubscription: every server port of the design against the uplinks."""
+
+    network: str
+    down_gbps: int
+    up_gbps: int
+    worst_leaf: str
+    worst_down_gbps: int
+    worst_up_gbps: int
+
+    @property
+    def design(self) -> float:
+        """Downlink over uplink bandwidth of the design (infinite without uplinks)."""
+        return self.down_gbps / self.up_gbps if self.up_gbps else float("inf")
+
+
+def oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[Oversubscription]:
+    """Per fabric: the design's server-facing bandwidth per leaf against its uplinks, and the most
+    loaded leaf today."""
     down: dict[str, int] = defaultdict(int)
     up: dict[str, int] = defaultdict(int)
     for link in fabric.links:
@@ -32,24 +51,30 @@ def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[obje
             down[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
         if link.kind == "fabric":
             up[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
-    rows: list[tuple[object, ...]] = []
+    out = []
     for net, spec in sorted(intent.fabric.fabrics.items()):
-        model = intent.fabric.switch_models[spec.leaves.model]
-        ports = spec.leaves.ports_per_rack * spec.leaves.racks_per_pair
-        design_down = sum(SPEEDS_GBPS[model.speed_of(p) or "1g"] for p in range(1, ports + 1))
+        layout = fabric.facts.topology.layouts.leaf[net]
+        ports = layout.sets["downlinks"][: spec.leaves.ports_per_rack * spec.leaves.racks_per_pair]
+        design_down = sum(SPEEDS_GBPS.get(layout.speed(p) or "", 0) for p in ports)
         leaves = [n for n, d in fabric.devices.items() if d.network == net and d.role == "leaf"]
         design_up = max((up[n] for n in leaves), default=0)
         worst = max(leaves, key=lambda n: (down[n] / up[n] if up[n] else 0, n), default="")
-        rows.append(
-            (
-                net,
-                f"{design_down} G",
-                f"{design_up} G",
-                ratio(design_down, design_up),
-                f"{worst} {ratio(down[worst], up[worst])}" if worst else "-",
-            )
+        out.append(Oversubscription(net, design_down, design_up, worst, down[worst], up[worst]))
+    return out
+
+
+def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
+    return [
+        (
+            o.network,
+            f"{o.down_gbps} G",
+            f"{o.up_gbps} G",
+            ratio(o.down_gbps, o.up_gbps),
+            f"{intent.fabric.fabrics[o.network].oversubscription_limit:g}:1",  # type: ignore[index]
+            f"{o.worst_leaf} {ratio(o.worst_down_gbps, o.worst_up_gbps)}" if o.worst_leaf else "-",
         )
-    return rows
+        for o in oversubscription(intent, fabric)
+    ]
 
 
 def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
@@ -85,30 +110,36 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
         "Per leaf: server-facing bandwidth (every server port of the design) against uplink bandwidth, "
         "and the most loaded leaf today.\n",
         markdown_table(
-            ["fabric", "downlinks", "uplinks", "design", "worst leaf today"], _oversubscription(intent, fabric)
+            ["fabric", "downlinks", "uplinks", "design", "at most", "worst leaf today"],
+            _oversubscription(intent, fabric),
         ),
     ]
-    for net, f in sorted(spec.fabrics.items()):
-        if f.qos is None:
-            continue
-        q = spec.qos_profiles[f.qos]
+    for net, roce in sorted(fabric.facts.qos.fabrics.items()):
+        q = spec.qos_profiles[roce.profile]
+        used = {
+            p.speed for d in fabric.devices.values() if d.network == net and d.config.qos for p in d.config.qos.profiles
+        }
+        bands = ", ".join(f"{speed} {b.min_kbytes}-{b.max_kbytes} KB" for speed, b in roce.ecn_bands if speed in used)
+        watchdog = f"{q.watchdog.action} after {q.watchdog.timeout:g} s"
         parts += [
-            f"## QoS profile `{f.qos}` ({net})\n",
+            f"## QoS profile `{roce.profile}` ({net})\n",
             markdown_table(
                 ["setting", "value"],
                 [
                     ("DSCP -> traffic class", ", ".join(f"{d} -> {tc}" for d, tc in sorted(q.dscp_to_tc.items()))),
+                    ("every other DSCP", f"-> {q.default_tc} (mapped explicitly)"),
                     ("PFC (no-drop) priority", q.pfc_priority),
                     ("CNP", f"DSCP {q.cnp.dscp}, TC {q.cnp.tc}{', strict' if q.cnp.tc in q.strict_queues else ''}"),
-                    (
-                        "ECN on queue",
-                        f"{q.ecn.queue}: {q.ecn.min_kbytes}-{q.ecn.max_kbytes} KB, {q.ecn.max_mark_probability}%",
-                    ),
+                    ("ECN on queue", f"{q.ecn.queue}: {bands}, {q.ecn.max_mark_probability}%"),
+                    ("host RoCE ToS", f"{roce.host_tos} (DSCP {roce.host_tos >> 2}, ECN {q.ecn.host_codepoint})"),
                     ("queue bandwidth", ", ".join(f"q{k} {v}%" for k, v in sorted(q.queue_bandwidth.items()))),
-                    ("PFC watchdog", f"{q.watchdog.action} after {q.watchdog.timeout:g} s"),
+                    ("PFC watchdog", f"every lossless port, {watchdog}" if q.watchdog.enabled else f"off ({watchdog})"),
                 ],
             ),
         ]
+    from compiler.artifacts.why import why_these_defaults  # it reads oversubscription() from here
+
+    parts.append(why_these_defaults(intent, fabric))
     total = sum(r.watts for r in racks)
     parts += [
         "## Power\n",

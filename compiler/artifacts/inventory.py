@@ -30,15 +30,16 @@ def nornir_inventory(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     for name, device in fabric.devices.items():
         group = group_of(device.network, device.role)
         groups.setdefault(group, {"data": {"network": device.network, "role": device.role}})
-        model = intent.fabric.switch_models[device.model]
         data: dict[str, Any] = {
             "role": device.role,
             "network": device.network,
             "model": device.model,
             "rack": device.rack,
             "redundancy_group": device.redundancy_group,
-            "ethernet_ports": model.port_count,
         }
+        cards = fabric.facts.topology.switches[name].layout.model.linecards
+        if cards:
+            data["linecards"] = dict(sorted(cards.items()))
         if device.mlag_peer:
             data["mlag_peer"] = device.mlag_peer
         hosts[name] = {"hostname": device.mgmt_address, "platform": "eos", "groups": [group], "data": data}

@@ -1,20 +1,27 @@
 """``generated/monitoring/``: Prometheus alerting rules per switch and the counters each should show (O2, V3).
 
 Metrics are those of **gNMIc**'s Prometheus output subscribed to the OpenConfig paths in
-:data:`METRICS` (``metric-prefix: gnmic``, subscription name not appended): the metric name
-is ``gnmic_`` + the path with ``/`` and ``-`` as ``_``; labels ``source`` (the switch, as
-named in ``inventory/hosts.yaml``) and ``interface_name``. ``gnmic.yaml`` here is that
-collector configuration, so the names in the rules and the collector cannot drift apart.
+:data:`METRICS` (``metric-prefix: gnmic``, subscription name not appended): gNMIc names a series
+after the value's path without its keys, every run of characters outside ``[a-zA-Z0-9_]`` as
+``_`` (``outputs/prometheus_output``: ``MetricName``), and labels it with each path key as
+``<element>_<key>`` (``formatters/event.go``: ``TagsFromGNMIPath``; ``interface[name=...]`` is
+``interface_name``, ``interface[interface-id=...]`` is ``interface_interface_id``) plus ``source``,
+the target's name as in ``inventory/hosts.yaml``. :func:`produced_series` derives exactly that
+from ``gnmic.yaml``, and the TEL002 rule holds every alert to it, so the rules and the collector
+cannot drift apart. The collector dials every switch's gNMI server over TLS on
+``services.gnmi.port`` and verifies its certificate against ``services.gnmi.ca_file``.
 
 * ``rules/<device>.rules.yaml`` -- one group per switch (``promtool check rules`` format):
   PFC pause frames and ECN marks on RoCE ports, CRC and symbol errors, flaps, optic
   temperature on every cabled port, and one port-down alert per fabric port (leaf-spine,
   peer-link, management uplink), naming the device, port and far end;
-* ``expected-counters.yaml`` -- per switch and port, what ``fabricops health`` should read.
+* ``expected-counters.yaml`` -- per switch and port, what ``fabricops health`` should read;
+* ``gnmic.yaml`` -- the collector: every switch a target, the subscriptions, the output.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Any
 
@@ -30,26 +37,46 @@ FABRIC_KINDS = ("fabric", "peer-link", "mgmt-uplink")
 ROCE_KINDS = ("fabric", "peer-link", "server")
 
 METRICS = {
-    "pause_in": "/interfaces/interface/ethernet/state/counters/in-mac-pause-frames",
-    "pause_out": "/interfaces/interface/ethernet/state/counters/out-mac-pause-frames",
-    "ecn_marked": "/qos/interfaces/interface/output/queues/queue/state/ecn-marked-pkts",
-    "crc": "/interfaces/interface/ethernet/state/counters/in-crc-errors",
-    "symbol": "/interfaces/interface/ethernet/state/counters/in-symbol-error",
-    "carrier": "/interfaces/interface/state/counters/carrier-transitions",
-    "oper_status": "/interfaces/interface/state/oper-status",
-    "temperature": "/components/component/transceiver/state/temperature/instant",
+    "pause_in": "/interfaces/interface[name=*]/ethernet/state/counters/in-mac-pause-frames",
+    "pause_out": "/interfaces/interface[name=*]/ethernet/state/counters/out-mac-pause-frames",
+    "ecn_marked": "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/ecn-marked-pkts",
+    "crc": "/interfaces/interface[name=*]/ethernet/state/counters/in-crc-errors",
+    "symbol": "/interfaces/interface[name=*]/ethernet/state/counters/in-symbol-error",
+    "carrier": "/interfaces/interface[name=*]/state/counters/carrier-transitions",
+    "oper_status": "/interfaces/interface[name=*]/state/oper-status",
+    "temperature": "/components/component[name=*]/transceiver/state/temperature/instant",
 }
-"""OpenConfig paths gNMIc subscribes to, by role in the rules."""
+"""OpenConfig paths gNMIc subscribes to, by role in the rules (keys as wildcards: they become labels)."""
+
+METRIC_PREFIX = "gnmic"
+TARGET_LABEL = "source"
+"""The label gNMIc puts the target's name in."""
+_KEYS = re.compile(r"\[([^=\]]+)=[^\]]*\]")
+_NON_METRIC = re.compile(r"[^a-zA-Z0-9_]+")
 
 
 def metric_name(path: str) -> str:
-    """The gNMIc Prometheus metric of an OpenConfig path (prefix ``gnmic``).
+    """The gNMIc Prometheus metric of an OpenConfig path (prefix ``gnmic``): keys dropped.
 
     Example:
-        >>> metric_name("/interfaces/interface/state/counters/carrier-transitions")
+        >>> metric_name("/interfaces/interface[name=*]/state/counters/carrier-transitions")
         'gnmic_interfaces_interface_state_counters_carrier_transitions'
     """
-    return "gnmic_" + path.strip("/").replace("/", "_").replace("-", "_")
+    value = _NON_METRIC.sub("_", _KEYS.sub("", path)).lstrip("_")
+    return f"{METRIC_PREFIX}_{value}"
+
+
+def path_labels(path: str) -> frozenset[str]:
+    """The labels gNMIc gives the series of ``path``: ``<element>_<key>`` per key, and ``source``.
+
+    Example:
+        >>> sorted(path_labels("/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/x"))
+        ['interface_interface_id', 'queue_name', 'source']
+    """
+    labels = {TARGET_LABEL}
+    for element, key in re.findall(r"([^/\[]+)\[([^=\]]+)=", path):
+        labels.add(_NON_METRIC.sub("_", f"{element.split(':')[-1]}_{key}"))
+    return frozenset(labels)
 
 
 def port_regex(ports: list[str]) -> str:
@@ -81,16 +108,18 @@ def _is_roce(intent: Intent, device: Device) -> bool:
     return spec is not None and spec.qos is not None
 
 
-def device_rules(intent: Intent, device: Device, ends: list[tuple[str, Cable, str]]) -> dict[str, Any]:
-    """The alert group of one switch."""
+def device_rules(
+    intent: Intent, device: Device, ends: list[tuple[str, Cable, str]], ecn_queue: int | None = None
+) -> dict[str, Any]:
+    """The alert group of one switch (``ecn_queue``: the lossless queue of its RoCE fabric)."""
     t: Thresholds = intent.fabric.thresholds
     name = device.name
     ports = [p for p, _, _ in ends]
     sel = f'source="{name}",interface_name=~"{port_regex(ports)}"'
-    labels = {"device": name, "port": "{{ $labels.interface_name }}", "network": device.network}
     rules: list[dict[str, Any]] = []
 
-    def add(alert: str, expr: str, duration: str, severity: str, summary: str) -> None:
+    def add(alert: str, expr: str, duration: str, severity: str, summary: str, port: str = "interface_name") -> None:
+        labels = {"device": name, "port": f"{{{{ $labels.{port} }}}}", "network": device.network}
         rules.append(
             {
                 "alert": alert,
@@ -102,8 +131,8 @@ def device_rules(intent: Intent, device: Device, ends: list[tuple[str, Cable, st
         )
 
     port_label = "{{ $labels.interface_name }}"
-    roce = [p for p, link, _ in ends if link.kind in ROCE_KINDS] if _is_roce(intent, device) else []
-    if roce:
+    roce = [p for p, link, _ in ends if link.kind in ROCE_KINDS] if ecn_queue is not None else []
+    if roce and ecn_queue is not None:
         rsel = f'source="{name}",interface_name=~"{port_regex(roce)}"'
         pause = f"rate({_m('pause_in')}{{{rsel}}}[5m]) + rate({_m('pause_out')}{{{rsel}}}[5m])"
         add(
@@ -113,12 +142,17 @@ def device_rules(intent: Intent, device: Device, ends: list[tuple[str, Cable, st
             "warning",
             f"{name} {port_label}: more than {t.pfc_pause_frames_per_min} PFC pause frames/min (PFC storm?)",
         )
+        # The QoS tree keys interfaces by interface-id and queues by name: its own labels.
+        esel = f'source="{name}",interface_interface_id=~"{port_regex(roce)}",queue_name="{ecn_queue}"'
         add(
             "EcnMarksHigh",
-            f"sum by (source, interface_name) (rate({_m('ecn_marked')}{{{rsel}}}[5m])) * 60 > {t.ecn_marks_per_min}",
+            f"sum by (source, interface_interface_id) (rate({_m('ecn_marked')}{{{esel}}}[5m])) * 60 "
+            f"> {t.ecn_marks_per_min}",
             "10m",
             "warning",
-            f"{name} {port_label}: more than {t.ecn_marks_per_min} ECN marks/min (sustained congestion)",
+            f"{name} {{{{ $labels.interface_interface_id }}}}: more than {t.ecn_marks_per_min} ECN marks/min "
+            f"on queue {ecn_queue} (sustained congestion)",
+            port="interface_interface_id",
         )
     add(
         "CrcErrors",
@@ -203,15 +237,18 @@ def expected_counters(
     return out
 
 
-def gnmic_config(fabric: ResolvedFabric) -> dict[str, Any]:
-    """The gNMIc collector: every switch as a target, the subscriptions behind :data:`METRICS`.
+def gnmic_config(intent: Intent, fabric: ResolvedFabric) -> dict[str, Any]:
+    """The gNMIc collector: every switch as a target over TLS, the subscriptions behind :data:`METRICS`.
 
-    Credentials stay out of the file: gNMIc reads ``GNMIC_USERNAME``/``GNMIC_PASSWORD``.
+    Every switch's certificate is verified against ``services.gnmi.ca_file`` (never skipped by
+    default). Credentials stay out of the file: gNMIc reads ``GNMIC_USERNAME``/``GNMIC_PASSWORD``.
     """
+    gnmi = intent.fabric.services.gnmi
     return {
-        "skip-verify": True,
+        "tls-ca": gnmi.ca_file,
+        "skip-verify": gnmi.skip_verify,
         "encoding": "json_ietf",
-        "targets": {f"{d.mgmt_address}:6030": {"name": name} for name, d in fabric.devices.items()},
+        "targets": {f"{d.mgmt_address}:{gnmi.port}": {"name": name} for name, d in fabric.devices.items()},
         "subscriptions": {
             "counters": {
                 "paths": sorted({p for k, p in METRICS.items() if k != "oper_status"}),
@@ -225,7 +262,7 @@ def gnmic_config(fabric: ResolvedFabric) -> dict[str, Any]:
             "prometheus": {
                 "type": "prometheus",
                 "listen": ":9804",
-                "metric-prefix": "gnmic",
+                "metric-prefix": METRIC_PREFIX,
                 "append-subscription-name": False,
                 "event-processors": ["oper-status-to-number"],
             }
@@ -244,13 +281,82 @@ def gnmic_config(fabric: ResolvedFabric) -> dict[str, Any]:
     }
 
 
-def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
-    """Alert rules per switch, the expected counters, and the collector configuration."""
+def device_ends(fabric: ResolvedFabric, name: str) -> list[tuple[str, Cable, str]]:
+    """(port, cable, far end) of every cabled front-panel port of switch ``name``."""
+    return _ends(fabric).get(name, [])
+
+
+def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
+    """The lossless queue of the device's RoCE fabric (None outside one)."""
+    roce = fabric.facts.qos.fabrics.get(device.network)
+    return roce.ecn_queue if roce is not None else None
+
+
+def all_rules(intent: Intent, fabric: ResolvedFabric) -> dict[str, dict[str, Any]]:
+    """The alert group of every switch, by name."""
     ends = _ends(fabric)
-    files = {
-        f"monitoring/rules/{name}.rules.yaml": to_yaml(device_rules(intent, device, ends.get(name, [])))
+    return {
+        name: device_rules(intent, device, ends.get(name, []), ecn_queue(fabric, device))
         for name, device in fabric.devices.items()
     }
-    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, ends))
-    files["monitoring/gnmic.yaml"] = to_yaml(gnmic_config(fabric))
+
+
+def produced_series(config: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """The series a gNMIc configuration produces in Prometheus: metric name -> its labels.
+
+    Example:
+        >>> config = {"subscriptions": {"s": {"paths": [METRICS["carrier"]]}}}
+        >>> [(m, sorted(labels)) for m, labels in produced_series(config).items()]
+        [('gnmic_interfaces_interface_state_counters_carrier_transitions', ['interface_name', 'source'])]
+    """
+    return {
+        metric_name(path): path_labels(path)
+        for subscription in config["subscriptions"].values()
+        for path in subscription["paths"]
+    }
+
+
+_SELECTOR = re.compile(r"\b(gnmic_[a-zA-Z0-9_]+)\{([^}]*)\}")
+_MATCHER = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)")
+_BY = re.compile(r"\bby \(([^)]*)\)")
+_TEMPLATE_LABEL = re.compile(r"\$labels\.([a-zA-Z_][a-zA-Z0-9_]*)")
+
+
+def unproduced_queries(rules: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """What a rule group queries that the collector does not produce: unknown metrics or labels.
+
+    Example:
+        >>> config = {"subscriptions": {"s": {"paths": [METRICS["carrier"]]}}}
+        >>> metric = metric_name(METRICS["carrier"])
+        >>> rule = {"alert": "A", "expr": metric + '{queue_name="3"} > 1'}
+        >>> unproduced_queries({"groups": [{"rules": [rule]}]}, config)
+        ['A: gnmic_interfaces_interface_state_counters_carrier_transitions has no label queue_name']
+    """
+    series = produced_series(config)
+    problems = []
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            expr = rule["expr"]
+            labels_used: set[str] = set()
+            metrics = []
+            for metric, matchers in _SELECTOR.findall(expr):
+                metrics.append(metric)
+                if metric not in series:
+                    problems.append(f"{rule['alert']}: no subscription produces {metric}")
+                    continue
+                labels_used |= set(_MATCHER.findall(matchers))
+            for by in _BY.findall(expr):
+                labels_used |= {label.strip() for label in by.split(",")}
+            labels_used |= set(_TEMPLATE_LABEL.findall(str([rule.get("labels"), rule.get("annotations")])))
+            for metric in metrics:
+                for label in sorted(labels_used - series.get(metric, frozenset(labels_used))):
+                    problems.append(f"{rule['alert']}: {metric} has no label {label}")
+    return problems
+
+
+def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """Alert rules per switch, the expected counters, and the collector configuration."""
+    files = {f"monitoring/rules/{name}.rules.yaml": to_yaml(group) for name, group in all_rules(intent, fabric).items()}
+    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, _ends(fabric)))
+    files["monitoring/gnmic.yaml"] = to_yaml(gnmic_config(intent, fabric))
     return files

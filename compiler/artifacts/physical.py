@@ -9,12 +9,17 @@ Rules (documented in ``docs/artifacts.md``):
   and service loops) + ``rack_pitch_m`` per rack position apart + ``row_pitch_m`` per row
   apart (rows A, B, ... are adjacent).
 * **Length class**: the next stock length at or above the length.
-* **Optic**: the first optic of the speed whose reach covers the length; multimode reaches
-  100 m, so <= 100 m is multimode (SR4/SR8) and > 100 m single-mode (LR4/FR4). Both ends
-  of a cable get the same optic: a link is never mixed.
+* **Optic** (the catalog's, ``core/hardware/optics.yaml``): the shortest-reach optic of the
+  link's speed that fits the switch's cage and spans the length, so multimode (SR) while it
+  reaches (100 m on OM4), single-mode (DR, FR, LR) beyond; both ends take it, never mixed. A
+  lane of a broken-out cage takes the cage's parallel optic (``400GBASE-SR8``, shared by the
+  cage's lanes) at the switch and its breakout optic at the far end (``100GBASE-SR2``); both
+  must span the length.
 * **Switch rack units**: switches fill a rack from the top, management switch first, then
   the others in the order of their management port, then switches without one (the core);
-  each takes its model's ``rack_units``.
+  each takes its catalog model's ``rack_units``.
+* **Power**: a switch draws its catalog model's typical power (a chassis with its linecards);
+  several figures are estimates (``docs/hardware.md``), and the power table marks them.
 * **Server rack units**: servers fill a rack from the bottom (U1) in the order of their
   position, each taking its model's ``rack_units``; a server's unit is its top one, as a
   switch's is.
@@ -24,45 +29,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
 from compiler.intent import CableLengths, Intent, Rack
 from compiler.platforms import eos
+from core.hardware import Optic, Power, breakout_optics, catalog, optic_for, optics
 
 NEAR_LIMIT = 0.9
 """A budget used above this fraction is a warning; above 1.0 it is an error."""
 
 LENGTH_CLASSES_M = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000, 5000, 10000)
-
-
-@dataclass(frozen=True, slots=True)
-class OpticType:
-    """A transceiver type: its name, fibre or copper medium, and reach in metres."""
-
-    name: str
-    media: str
-    reach_m: int
-
-
-_MM = "multimode OM4"
-_SM = "single-mode OS2"
-OPTICS: dict[str, tuple[OpticType, ...]] = {
-    "1g": (OpticType("1000BASE-T", "copper Cat6A", 100), OpticType("1000BASE-LX", _SM, 10000)),
-    "10g": (OpticType("10GBASE-SR", _MM, 100), OpticType("10GBASE-LR", _SM, 10000)),
-    "25g": (OpticType("25GBASE-SR", _MM, 100), OpticType("25GBASE-LR", _SM, 10000)),
-    "40g": (OpticType("40GBASE-SR4", _MM, 100), OpticType("40GBASE-LR4", _SM, 10000)),
-    "50g": (OpticType("50GBASE-SR", _MM, 100), OpticType("50GBASE-LR", _SM, 10000)),
-    "100g": (OpticType("100GBASE-SR4", _MM, 100), OpticType("100GBASE-LR4", _SM, 10000)),
-    "200g": (OpticType("200GBASE-SR4", _MM, 100), OpticType("200GBASE-FR4", _SM, 2000)),
-    "400g": (
-        OpticType("400GBASE-SR8", _MM, 100),
-        OpticType("400GBASE-FR4", _SM, 2000),
-        OpticType("400GBASE-LR4", _SM, 10000),
-    ),
-    "800g": (OpticType("800GBASE-SR8", _MM, 100), OpticType("800GBASE-FR8", _SM, 2000)),
-}
-"""Per speed, the optics in order of preference (the shortest reach that covers the run wins)."""
 
 
 def row_index(row: str) -> int:
@@ -107,31 +85,6 @@ def length_class(length_m: float) -> int | None:
     return None
 
 
-def choose_optic(speed: str, length_m: float) -> OpticType | None:
-    """The optic for a link of ``speed`` over ``length_m``; None when none reaches.
-
-    Examples:
-        >>> choose_optic("400g", 12.0).name, choose_optic("400g", 150.0).name
-        ('400GBASE-SR8', '400GBASE-FR4')
-        >>> choose_optic("100g", 150.0).media, choose_optic("100g", 20000.0)
-        ('single-mode OS2', None)
-    """
-    for optic in OPTICS.get(speed, ()):
-        if length_m <= optic.reach_m:
-            return optic
-    return None
-
-
-def longest_reach(speed: str) -> int:
-    """The longest reach of any optic of ``speed`` (0 when the speed has none).
-
-    Example:
-        >>> longest_reach("400g")
-        10000
-    """
-    return max((o.reach_m for o in OPTICS.get(speed, ())), default=0)
-
-
 def link_speed(link: Cable) -> str:
     """The speed a cable runs at: its A end's, else its B end's (LNK001 checks they agree)."""
     return link.a_speed or link.b_speed or ""
@@ -147,17 +100,71 @@ def rack_of(fabric: ResolvedFabric, name: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """A cable as laid: its link, length, stock length class and optic (None: out of reach)."""
+    """A cable as laid: its link, length, stock length class and the optic at each end (None:
+    out of reach). ``a_cage`` names a broken-out cage whose one optic serves several cables."""
 
     link: Cable
     speed: str
     length_m: float
     length_class_m: int | None
-    optic: OpticType | None
+    a_optic: Optic | None
+    b_optic: Optic | None
+    a_cage: str | None = None
+    b_cage: str | None = None
+    reach_m: int = 0
+    """The longest run any optic choice for this cable spans (its speed, cage and breakout)."""
+
+    @property
+    def media(self) -> str:
+        optic = self.a_optic or self.b_optic
+        return optic.media if optic else ""
+
+
+class _End(NamedTuple):
+    """A switch end of a cable: its cage's form factor and speed, and the cage's breakout."""
+
+    form_factor: str
+    cage_speed: str
+    cage: str
+    breakout: str | None
+
+
+def _switch_end(fabric: ResolvedFabric, device: str, port: str) -> _End | None:
+    switch = fabric.facts.topology.switches.get(device)
+    found = switch.layout.model.locate(port) if switch is not None else None
+    if switch is None or found is None:
+        return None
+    cage = found[0]
+    mode = dict(switch.layout.breakouts).get(cage.label)
+    return _End(cage.form_factor, cage.default_mode.speed, f"{device} {cage.name()}", mode)
+
+
+def _optics(a: _End | None, b: _End | None, speed: str, length: float) -> tuple[Optic | None, Optic | None, int]:
+    """The optics at the A and B end of a cable, by the rule of this module, and the longest
+    run any choice would span."""
+    for near, far, flip in ((a, b, False), (b, a, True)):
+        if near is not None and near.breakout is not None:
+            found = breakout_optics(near.cage_speed, near.form_factor, near.breakout, length)
+            cage, lane = found if found else (None, None)
+            far_optic = cage if far is not None and far.breakout is not None else lane
+            by_name = {o.name: o for o in catalog().optics}
+            reach = max(
+                (
+                    min(o.reach_m, by_name[o.breakout[near.breakout]].reach_m)
+                    for o in optics(near.cage_speed)
+                    if near.breakout in o.breakout and near.form_factor in o.form_factors
+                ),
+                default=0,
+            )
+            return ((far_optic, cage) if flip else (cage, far_optic)) + (reach,)
+    form_factor = a.form_factor if a is not None else b.form_factor if b is not None else None
+    fitting = [o for o in optics(speed) if form_factor is None or form_factor in o.form_factors]
+    optic = optic_for(speed, length, form_factor=form_factor)
+    return optic, optic, max((o.reach_m for o in fitting), default=0)
 
 
 def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
-    """Every cable of the fabric with its length and optic, in the link order."""
+    """Every cable of the fabric with its length and optics, in the link order."""
     rule = intent.fabric.cabling
     out: list[Run] = []
     for link in fabric.links:
@@ -165,7 +172,22 @@ def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
         b = intent.racks[rack_of(fabric, link.b.device)]
         length = cable_length_m(a, b, rule)
         speed = link_speed(link)
-        out.append(Run(link, speed, length, length_class(length), choose_optic(speed, length)))
+        a_end = _switch_end(fabric, link.a.device, link.a.port)
+        b_end = _switch_end(fabric, link.b.device, link.b.port)
+        a_optic, b_optic, reach = _optics(a_end, b_end, speed, length)
+        out.append(
+            Run(
+                link,
+                speed,
+                length,
+                length_class(length),
+                a_optic,
+                b_optic,
+                a_end.cage if a_end and a_end.breakout else None,
+                b_end.cage if b_end and b_end.breakout else None,
+                reach,
+            )
+        )
     return out
 
 
@@ -196,11 +218,16 @@ class RowLoad:
     ups_w: int
 
 
+def switch_power(fabric: ResolvedFabric, name: str) -> Power:
+    """The catalog power of switch ``name`` (a chassis with its linecards)."""
+    return fabric.facts.topology.switches[name].layout.model.power
+
+
 def rack_loads(intent: Intent, fabric: ResolvedFabric) -> list[RackLoad]:
-    """Every rack's devices and watts from the per-model ``power_w``, in rack order."""
+    """Every rack's devices and watts (switches: their model's typical draw), in rack order."""
     by_rack: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for name, device in fabric.devices.items():
-        by_rack[device.rack].append((name, intent.fabric.switch_models[device.model].power_w))
+        by_rack[device.rack].append((name, switch_power(fabric, name).typical_w))
     for name, server in fabric.servers.items():
         by_rack[server.rack].append((name, intent.fabric.server_models[server.model].power_w))
     return [
@@ -270,7 +297,7 @@ def switch_units(intent: Intent, fabric: ResolvedFabric) -> dict[str, tuple[int,
     for rack_id, members in by_rack.items():
         top = intent.racks[rack_id].units
         for _, _, name in sorted(members):
-            height = intent.fabric.switch_models[fabric.devices[name].model].rack_units
+            height = fabric.facts.topology.switches[name].layout.model.rack_units
             out[name] = (top, height)
             top -= height
     return out

@@ -1,13 +1,14 @@
 """``generated/inventory/power.csv`` and ``power.md``: the power and cooling budget per rack and row (C9).
 
-Rack rows compare the devices' watts (per-model ``power_w``) with the PDU rating; row rows
-compare the racks' sum with the row's cooling and UPS capacity. ``status`` is ``ok``,
-``near`` (> 90%: check warning PWR002/PWR004) or ``over`` (check error PWR001/PWR003).
+Rack rows compare the devices' watts (a switch's catalog model's typical draw, a server's
+``power_w``) with the PDU rating; row rows compare the racks' sum with the row's cooling and UPS
+capacity. ``status`` is ``ok``, ``near`` (> 90%: check warning PWR002/PWR004) or ``over`` (check
+error PWR001/PWR003). The switch models whose figures are estimates are listed below the table.
 """
 
 from __future__ import annotations
 
-from compiler.artifacts.physical import budget_status, rack_loads, row_loads
+from compiler.artifacts.physical import budget_status, rack_loads, row_loads, switch_power
 from compiler.artifacts.tables import csv_text, markdown_table, percent
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
@@ -52,13 +53,25 @@ def power_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
                     status,
                 )
             )
+    models: dict[str, tuple[int, int, bool, str]] = {}
+    for name, device in fabric.devices.items():
+        power = switch_power(fabric, name)
+        models.setdefault(device.model, (power.typical_w, power.max_w, power.certain, power.source))
     md = (
         "# Power and cooling budget\n\n"
-        "Watts are the per-model `power_w` of `intent/fabric.yaml`; PDU ratings are in `intent/racks.yaml`, "
-        "row cooling and UPS capacity under its `rows:`. Over 90% of a budget is a warning, over 100% an error.\n\n"
+        "Watts are a switch's typical draw from the model catalog (`docs/hardware.md`) and a server's "
+        "`power_w` of `intent/fabric.yaml`; PDU ratings are in `intent/racks.yaml`, row cooling and UPS "
+        "capacity under its `rows:`. Over 90% of a budget is a warning, over 100% an error.\n\n"
         + markdown_table(
             ["scope", "name", "devices", "watts", "against", "capacity (W)", "margin (W)", "used", "status"],
             [(r[0], r[1], r[3], r[4], r[5], r[6], r[7], r[8], r[9]) for r in rows],
+        )
+        + "\n## Switch models\n\n"
+        "Typical and maximum draw per model; an estimate is marked: take the figure from the datasheet "
+        "before trusting a margin near it.\n\n"
+        + markdown_table(
+            ["model", "typical (W)", "max (W)", "figure"],
+            [(m, t, x, "source" if certain else "estimate") for m, (t, x, certain, _) in sorted(models.items())],
         )
     )
     return {"inventory/power.csv": csv_text(COLUMNS, rows), "inventory/power.md": md}

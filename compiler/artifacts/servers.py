@@ -3,17 +3,20 @@
 Per server:
 
 * network files -- NetworkManager keyfiles (``NetworkManager/system-connections/``, the
-  default) or ifcfg files (``network-scripts/``), chosen by ``server_config.format``:
-  the compute NICs in ``bond0`` and the storage NICs in ``bond1`` (the fabric's bonding
-  mode: active-backup, or 802.3ad for ``lacp``), MTU ``mtu.host``, a route to the network's
-  host pool through the leaf pair's virtual gateway; the management NIC with the default
-  route;
+  default) or ifcfg files (``network-scripts/``), chosen by ``server_config.format``; per
+  fabric network as its ``bonding`` says (:mod:`compiler.facts.hosts`): a bond (``bond0``
+  compute, ``bond1`` storage; active-backup with its alternating primary, or 802.3ad), or with
+  ``per-nic`` one interface per NIC with its own address, the leaf-b NIC routed on its own table
+  with a rule for its source address; MTU ``mtu.host``, a route to the network's host pool
+  through the leaf pair's virtual gateway; the management NIC with the default route;
 * ``fstab`` -- the NFS exports with the intent's options, Lustre file systems (MGS NIDs =
   the storage addresses of the MGS servers) for the server kinds the intent names;
 * ``setup-host.sh`` -- RDMA modules, NIC power saving off, LRO/GRO off on RoCE NICs, RoCE
-  DSCP/PFC/CNP settings from the fabric's QoS profile, IRQs pinned to the NIC's NUMA node;
+  DSCP/PFC/CNP settings from the fabric's QoS profile (every other DSCP on the best-effort
+  priority, RoCE sent ECN-capable), IRQs pinned to the NIC's NUMA node, ARP on per-NIC
+  addresses answered by the NIC that holds them;
 * ``verify.sh`` -- ``ibv_devinfo``, ``rdma link show``, ``ibstatus``, then MTU, address,
-  trust, offload, jumbo-ping and mount checks that fail loudly;
+  trust, offload, NUMA node of each RoCE NIC, jumbo-ping and mount checks that fail loudly;
 * ``gpfs-join.sh`` -- only where a GPFS file system names the server's kind.
 """
 
@@ -24,7 +27,8 @@ from ipaddress import IPv4Interface
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer, ServerNic
-from compiler.facts.servers import BOND_NAMES
+from compiler.facts.hosts import BOND_NAMES, HostLink
+from compiler.facts.qos import RoceQos
 from compiler.intent import Intent, QosProfile
 from compiler.platforms import eos
 from compiler.render import render_template
@@ -60,24 +64,28 @@ class HostInterface:
     master: str | None = None
     offloads_off: bool = False
     members: list[str] = field(default_factory=list)
+    table: int | None = None
+    """Its own routing table and a rule for its source address (a per-NIC address beside another)."""
+    numa: int | None = None
+    """The NUMA node a RoCE NIC must sit on."""
 
     @property
     def is_bond(self) -> bool:
         return bool(self.bond_options)
 
 
-def bond_options(mode: str, primary: str) -> tuple[tuple[str, str], ...]:
+def bond_options(mode: str, primary: str | None) -> tuple[tuple[str, str], ...]:
     """Bonding driver options for the fabric's bonding mode.
 
     Examples:
-        >>> bond_options("active-backup", "enp65s0f0")
-        (('mode', 'active-backup'), ('miimon', '100'), ('primary', 'enp65s0f0'))
-        >>> bond_options("lacp", "enp65s0f0")[0]
+        >>> bond_options("active-backup", "enp65s0f1")
+        (('mode', 'active-backup'), ('miimon', '100'), ('primary', 'enp65s0f1'))
+        >>> bond_options("lacp", None)[0]
         ('mode', '802.3ad')
     """
     if mode == "lacp":
         return (("mode", "802.3ad"), ("miimon", "100"), ("lacp_rate", "fast"), ("xmit_hash_policy", "layer3+4"))
-    return (("mode", "active-backup"), ("miimon", "100"), ("primary", primary))
+    return (("mode", "active-backup"), ("miimon", "100"), ("primary", primary or ""))
 
 
 def pfc_vector(priority: int) -> str:
@@ -90,41 +98,13 @@ def pfc_vector(priority: int) -> str:
     return ",".join("1" if p == priority else "0" for p in range(8))
 
 
-def roce_tos(dscp: int) -> int:
-    """The IP ToS byte for a DSCP (``cma_roce_tos -t``; ECN bits left to the NIC).
-
-    Example:
-        >>> roce_tos(26)
-        104
-    """
-    return dscp << 2
-
-
 def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterface]:
-    """The server's interfaces: one bond per fabric network (ports after it), then management."""
+    """The server's interfaces: per fabric network its bond (ports after it) or its NICs, then management."""
     spec = intent.fabric
     out: list[HostInterface] = []
-    for net, bond in BOND_NAMES.items():
-        nics = [n for n in _model_order(intent, server) if n.network == net]
-        address = server.compute_address if net == "compute" else server.storage_address
-        gateway = server.compute_gateway if net == "compute" else server.storage_gateway
-        fabric = spec.fabrics.get(net)  # type: ignore[call-overload]
-        if not nics or address is None or fabric is None:
-            continue
-        roce = fabric.qos is not None
-        out.append(
-            HostInterface(
-                bond,
-                net,
-                spec.mtu.host,
-                address,
-                gateway,
-                str(fabric.pools.hosts),
-                bond_options=bond_options(fabric.bonding, nics[0].name),
-                members=[n.name for n in nics],
-            )
-        )
-        out.extend(HostInterface(n.name, net, spec.mtu.host, master=bond, offloads_off=roce) for n in nics)
+    for link in server.links:
+        pool = str(spec.fabrics[link.network].pools.hosts)
+        out.extend(_link_interfaces(link, spec.mtu.host, pool))
     for nic in server.nics:
         if nic.network == "management" and server.mgmt_address:
             out.append(
@@ -138,6 +118,44 @@ def host_interfaces(intent: Intent, server: ResolvedServer) -> list[HostInterfac
                 )
             )
     return out
+
+
+def _link_interfaces(link: HostLink, mtu: int, pool: str) -> list[HostInterface]:
+    """A bond and its ports, or one addressed interface per NIC (the leaf-b one on its own table)."""
+    numa = {p.nic: p.numa if link.rdma else None for p in link.ports}
+    if link.name is None:
+        return [
+            HostInterface(
+                p.nic,
+                link.network,
+                mtu,
+                p.address,
+                p.gateway,
+                pool,
+                offloads_off=link.rdma,
+                table=p.table,
+                numa=numa[p.nic],
+            )
+            for p in link.ports
+            if p.address is not None
+        ]
+    if link.address is None:
+        return []
+    bond = HostInterface(
+        link.name,
+        link.network,
+        mtu,
+        link.address,
+        link.gateway,
+        pool,
+        bond_options=bond_options(link.mode, link.primary),
+        members=[p.nic for p in link.ports],
+    )
+    ports = [
+        HostInterface(p.nic, link.network, mtu, master=link.name, offloads_off=link.rdma, numa=numa[p.nic])
+        for p in link.ports
+    ]
+    return [bond, *ports]
 
 
 def _model_order(intent: Intent, server: ResolvedServer) -> list[ServerNic]:
@@ -175,6 +193,12 @@ def keyfile_sections(intent: Intent, iface: HostInterface) -> list[Section]:
             ipv4 += [("dns", "".join(f"{a};" for a in services.dns)), ("dns-search", f"{intent.fabric.site.domain};")]
     else:
         ipv4 += [("never-default", "true"), ("route1", f"{iface.route_prefix},{iface.gateway}")]
+    if iface.table is not None:
+        source = IPv4Interface(iface.address or "0.0.0.0/32").ip
+        ipv4 += [
+            ("route-table", str(iface.table)),
+            ("routing-rule1", f"priority 100 from {source} table {iface.table}"),
+        ]
     sections += [Section("ipv4", tuple(ipv4)), Section("ipv6", (("method", "disabled"),))]
     return sections
 
@@ -217,6 +241,23 @@ def ifcfg_pairs(intent: Intent, iface: HostInterface) -> list[tuple[str, str]]:
     return [*pairs, ("IPV6INIT", "no")]
 
 
+def ifcfg_routes(iface: HostInterface) -> list[dict[str, str]]:
+    """The ``route-<name>`` lines of an interface: to its network's pool, on its own table if it has one.
+
+    Example:
+        >>> iface = HostInterface("enp193s0f0", "compute", 9000, "10.30.1.24/24", "10.30.1.1", "10.30.0.0/16")
+        >>> iface.table = 101
+        >>> [r["line"] for r in ifcfg_routes(iface)]
+        ['10.30.1.0/24 dev enp193s0f0 table 101', '10.30.0.0/16 via 10.30.1.1 dev enp193s0f0 table 101']
+    """
+    table = f" table {iface.table}" if iface.table is not None else ""
+    routes = [{"line": f"{iface.route_prefix} via {iface.gateway} dev {iface.name}{table}"}]
+    if iface.table is not None:
+        subnet = IPv4Interface(iface.address or "0.0.0.0/32").network
+        routes.insert(0, {"line": f"{subnet} dev {iface.name}{table}"})
+    return routes
+
+
 def network_files(intent: Intent, server: ResolvedServer, ifaces: list[HostInterface]) -> dict[str, str]:
     """The server's interface files in the format ``server_config.format`` selects."""
     base = f"servers/{server.name}"
@@ -228,9 +269,13 @@ def network_files(intent: Intent, server: ResolvedServer, ifaces: list[HostInter
                 "linux/ifcfg.j2", {"comment": comment, "pairs": ifcfg_pairs(intent, iface)}
             )
             if iface.route_prefix:
-                route = {"prefix": iface.route_prefix, "gateway": iface.gateway, "device": iface.name}
                 files[f"{base}/network-scripts/route-{iface.name}"] = render_template(
-                    "linux/route.j2", {"comment": comment, "routes": [route]}
+                    "linux/route.j2", {"comment": comment, "routes": ifcfg_routes(iface)}
+                )
+            if iface.table is not None:
+                source = IPv4Interface(iface.address or "0.0.0.0/32").ip
+                files[f"{base}/network-scripts/rule-{iface.name}"] = render_template(
+                    "linux/route.j2", {"comment": comment, "routes": [{"line": f"from {source} table {iface.table}"}]}
                 )
         return files
     for iface in ifaces:
@@ -283,29 +328,46 @@ def _ip(address: str) -> str:
 # ----------------------------------------------------------------------- scripts
 
 
-def qos_settings(profile_name: str, profile: QosProfile) -> dict[str, object]:
+def host_priority(traffic_class: int) -> int:
+    """The 802.1p priority a NIC gives the traffic a switch puts in ``traffic_class``.
+
+    EOS maps CoS 0 to traffic class 1 and CoS 1 to class 0 (best effort above background),
+    every other CoS to the class of its number; a host priority is a CoS.
+
+    Example:
+        >>> host_priority(1), host_priority(0), host_priority(3)
+        (0, 1, 3)
+    """
+    return {0: 1, 1: 0}.get(traffic_class, traffic_class)
+
+
+def qos_settings(roce: RoceQos, profile: QosProfile) -> dict[str, object]:
     """What ``setup-host.sh`` sets on a RoCE NIC, from the switches' QoS profile (C4/N4)."""
-    roce_dscp = min(d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority)
     return {
-        "profile": profile_name,
+        "profile": roce.profile,
         "pfc_priority": profile.pfc_priority,
         "pfc_vector": pfc_vector(profile.pfc_priority),
         "dscp_to_prio": sorted(profile.dscp_to_tc.items()),
-        "roce_tos": roce_tos(roce_dscp),
+        "other_dscps": " ".join(str(d) for d in range(64) if d not in profile.dscp_to_tc),
+        "default_priority": host_priority(profile.default_tc),
+        "roce_tos": roce.host_tos,
         "cnp_dscp": profile.cnp.dscp,
         "cnp_priority": profile.cnp.tc,
     }
 
 
 def setup_script(
-    intent: Intent, server: ResolvedServer, ifaces: list[HostInterface], server_mounts: list[Mount]
+    intent: Intent,
+    server: ResolvedServer,
+    ifaces: list[HostInterface],
+    server_mounts: list[Mount],
+    roce: RoceQos | None,
 ) -> str:
     """``setup-host.sh``: modules, power saving, offloads, RoCE QoS and IRQ pinning."""
     roce_ports = {i.name for i in ifaces if i.offloads_off}
-    compute = intent.fabric.fabrics.get("compute")
     qos: dict[str, object] = {}
-    if compute is not None and compute.qos is not None:
-        qos = qos_settings(compute.qos, intent.fabric.qos_profiles[compute.qos])
+    if roce is not None:
+        qos = qos_settings(roce, intent.fabric.qos_profiles[roce.profile])
     nics = [
         {
             "name": n.name,
@@ -321,7 +383,7 @@ def setup_script(
     ]
     lnet = ""
     if any(m.fstype == "lustre" for m in server_mounts):
-        lnet = f"tcp0({BOND_NAMES['storage']})"
+        lnet = f"tcp0({','.join(link_devices(server, 'storage')) or BOND_NAMES['storage']})"
     return render_template(
         "linux/setup-host.sh.j2",
         {
@@ -331,8 +393,26 @@ def setup_script(
             "nics": nics,
             "qos": qos,
             "lnet_networks": lnet,
+            "arp_nics": [i.name for i in ifaces if i.network != "management" and i.address and not i.is_bond],
         },
     )
+
+
+def link_devices(server: ResolvedServer, network: str) -> list[str]:
+    """The Linux devices that carry ``network`` on ``server``: its bond, or its addressed NICs.
+
+    Example:
+        >>> from compiler.facts import HostLink, HostPort
+        >>> port = HostPort("enp65s0f0", 0, "leaf", 0, "enp65s0", "10.30.1.11/24")
+        >>> server = ResolvedServer("s", "m", "t", 1, 1, "", "", None, None, None, None, (),
+        ...                         (HostLink("compute", "per-nic", (port,)),))
+        >>> link_devices(server, "compute")
+        ['enp65s0f0']
+    """
+    for link in server.links:
+        if link.network == network:
+            return [link.name] if link.name else [p.nic for p in link.ports if p.address]
+    return []
 
 
 def verify_script(server: ResolvedServer, ifaces: list[HostInterface], server_mounts: list[Mount]) -> str:
@@ -343,6 +423,7 @@ def verify_script(server: ResolvedServer, ifaces: list[HostInterface], server_mo
             "payload": i.mtu - IP_ICMP_HEADERS,
             "mtu": i.mtu,
             "what": f"{i.network} gateway via {i.name}",
+            "device": i.name,
         }
         for i in ifaces
         if i.gateway
@@ -352,7 +433,9 @@ def verify_script(server: ResolvedServer, ifaces: list[HostInterface], server_mo
         {
             "name": server.name,
             "interfaces": [{"name": i.name, "mtu": i.mtu, "address": i.address} for i in ifaces],
-            "roce_nics": [i.name for i in ifaces if i.offloads_off],
+            "roce_nics": [
+                {"name": i.name, **({"numa": i.numa} if i.numa is not None else {})} for i in ifaces if i.offloads_off
+            ],
             "offloads": OFFLOADS,
             "pings": pings,
             "mounts": [m.mount for m in server_mounts],
@@ -386,7 +469,8 @@ def server_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
                 "linux/fstab.j2",
                 {"comment": f"{name}: append to /etc/fstab (generated by fabricops)", "entries": server_mounts},
             )
-        files[f"{base}/setup-host.sh"] = setup_script(intent, server, ifaces, server_mounts)
+        roce = fabric.facts.qos.fabrics.get("compute")
+        files[f"{base}/setup-host.sh"] = setup_script(intent, server, ifaces, server_mounts, roce)
         files[f"{base}/verify.sh"] = verify_script(server, ifaces, server_mounts)
         gpfs = gpfs_script(intent, server, kinds[name])
         if gpfs is not None:

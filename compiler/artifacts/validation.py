@@ -1,6 +1,6 @@
 """``generated/validation/``: link tests and the staged NCCL rollout (V1, V2).
 
-* ``link-tests.csv`` -- per GPU server two test pairs over the compute bond: one inside its
+* ``link-tests.csv`` -- per GPU server two test pairs over its compute address: one inside its
   rack (through one leaf) against the rack's anchor, one across the spines against the
   anchor of the next rack. The anchor of a rack is its lowest-position server (it tests
   against the next one). Each row has the iperf3 (``-P 8``), ``ib_write_bw`` and
@@ -26,6 +26,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from compiler.artifacts.servers import link_devices
 from compiler.artifacts.tables import csv_text, markdown_table
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer
@@ -105,11 +106,11 @@ def _speed(server: ResolvedServer) -> str:
     return next((n.speed for n in server.nics if n.network == "compute"), "")
 
 
-def _row(intent: Intent, pair: Pair) -> tuple[object, ...]:
+def _row(fabric: ResolvedFabric, pair: Pair) -> tuple[object, ...]:
     speed = _speed(pair.client)
     min_gbps = round(SPEEDS_GBPS.get(speed, 0) * BANDWIDTH_SHARE)
     server_ip = _ip(pair.server.compute_address)
-    tos = _roce_tclass(intent)
+    tos = _roce_tclass(fabric)
     rdma = f"ib_write_bw -d $IBDEV -x 3 -F --report_gbits -q 8 -D 10 --tclass={tos}"
     return (
         f"{pair.client.name}>{pair.server.name}",
@@ -129,13 +130,10 @@ def _row(intent: Intent, pair: Pair) -> tuple[object, ...]:
     )
 
 
-def _roce_tclass(intent: Intent) -> int:
-    """The RoCE traffic class (DSCP << 2) of the compute QoS profile, 0 without one."""
-    compute = intent.fabric.fabrics.get("compute")
-    if compute is None or compute.qos is None:
-        return 0
-    profile = intent.fabric.qos_profiles[compute.qos]
-    return min(d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority) << 2
+def _roce_tclass(fabric: ResolvedFabric) -> int:
+    """The ToS byte RoCE leaves hosts with (the RoCE DSCP and ECT), 0 without a compute QoS profile."""
+    roce = fabric.facts.qos.fabrics.get("compute")
+    return roce.host_tos if roce is not None else 0
 
 
 def stage_hosts(fabric: ResolvedFabric, size: int | None) -> list[str]:
@@ -162,7 +160,7 @@ def _stage_name(size: int | None) -> str:
 def validation_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Link tests, NCCL hostfiles and command script, and the runbook."""
     pairs = link_pairs(fabric)
-    files = {"validation/link-tests.csv": csv_text(COLUMNS, [_row(intent, p) for p in pairs])}
+    files = {"validation/link-tests.csv": csv_text(COLUMNS, [_row(fabric, p) for p in pairs])}
     stages = [_stage_name(size) for size in [*STAGES, None]]
     servers = compute_servers(fabric)
     for size, name in zip([*STAGES, None], stages, strict=True):
@@ -171,7 +169,8 @@ def validation_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
         "linux/nccl-run.sh.j2",
         {
             "stages": stages,
-            "tclass": _roce_tclass(intent),
+            "tclass": _roce_tclass(fabric),
+            "socket_ifname": ",".join(link_devices(servers[0], "compute")) if servers else "bond0",
             "command": NCCL_COMMAND,
             "link_speed": _speed(servers[0]) if servers else "100g",
         },
@@ -199,9 +198,8 @@ def _runbook(intent: Intent) -> str:
         "1. On every server: `setup-host.sh`, then `verify.sh` (from `generated/servers/<name>/`): "
         f"RDMA links up, MTU {mtu}, DSCP trust, jumbo ping to the gateways.\n"
         "2. Link tests, `link-tests.csv`: start the server side, run the client side; set `IBDEV` to the RDMA "
-        "device of the active bond port (`rdma link show`). Every row must meet its bounds:\n\n"
-        + bounds
-        + "\n3. NCCL, `nccl/run.sh`: stages 2 -> 10 -> 50 -> all nodes, each checked with "
+        "device of the client address's NIC (the active port of a bond; `rdma link show`). Every row must meet "
+        "its bounds:\n\n" + bounds + "\n3. NCCL, `nccl/run.sh`: stages 2 -> 10 -> 50 -> all nodes, each checked with "
         "`fabricops validate nccl` (pass: bus bandwidth >= 70% of theoretical for the link speed).\n\n"
         "## When a bound is missed\n\n"
         "* Ping works but RDMA fails: RoCE off (`rdma link show`), UDP 4791 filtered, MTU mismatch "

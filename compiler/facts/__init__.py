@@ -3,13 +3,15 @@
 Each builder is a pure function of the intent and of the facts it depends on, with a typed,
 frozen result, in this order::
 
-    topology      switches, leaf pairs, spines, management slots           (intent)
+    hardware      each role's catalog model, breakouts and port sets        (intent)
+    topology      switches, leaf pairs, pods, spines, management slots      (intent, hardware)
     servers       which switch port each server NIC takes                   (topology)
     addressing    loopbacks, /31s, SVIs, MLAG /31s, server addresses, pools (topology, servers)
     management    rack VLANs and subnets, Management1, server management    (topology, servers)
     cabling       ports by device and name, cables                          (topology, servers, addressing)
     routing       router ids, ASNs, BGP sessions, OSPF                      (topology, cabling, addressing)
     qos           RoCE DSCP classes, queues, ECN, PFC per fabric            (intent)
+    hosts         each server's bond or per-NIC addresses on each fabric    (servers, addressing)
 
 :meth:`Facts.device` cuts out the facts that name one switch (:class:`DeviceFacts`): its
 structured config is a function of them and of the design alone.
@@ -19,8 +21,8 @@ Example:
     >>> from compiler.intent import load_intent
     >>> facts = build_facts(load_intent(Path("intent")))
     >>> leaf = facts.device("rack01-leaf-a")
-    >>> leaf.switch.role, leaf.loopback, leaf.management.address, len(leaf.ports)
-    ('leaf', '10.31.0.65', '172.16.1.3/24', 15)
+    >>> leaf.switch.role, leaf.switch.model, leaf.loopback, leaf.management.address, len(leaf.ports)
+    ('leaf', 'DCS-7060DX5-32', '10.31.0.65', '172.16.1.3/25', 15)
     >>> facts.servers["rack05-gpu007"].compute_address
     '10.30.5.17/24'
 """
@@ -41,13 +43,13 @@ from compiler.facts.addressing import (
 )
 from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cabling
 from compiler.facts.common import Network, Problem, Role
+from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
 from compiler.facts.qos import Qos, RoceQos, build_qos
 from compiler.facts.routing import Routing, SwitchRouting, build_routing
 from compiler.facts.servers import Attachments, ResolvedServer, ServerNic, build_attachments
 from compiler.facts.topology import Switch, Topology, build_topology
 from compiler.intent import FabricFile, Intent
-from compiler.platforms import eos
 
 __all__ = [
     "Allocation",
@@ -56,6 +58,8 @@ __all__ = [
     "Endpoint",
     "Facts",
     "HostAddress",
+    "HostLink",
+    "HostPort",
     "Network",
     "PoolUse",
     "Problem",
@@ -76,15 +80,15 @@ class DeviceFacts(NamedTuple):
     ports: tuple[UsedPort, ...]
     """Its used front-panel ports, in EOS interface order."""
     front_panel: tuple[str, ...]
-    """Every front-panel port of its model (the unused ones are shut down)."""
+    """Every Ethernet interface of its model under its breakouts (the unused ones are shut down)."""
     management: HostAddress | None = None
-    """Its Management1 (a fabric switch with a management port)."""
+    """Its management port's address (a fabric switch with a slot on its rack's management switch)."""
     mlag_peer_management: HostAddress | None = None
-    """Its MLAG peer's Management1 (the MLAG heartbeat goes there)."""
+    """Its MLAG peer's management address (the MLAG heartbeat goes there)."""
     loopback: str | None = None
     leaf: LeafAddresses | None = None
     fabric_links: tuple[FabricLink, ...] = ()
-    """The leaf-spine /31s it terminates."""
+    """The routed /31s it terminates (leaf-spine, pod spine-super-spine)."""
     racks: tuple[RackManagement, ...] = ()
     """The racks it serves: its own (a management switch), every rack (the core)."""
     upstream: HostAddress | None = None
@@ -154,7 +158,7 @@ class Facts(NamedTuple):
             switch=switch,
             design=design,
             ports=self.cabling.of(name),
-            front_panel=tuple(port for _, port in eos.front_panel_ports(design.switch_models[switch.model])),
+            front_panel=switch.layout.interfaces,
             management=self.management.switches.get(name),
             mlag_peer_management=self.management.switches.get(peer) if peer else None,
             loopback=self.addressing.loopbacks.get(name),
@@ -178,8 +182,8 @@ def build_facts(intent: Intent) -> Facts:
     routing = build_routing(intent, topology, cabling, addressing)
     links: dict[str, list[FabricLink]] = {}
     for link in addressing.fabric_links.values():
-        links.setdefault(link.leaf, []).append(link)
-        links.setdefault(link.spine, []).append(link)
+        links.setdefault(link.lower, []).append(link)
+        links.setdefault(link.upper, []).append(link)
     return Facts(
         intent,
         topology,
@@ -189,17 +193,22 @@ def build_facts(intent: Intent) -> Facts:
         cabling,
         routing,
         build_qos(intent),
-        _servers(intent, attachments, cabling, addressing, management),
+        _servers(intent, attachments, cabling, addressing, management, build_links(intent, attachments, addressing)),
         {name: tuple(found) for name, found in links.items()},
     )
 
 
 def _servers(
-    intent: Intent, attachments: Attachments, cabling: Cabling, addressing: Addressing, management: ManagementNetwork
+    intent: Intent,
+    attachments: Attachments,
+    cabling: Cabling,
+    addressing: Addressing,
+    management: ManagementNetwork,
+    links: Mapping[str, tuple[HostLink, ...]],
 ) -> dict[str, ResolvedServer]:
     nics: dict[str, list[ServerNic]] = {}
     for nic in attachments.nics:
-        port = cabling.port(nic.switch, eos.front_panel_port(nic.port))
+        port = cabling.port(nic.switch, nic.port)
         if port is not None and port.peer == nic.server and port.peer_port == nic.nic:
             entry = ServerNic(nic.nic, nic.network, nic.speed, nic.numa, nic.switch, port.name)
             nics.setdefault(nic.server, []).append(entry)
@@ -221,6 +230,7 @@ def _servers(
             storage_address=storage.address if storage else None,
             storage_gateway=storage.gateway if storage else None,
             nics=tuple(sorted(nics.get(server.name, ()), key=lambda n: n.name)),
+            links=links.get(server.name, ()),
         )
     return out
 

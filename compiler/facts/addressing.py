@@ -2,11 +2,21 @@
 
 Every address is a pure function of a pool and a stable index (``compiler.addressing``):
 
-* leaf-spine link (``L``, spine ``s``) = /31 number ``(L - 1) * spines + (s - 1)`` of
-  ``p2p``, spine on the even address, leaf on the odd;
+* leaf-spine link (``L``, spine ``s`` of its pod) = /31 number ``(L - 1) * spines + (s - 1)``
+  of ``p2p``, spine on the even address, leaf on the odd; the leaf's port is
+  ``uplink_ports[s - 1]``, the spine's the ``l``-th of its ``downlinks`` (``l``: the leaf's
+  number in its pod, ``L`` in a two-stage fabric);
 * loopbacks: spine ``s`` = pool + ``s``, leaf ``L`` = pool + 64 + ``L``;
+* three-stage: pod ``q``'s spine ``s`` = the ``((q - 1) * spines + s)``-th address of
+  ``spine_loopbacks``; super-spine ``n`` of plane ``p`` = ``loopbacks`` + ``(p - 1) *
+  per_plane + n``; the ``u``-th uplink of pod ``q``'s spine ``s`` (``U`` uplinks, shared out
+  in order: ``U / per_plane`` to each super-spine of plane ``s``) = /31 number ``((q - 1) *
+  spines + s - 1) * U + u`` of ``spine_p2p``, super-spine on the even address; the super-spine
+  port is the ``((q - 1) * U / per_plane + j)``-th of its ``downlinks`` for the ``j``-th link;
 * hosts subnet of pair ``P`` = the ``P``-th /24 of ``hosts``: virtual gateway .1, leaf a .2,
-  leaf b .3, server .10 + its host index ``k``;
+  leaf b .3, server .10 + its host index ``k`` (its bond, or with ``bonding: per-nic`` its
+  leaf-a NIC; the leaf-b NIC takes .10 + ``H`` + ``k``, ``H`` = the pair's server ports per leaf,
+  ``racks_per_pair`` x ``ports_per_rack``, so both depend on the position only);
 * MLAG peer and L3 peer of pair ``P`` = the ``(P - 1)``-th /31 of ``mlag_peer`` / ``mlag_l3``,
   leaf a on the even address.
 
@@ -20,20 +30,22 @@ Example:
     >>> addressing = build_addressing(intent, topology, build_attachments(intent, topology))
     >>> addressing.loopbacks["rack01-leaf-a"], addressing.leaves["rack05-leaf-b"].svi
     ('10.31.0.65', '10.30.5.3/24')
-    >>> addressing.fabric_links["rack03-leaf-b", "spine02"].leaf_address
-    '10.31.4.43/31'
+    >>> link = addressing.fabric_links["rack03-leaf-b", "Ethernet26/1"]
+    >>> link.upper, link.upper_port, link.lower_address
+    ('spine02', 'Ethernet6/1', '10.31.4.43/31')
     >>> addressing.servers["rack05-gpu007", "compute"]
     HostAddress(address='10.30.5.17/24', gateway='10.30.5.1')
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from typing import NamedTuple
 
 from compiler.addressing import host_address, host_in, nth_subnet, p2p_link, subnet_capacity
 from compiler.facts.common import FabricNetwork, Network
+from compiler.facts.hardware import Layouts
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.intent import Intent
@@ -87,14 +99,23 @@ class LeafAddresses(NamedTuple):
 
 
 class FabricLink(NamedTuple):
-    """The /31 of one leaf-spine link and its two ends."""
+    """A routed link between two tiers (leaf-spine, pod spine-super-spine): its ends and /31."""
 
     network: FabricNetwork
-    leaf: str
-    spine: str
+    lower: str
+    """The switch of the lower tier (a leaf, or a pod spine towards a super-spine)."""
+    lower_port: str
+    upper: str
+    upper_port: str
     subnet: str
-    leaf_address: str
-    spine_address: str
+    lower_address: str
+    upper_address: str
+
+    def end(self, device: str, port: str) -> tuple[str, str, str]:
+        """(own address, far device, far port) seen from ``device``'s ``port``."""
+        if device == self.lower and port == self.lower_port:
+            return self.lower_address, self.upper, self.upper_port
+        return self.upper_address, self.lower, self.lower_port
 
 
 class Addressing(NamedTuple):
@@ -103,9 +124,11 @@ class Addressing(NamedTuple):
     loopbacks: Mapping[str, str]
     leaves: Mapping[str, LeafAddresses]
     fabric_links: Mapping[tuple[str, str], FabricLink]
-    """By (leaf, spine)."""
+    """By (lower switch, its port)."""
     servers: Mapping[tuple[str, Network], HostAddress]
-    """By (server, network)."""
+    """By (server, network): its bond's, or with per-NIC addresses its leaf-a NIC's."""
+    nics: Mapping[tuple[str, str], HostAddress]
+    """By (server, NIC), on networks with ``bonding: per-nic``: every NIC's own address."""
     allocations: tuple[Allocation, ...]
     pools: tuple[PoolUse, ...]
 
@@ -116,25 +139,35 @@ def build_addressing(intent: Intent, topology: Topology, attachments: Attachment
     leaves: dict[str, LeafAddresses] = {}
     links: dict[tuple[str, str], FabricLink] = {}
     servers: dict[tuple[str, Network], HostAddress] = {}
+    nics: dict[tuple[str, str], HostAddress] = {}
     allocations: list[Allocation] = []
     pools: list[PoolUse] = []
     for net, fabric in sorted(topology.fabrics.items()):
         added = len(allocations)
-        _fabric(intent, fabric, loopbacks, leaves, links, allocations)
-        pool = intent.fabric.fabrics[net].pools.hosts
-        subnets = {pair.leaves[0]: nth_subnet(pool, 24, pair.id) for pair in fabric.pairs}
+        _fabric(intent, topology, fabric, loopbacks, leaves, links, allocations)
+        spec = intent.fabric.fabrics[net]
+        per_nic = spec.bonding == "per-nic"
+        stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
+        subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
         gateways = {leaf: str(host_in(hosts, GATEWAY_OFFSET).ip) for leaf, hosts in subnets.items()}
         for nic in attachments.nics:
-            if nic.network == net and nic.side == 0:
-                address = str(host_in(subnets[nic.switch], SERVER_HOST_OFFSET + nic.host))
-                allocations.append(Allocation(net, "hosts", address, nic.server, f"{net} bond"))
-                servers[nic.server, net] = HostAddress(address, gateways[nic.switch])
-        pools.extend(_pool_uses(intent, fabric, allocations[added:]))
-    return Addressing(loopbacks, leaves, links, servers, tuple(allocations), tuple(pools))
+            if nic.network != net or (nic.side and not per_nic):
+                continue
+            offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
+            address = HostAddress(str(host_in(subnets[nic.switch], offset)), gateways[nic.switch])
+            purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
+            allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
+            if nic.side == 0:
+                servers[nic.server, net] = address
+            if per_nic:
+                nics[nic.server, nic.nic] = address
+        pools.extend(_pool_uses(intent, topology.layouts, fabric, allocations[added:]))
+    return Addressing(loopbacks, leaves, links, servers, nics, tuple(allocations), tuple(pools))
 
 
 def _fabric(
     intent: Intent,
+    topology: Topology,
     fabric: SpineLeaf,
     loopbacks: dict[str, str],
     leaves: dict[str, LeafAddresses],
@@ -150,39 +183,105 @@ def _fabric(
     def take(pool: str, prefix: IPv4Interface | IPv4Network, owner: str, purpose: str) -> None:
         allocations.append(Allocation(net, pool, str(prefix), owner, purpose))
 
-    for pair in fabric.pairs:
-        hosts = nth_subnet(pools.hosts, 24, pair.id)
-        gateway = host_in(hosts, GATEWAY_OFFSET)
-        take("hosts", hosts, f"{net}-pair{pair.id:02d}", "server subnet")
-        take("hosts", gateway, f"{net}-pair{pair.id:02d}", "virtual-router gateway")
-        peer_link, l3_link = p2p_link(pools.mlag_peer, pair.id - 1), p2p_link(pools.mlag_l3, pair.id - 1)
-        for side, name in enumerate(pair.leaves):
-            index = pair.leaf_index(side)
-            loopback = host_address(pools.loopbacks, LEAF_LOOPBACK_OFFSET + index)
-            svi = host_in(hosts, LEAF_SVI_OFFSET + side)
+    layouts = topology.layouts
+    uplink_ports = spec.leaves.uplink_ports
+    per_pod = spec.spines.count
+    for pod in fabric.pods:
+        spine_downlinks = layouts.spine[net].sets["downlinks"]
+        for pair in pod.pairs:
+            hosts = nth_subnet(pools.hosts, 24, pair.id)
+            gateway = host_in(hosts, GATEWAY_OFFSET)
+            take("hosts", hosts, f"{net}-pair{pair.id:02d}", "server subnet")
+            take("hosts", gateway, f"{net}-pair{pair.id:02d}", "virtual-router gateway")
+            peer_link, l3_link = p2p_link(pools.mlag_peer, pair.id - 1), p2p_link(pools.mlag_l3, pair.id - 1)
+            for side, name in enumerate(pair.leaves):
+                index = pair.leaf_index(side)
+                loopback = host_address(pools.loopbacks, LEAF_LOOPBACK_OFFSET + index)
+                svi = host_in(hosts, LEAF_SVI_OFFSET + side)
+                take("loopbacks", IPv4Interface((loopback, 32)), name, eos.loopback())
+                take("hosts", svi, name, eos.vlan_interface(vlan.id))
+                take("mlag_peer", peer_link[side], name, eos.vlan_interface(mlag.peer_vlan))
+                take("mlag_l3", l3_link[side], name, eos.vlan_interface(mlag.l3_vlan))
+                loopbacks[name] = str(loopback)
+                leaves[name] = LeafAddresses(
+                    str(loopback),
+                    str(svi),
+                    str(gateway.ip),
+                    str(peer_link[side]),
+                    str(peer_link[1 - side]),
+                    str(l3_link[side]),
+                    str(l3_link[1 - side]),
+                )
+                local = pod.local_index(index)
+                for number, spine in enumerate(pod.spines[: fabric.uplinks], start=1):
+                    if local > len(spine_downlinks):
+                        continue  # PRT004 reports the spine's missing port
+                    spine_end, leaf_end = p2p_link(pools.p2p, (index - 1) * per_pod + (number - 1))
+                    take("p2p", spine_end, spine, f"P2P to {name}")
+                    take("p2p", leaf_end, name, f"P2P to {spine}")
+                    leaf_port = uplink_ports[number - 1]
+                    links[name, leaf_port] = FabricLink(
+                        net,
+                        name,
+                        leaf_port,
+                        spine,
+                        spine_downlinks[local - 1],
+                        str(spine_end.network),
+                        str(leaf_end),
+                        str(spine_end),
+                    )
+        for number, spine in enumerate(pod.spines, start=1):
+            if fabric.three_stage and pools.spine_loopbacks is not None:
+                loopback = host_address(pools.spine_loopbacks, (pod.id - 1) * per_pod + number)
+                take("spine_loopbacks", IPv4Interface((loopback, 32)), spine, eos.loopback())
+            else:
+                loopback = host_address(pools.loopbacks, number)
+                take("loopbacks", IPv4Interface((loopback, 32)), spine, eos.loopback())
+            loopbacks[spine] = str(loopback)
+    if fabric.three_stage:
+        _super_spines(intent, topology, fabric, loopbacks, links, take)
+
+
+def _super_spines(
+    intent: Intent,
+    topology: Topology,
+    fabric: SpineLeaf,
+    loopbacks: dict[str, str],
+    links: dict[tuple[str, str], FabricLink],
+    take: Callable[[str, IPv4Interface | IPv4Network, str, str], None],
+) -> None:
+    """The super-spines' loopbacks and every pod spine-super-spine /31 (see the module rules)."""
+    net = fabric.network
+    spec = intent.fabric.fabrics[net]
+    pools, pods = spec.pools, spec.pods
+    assert pods is not None
+    assert pools.spine_p2p is not None
+    layouts = topology.layouts
+    per_plane = pods.super_spines.per_plane
+    per_pod = spec.spines.count
+    for plane, members in enumerate(fabric.planes, start=1):
+        for number, name in enumerate(members, start=1):
+            loopback = host_address(pools.loopbacks, (plane - 1) * per_plane + number)
             take("loopbacks", IPv4Interface((loopback, 32)), name, eos.loopback())
-            take("hosts", svi, name, eos.vlan_interface(vlan.id))
-            take("mlag_peer", peer_link[side], name, eos.vlan_interface(mlag.peer_vlan))
-            take("mlag_l3", l3_link[side], name, eos.vlan_interface(mlag.l3_vlan))
             loopbacks[name] = str(loopback)
-            leaves[name] = LeafAddresses(
-                str(loopback),
-                str(svi),
-                str(gateway.ip),
-                str(peer_link[side]),
-                str(peer_link[1 - side]),
-                str(l3_link[side]),
-                str(l3_link[1 - side]),
-            )
-            for number, spine in enumerate(fabric.spines[: fabric.uplinks], start=1):
-                spine_end, leaf_end = p2p_link(pools.p2p, (index - 1) * len(fabric.spines) + (number - 1))
-                take("p2p", spine_end, spine, f"P2P to {name}")
-                take("p2p", leaf_end, name, f"P2P to {spine}")
-                links[name, spine] = FabricLink(net, name, spine, str(spine_end.network), str(leaf_end), str(spine_end))
-    for number, spine in enumerate(fabric.spines, start=1):
-        loopback = host_address(pools.loopbacks, number)
-        take("loopbacks", IPv4Interface((loopback, 32)), spine, eos.loopback())
-        loopbacks[spine] = str(loopback)
+    uplinks = layouts.spine[net].sets.get("uplinks", ())
+    downlinks = layouts.super_spine[net].sets["downlinks"]
+    share = len(uplinks) // per_plane
+    for pod in fabric.pods:
+        for number, spine in enumerate(pod.spines, start=1):
+            supers = fabric.planes[number - 1]
+            for u, spine_port in enumerate(uplinks[: share * per_plane]):
+                target, j = divmod(u, share)
+                index = (pod.id - 1) * share + j
+                if index >= len(downlinks):
+                    continue  # PRT004 reports the super-spine's missing port
+                upper, lower = p2p_link(pools.spine_p2p, ((pod.id - 1) * per_pod + number - 1) * len(uplinks) + u)
+                super_spine = supers[target]
+                take("spine_p2p", upper, super_spine, f"P2P to {spine}")
+                take("spine_p2p", lower, spine, f"P2P to {super_spine}")
+                links[spine, spine_port] = FabricLink(
+                    net, spine, spine_port, super_spine, downlinks[index], str(upper.network), str(lower), str(upper)
+                )
 
 
 def pool_use(
@@ -216,13 +315,13 @@ def pool_use(
     return PoolUse(net, name, str(pool), unit, len(units), subnet_capacity(pool, prefixlen), highest)
 
 
-def _pool_uses(intent: Intent, fabric: SpineLeaf, allocations: list[Allocation]) -> list[PoolUse]:
+def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations: list[Allocation]) -> list[PoolUse]:
     net = fabric.network
     pools = intent.fabric.fabrics[net].pools
     highest_pair = max((p.id for p in fabric.pairs), default=0)
     highest_leaf = max((p.leaf_index(1) for p in fabric.pairs), default=0)
-    spines = len(fabric.spines)
-    return [
+    spines = intent.fabric.fabrics[net].spines.count
+    uses = [
         pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1, allocations),
         pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spines, allocations),
         pool_use(net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, allocations),
@@ -237,3 +336,27 @@ def _pool_uses(intent: Intent, fabric: SpineLeaf, allocations: list[Allocation])
             allocations,
         ),
     ]
+    if fabric.three_stage and pools.spine_loopbacks is not None and pools.spine_p2p is not None:
+        highest_pod = max((p.id for p in fabric.pods), default=0)
+        uplinks = len(layouts.spine[net].sets.get("uplinks", ()))
+        uses += [
+            pool_use(
+                net,
+                "spine_loopbacks",
+                pools.spine_loopbacks,
+                "/32 per pod spine",
+                32,
+                highest_pod * spines,
+                allocations,
+            ),
+            pool_use(
+                net,
+                "spine_p2p",
+                pools.spine_p2p,
+                "/31 per pod spine uplink",
+                31,
+                highest_pod * spines * uplinks,
+                allocations,
+            ),
+        ]
+    return uses

@@ -2,13 +2,15 @@
 of every cable.
 
 Each switch takes its ports in a fixed order (a leaf: uplinks, peer-link, then servers in
-rack and position order; a management switch: servers, the fabric switches' Management1,
-its uplink; the core: a downlink per rack, then the upstream). A port is taken once: a
-later claim on it is a problem (PRT007), and a port the model lacks is one too (PRT001).
+rack and position order; a management switch: servers, the fabric switches' management
+ports, its uplink; the core: a downlink per rack, then the upstream). A port is taken once: a
+later claim on it is a problem (PRT007); a port the model lacks is one too (PRT001), and so is
+one its breakouts make inactive or absent (BRK001).
 
-* leaf ``L`` to spine ``s``: leaf port ``uplink_ports[s - 1]``, spine port ``L``;
+* fabric links (leaf-spine, pod spine-super-spine): both ends as :mod:`.addressing` decides;
 * peer-link: ``peer_link_ports`` on both leaves of a pair, in port-channel ``mlag.peer_link_channel``;
-* rack ``R``'s management switch: uplink ``switch_uplink_port`` to core port ``R``.
+* rack ``R``'s management switch: uplink ``switch_uplink_port`` to the ``R``-th port of the
+  core's ``downlinks``.
 
 Example:
     >>> from pathlib import Path
@@ -20,11 +22,11 @@ Example:
     >>> topology = build_topology(intent)
     >>> attachments = build_attachments(intent, topology)
     >>> cabling = build_cabling(intent, topology, attachments, build_addressing(intent, topology, attachments))
-    >>> port = cabling.port("rack03-leaf-b", "Ethernet50")
+    >>> port = cabling.port("rack03-leaf-b", "Ethernet26/1")
     >>> port.kind, port.peer, port.peer_port, port.speed
-    ('uplink', 'spine02', 'Ethernet6', '400g')
+    ('uplink', 'spine02', 'Ethernet6/1', '400g')
     >>> len(cabling.cables), cabling.cables[0].a, cabling.cables[0].b
-    (748, Endpoint(device='rack01-leaf-a', port='Ethernet1'), Endpoint(device='rack01-gpu001', port='enp65s0f0'))
+    (766, Endpoint(device='rack01-leaf-a', port='Ethernet1/1'), Endpoint(device='rack01-gpu001', port='enp65s0f0'))
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
-from compiler.facts.common import Network, Problem
+from compiler.facts.common import FabricNetwork, Network, Problem
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import SpineLeaf, Topology
-from compiler.intent import Intent, Speed, SwitchModel
+from compiler.intent import Intent
 from compiler.platforms import eos
 
 PortUse = Literal["uplink", "downlink", "peer-link", "server", "management", "rack-uplink", "rack-downlink", "upstream"]
@@ -54,8 +56,8 @@ class UsedPort(NamedTuple):
     """The device or server at the far end ('' for the site upstream)."""
     peer_port: str
     """The far end's port or NIC."""
-    speed: Speed | None
-    """The speed of the port on the switch's model (None: the model has no such port)."""
+    speed: str | None
+    """The speed of the port under its switch's breakouts (None: no such interface there)."""
     channel: int | None = None
     """The port-channel this port is a member of."""
 
@@ -64,7 +66,7 @@ class UsedPort(NamedTuple):
         """What the port is used for, in words.
 
         Example:
-            >>> UsedPort("rack01-leaf-a", "Ethernet49", "uplink", "compute", "spine01", "Ethernet1", "400g").purpose
+            >>> UsedPort("rack01-leaf-a", "Ethernet25/1", "uplink", "compute", "spine01", "Ethernet1/1", "400g").purpose
             'uplink to spine01'
         """
         if self.kind == "server":
@@ -124,17 +126,14 @@ class _Plan:
         self.cables: list[Cable] = []
         self.problems: list[Problem] = []
 
-    def model(self, device: str) -> SwitchModel:
-        return self.intent.fabric.switch_models[self.topology.switches[device].model]
-
-    def end(self, device: str, number: int) -> tuple[str, Speed | None]:
-        """The name and speed of port ``number`` of ``device``."""
-        return eos.front_panel_port(number), self.model(device).speed_of(number)
+    def speed(self, device: str, name: str) -> str | None:
+        """The speed of interface ``name`` of switch ``device`` (None when it does not exist)."""
+        return self.topology.switches[device].layout.speed(name)
 
     def take(
         self,
         device: str,
-        number: int,
+        name: str,
         kind: PortUse,
         network: Network,
         peer: str,
@@ -142,8 +141,9 @@ class _Plan:
         claimer: str,
         channel: int | None = None,
     ) -> UsedPort | None:
-        """Take port ``number`` of ``device``; None (and a problem) when it is taken already."""
-        name, speed = self.end(device, number)
+        """Take interface ``name`` of ``device``; None (and a problem) when it is taken already."""
+        layout = self.topology.switches[device].layout
+        speed = layout.speed(name)
         taken = self.ports.setdefault(device, {})
         if name in taken:
             message = f"{claimer}: {name} is already used ({taken[name].purpose})"
@@ -152,9 +152,8 @@ class _Plan:
         port = UsedPort(device, name, kind, network, peer, peer_port, speed, channel)
         taken[name] = port
         if speed is None:
-            model = self.model(device)
-            message = f"{device}: port {number} is used ({port.purpose}) but its model has ports 1-{model.port_count}"
-            self.problems.append(Problem("PRT001", device, message))
+            rule = "PRT001" if layout.model.missing(name) else "BRK001"
+            self.problems.append(Problem(rule, device, f"{port.purpose}: {layout.why_absent(name)}"))
         return port
 
     def cable(
@@ -200,32 +199,44 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
     mgmt = intent.fabric.management
     switch_mtu = intent.fabric.mtu.switch
     access_mtu = eos.data().access_mtu
-    management_port = eos.management_port()
-    by_switch: dict[str, list[tuple[int, str, str, str | None]]] = {}
+    core_ports = topology.layouts.core.sets["downlinks"]
+    by_switch: dict[str, list[tuple[str, str, str, str | None]]] = {}
     for nic in attachments.nics:
         if nic.network == "management":
             by_switch.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed))
+    short = [rack for rack in topology.rack_switches if rack > len(core_ports)]
+    if short:
+        message = (
+            f"racks {', '.join(str(r) for r in short)}: no port for them among the {len(core_ports)} of "
+            "management.core.downlinks (rack R takes the R-th): list more cages"
+        )
+        plan.problems.append(Problem("PRT004", topology.core, message))
     for rack, switch in topology.rack_switches.items():
-        for number, server, nic_name, speed in by_switch.get(switch, []):
-            port = plan.take(switch, number, "server", "management", server, nic_name, server)
+        for name, server, nic_name, speed in by_switch.get(switch, []):
+            port = plan.take(switch, name, "server", "management", server, nic_name, server)
             if port is not None:
                 plan.cable("management", "server", port, (server, nic_name, speed), (access_mtu, access_mtu))
         for device in topology.in_rack(rack):
             if device.mgmt_port is None:
                 continue
+            management_port = device.layout.management_port
             port = plan.take(
                 switch, device.mgmt_port, "management", "management", device.name, management_port, device.name
             )
             if port is not None:
                 far = (device.name, management_port, eos.data().management_port_speed)
                 plan.cable("management", "mgmt", port, far, (access_mtu, access_mtu))
-        core_port, core_speed = plan.end(topology.core, rack)
+        if rack > len(core_ports):
+            continue
+        core_port = core_ports[rack - 1]
         uplink = plan.take(
             switch, mgmt.switch_uplink_port, "rack-uplink", "management", topology.core, core_port, switch
         )
-        uplink_name = eos.front_panel_port(mgmt.switch_uplink_port)
-        down = plan.take(topology.core, rack, "rack-downlink", "management", switch, uplink_name, topology.core)
+        down = plan.take(
+            topology.core, core_port, "rack-downlink", "management", switch, mgmt.switch_uplink_port, topology.core
+        )
         if uplink is not None and down is not None:
+            core_speed = plan.speed(topology.core, core_port)
             plan.cable(
                 "management", "mgmt-uplink", uplink, (topology.core, core_port, core_speed), (switch_mtu, switch_mtu)
             )
@@ -237,32 +248,40 @@ def _spine_leaf(plan: _Plan, fabric: SpineLeaf, attachments: Attachments, addres
     spec = intent.fabric.fabrics[net]
     mtu, host_mtu = intent.fabric.mtu.switch, intent.fabric.mtu.host
     lacp = spec.bonding == "lacp"
-    by_leaf: dict[str, list[tuple[int, str, str, str]]] = {}
+    by_leaf: dict[str, list[tuple[str, str, str, str, int]]] = {}
     for nic in attachments.nics:
         if nic.network == net:
-            by_leaf.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed))
+            by_leaf.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed, nic.host))
+    links: dict[str, list[tuple[str, str, str, str, str]]] = {}
+    for link in addressing.fabric_links.values():
+        if link.network == net:
+            links.setdefault(link.lower, []).append(
+                (link.lower_port, link.upper, link.upper_port, link.subnet, "uplink")
+            )
     for pair in fabric.pairs:
         for side, leaf in enumerate(pair.leaves):
-            index = pair.leaf_index(side)
-            for number, spine in enumerate(fabric.spines[: fabric.uplinks], start=1):
-                leaf_number = spec.leaves.uplink_ports[number - 1]
-                leaf_port_name, _ = plan.end(leaf, leaf_number)
-                spine_port_name, spine_speed = plan.end(spine, index)
-                up = plan.take(leaf, leaf_number, "uplink", net, spine, spine_port_name, leaf)
-                down = plan.take(spine, index, "downlink", net, leaf, leaf_port_name, spine)
-                if up is not None and down is not None:
-                    subnet = addressing.fabric_links[leaf, spine].subnet
-                    plan.cable(net, "fabric", up, (spine, spine_port_name, spine_speed), (mtu, mtu), subnet)
+            _uplinks(plan, net, leaf, links.get(leaf, []), mtu)
             peer = pair.leaves[1 - side]
-            for number in spec.leaves.peer_link_ports:
-                name, speed = plan.end(leaf, number)
-                member = plan.take(
-                    leaf, number, "peer-link", net, peer, name, leaf, intent.fabric.mlag.peer_link_channel
-                )
+            for name in spec.leaves.peer_link_ports:
+                member = plan.take(leaf, name, "peer-link", net, peer, name, leaf, intent.fabric.mlag.peer_link_channel)
                 if member is not None and side == 0:
-                    plan.cable(net, "peer-link", member, (peer, name, speed), (mtu, mtu))
-            for number, server, nic_name, nic_speed in by_leaf.get(leaf, []):
-                channel = number if lacp else None
-                port = plan.take(leaf, number, "server", net, server, nic_name, server, channel)
+                    plan.cable(net, "peer-link", member, (peer, name, plan.speed(peer, name)), (mtu, mtu))
+            for name, server, nic_name, nic_speed, host in by_leaf.get(leaf, []):
+                channel = host if lacp else None
+                port = plan.take(leaf, name, "server", net, server, nic_name, server, channel)
                 if port is not None:
                     plan.cable(net, "server", port, (server, nic_name, nic_speed), (mtu, host_mtu))
+    for pod in fabric.pods:
+        for spine in pod.spines:
+            _uplinks(plan, net, spine, links.get(spine, []), mtu)
+
+
+def _uplinks(
+    plan: _Plan, net: FabricNetwork, device: str, links: list[tuple[str, str, str, str, str]], mtu: int
+) -> None:
+    """The routed links of ``device`` towards the tier above, and their far ends."""
+    for port_name, upper, upper_port, subnet, _ in links:
+        up = plan.take(device, port_name, "uplink", net, upper, upper_port, device)
+        down = plan.take(upper, upper_port, "downlink", net, device, port_name, upper)
+        if up is not None and down is not None:
+            plan.cable(net, "fabric", up, (upper, upper_port, down.speed), (mtu, mtu), subnet)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
-Role = Literal["leaf", "spine", "mgmt", "core"]
+Role = Literal["leaf", "spine", "super-spine", "mgmt", "core"]
 Network = Literal["compute", "storage", "management"]
 FabricNetwork = Literal["compute", "storage"]
 

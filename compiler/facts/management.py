@@ -1,8 +1,13 @@
-"""The out-of-band management network: a VLAN and a /24 per rack, routed by the core.
+"""The out-of-band management network: per rack a /24, split between switches and servers.
 
-Rack ``R`` = VLAN ``vlan_base + R`` and the ``R``-th /24 of the pool: gateway .1 (the core),
-rack switch .2, the fabric switch in slot ``k`` .(2 + k) on its Management1, server .(20 +
-position). The core reaches the site on .2 of the upstream subnet.
+Rack ``R`` gets the ``R``-th /24 of the pool. Its lower /25 is the switches' management subnet,
+on VLAN ``vlan_base + R``: gateway .1 (the core), rack switch .2, the fabric switch in slot ``k``
+.(2 + k) on its management
+port (``Management1``, ``Management0`` on a chassis). Its upper /25 is the servers' management subnet, on VLAN
+``server_vlan_base + R``: gateway .129 (the core), server .(129 + position). Servers never share
+a subnet or a VLAN with the switches' management interfaces, so a server cannot reach a switch's
+management plane but through the core (and the ACLs of its services). The core reaches the site
+on .2 of the upstream subnet.
 
 Example:
     >>> from pathlib import Path
@@ -12,10 +17,11 @@ Example:
     >>> intent = load_intent(Path("intent"))
     >>> topology = build_topology(intent)
     >>> management = build_management(intent, topology, build_attachments(intent, topology))
-    >>> management.racks[5].vlan, management.racks[5].subnet
-    (2005, '172.16.5.0/24')
+    >>> rack = management.racks[5]
+    >>> (rack.vlan, rack.subnet), (rack.server_vlan, rack.server_subnet, rack.server_gateway)
+    ((2005, '172.16.5.0/25'), (2505, '172.16.5.128/25', '172.16.5.129/25'))
     >>> management.switches["rack01-leaf-a"], management.servers["rack05-gpu007"].address
-    (HostAddress(address='172.16.1.3/24', gateway='172.16.1.1'), '172.16.5.27/24')
+    (HostAddress(address='172.16.1.3/25', gateway='172.16.1.1'), '172.16.5.136/25')
 """
 
 from __future__ import annotations
@@ -28,17 +34,18 @@ from compiler.addressing import host_in, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import Topology
-from compiler.intent import Intent
-from compiler.platforms import eos
+from compiler.intent import Intent, Services
 
 GATEWAY_OFFSET = 1
 RACK_SWITCH_OFFSET = 2
-SERVER_OFFSET = 20
+SERVER_OFFSET = 1
+"""A server's address is its position after the gateway of the servers' half."""
 UPSTREAM_OFFSET = 2
 
 
 class RackManagement(NamedTuple):
-    """The management VLAN and subnet of one rack, its gateway on the core, its switch's SVI."""
+    """The management VLANs and subnets of one rack: the switches' and the servers', their gateways
+    on the core, the rack switch's SVI."""
 
     rack: int
     switch: str
@@ -46,8 +53,13 @@ class RackManagement(NamedTuple):
     vlan: int
     vlan_name: str
     subnet: str
+    """The switches' management subnet."""
     gateway: str
     switch_address: str
+    server_vlan: int
+    server_vlan_name: str
+    server_subnet: str
+    server_gateway: str
 
 
 class ManagementNetwork(NamedTuple):
@@ -68,6 +80,19 @@ def rack_subnet(intent: Intent, rack: int) -> IPv4Network:
     return nth_subnet(intent.fabric.management.pool, 24, rack)
 
 
+def rack_halves(intent: Intent, rack: int) -> tuple[IPv4Network, IPv4Network]:
+    """The switches' and the servers' management subnets of ``rack``: the two /25 of its /24.
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.intent import load_intent
+        >>> rack_halves(load_intent(Path("intent")), 3)
+        (IPv4Network('172.16.3.0/25'), IPv4Network('172.16.3.128/25'))
+    """
+    switches, servers = rack_subnet(intent, rack).subnets(prefixlen_diff=1)
+    return switches, servers
+
+
 def build_management(intent: Intent, topology: Topology, attachments: Attachments) -> ManagementNetwork:
     """Address the management network of every rack."""
     mgmt = intent.fabric.management
@@ -80,26 +105,39 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     switches: dict[str, HostAddress] = {}
     servers: dict[str, HostAddress] = {}
     for rack, switch in topology.rack_switches.items():
-        subnet = rack_subnet(intent, rack)
+        subnet, server_subnet = rack_halves(intent, rack)
         gateway, own = host_in(subnet, GATEWAY_OFFSET), host_in(subnet, RACK_SWITCH_OFFSET)
-        take("pool", subnet, f"rack{rack:02d}", "rack management subnet")
+        server_gateway = host_in(server_subnet, GATEWAY_OFFSET)
+        take("pool", subnet, f"rack{rack:02d}", "switch management subnet")
+        take("pool", server_subnet, f"rack{rack:02d}", "server management subnet")
         take("pool", own, switch, "management switch SVI")
-        take("pool", gateway, topology.core, f"gateway of rack {rack}")
-        vlan = mgmt.vlan_base + rack
-        name = mgmt.vlan_name.format(rack=rack)
-        racks[rack] = RackManagement(rack, switch, vlan, name, str(subnet), str(gateway), str(own))
+        take("pool", gateway, topology.core, f"gateway of rack {rack} switches")
+        take("pool", server_gateway, topology.core, f"gateway of rack {rack} servers")
+        racks[rack] = RackManagement(
+            rack,
+            switch,
+            mgmt.vlan_base + rack,
+            mgmt.vlan_name.format(rack=rack),
+            str(subnet),
+            str(gateway),
+            str(own),
+            mgmt.server_vlan_base + rack,
+            mgmt.server_vlan_name.format(rack=rack),
+            str(server_subnet),
+            str(server_gateway),
+        )
         for fabric_switch in topology.in_rack(rack):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
                 address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
-                take("pool", address, fabric_switch.name, eos.management_port())
+                take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
                 switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
     by_switch = {r.switch: r for r in racks.values()}
     for nic in attachments.nics:
         if nic.network == "management":
             rack_facts = by_switch[nic.switch]
-            address = host_in(IPv4Network(rack_facts.subnet), SERVER_OFFSET + nic.host)
+            address = host_in(IPv4Network(rack_facts.server_subnet), SERVER_OFFSET + nic.host)
             take("pool", address, nic.server, "server management")
-            servers[nic.server] = HostAddress(str(address), rack_facts.gateway.split("/")[0])
+            servers[nic.server] = HostAddress(str(address), rack_facts.server_gateway.split("/")[0])
     up = mgmt.upstream
     address = host_in(up.subnet, UPSTREAM_OFFSET)
     take("upstream", up.subnet, topology.core, "upstream transit")
@@ -109,3 +147,33 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     return ManagementNetwork(
         mgmt.vrf, racks, switches, servers, HostAddress(str(address), str(up.gateway)), tuple(allocations), pool
     )
+
+
+MANAGEMENT_SERVICES = ("eapi", "ssh", "gnmi")
+
+
+def access_prefixes(services: Services) -> dict[str, tuple[IPv4Network, ...]]:
+    """The sources each management service of the switches accepts.
+
+    A service's own ``access.<service>.prefixes`` when given; else ``management_prefixes``, and
+    for gNMI also every gNMI collector (it dials in to the switches).
+
+    Example:
+        >>> from ipaddress import IPv4Address
+        >>> from compiler.intent import Collectors
+        >>> services = Services(management_prefixes=(IPv4Network("172.20.0.0/28"),),
+        ...                     collectors=Collectors(gnmi=(IPv4Address("172.20.1.40"),)))
+        >>> {k: [str(p) for p in v] for k, v in access_prefixes(services).items()}
+        {'eapi': ['172.20.0.0/28'], 'ssh': ['172.20.0.0/28'], 'gnmi': ['172.20.0.0/28', '172.20.1.40/32']}
+    """
+    out: dict[str, tuple[IPv4Network, ...]] = {}
+    for service in MANAGEMENT_SERVICES:
+        rule = getattr(services.access, service)
+        if rule.prefixes is not None:
+            out[service] = tuple(rule.prefixes)
+            continue
+        prefixes = list(services.management_prefixes)
+        if service == "gnmi":
+            prefixes += [IPv4Network(a) for a in services.collectors.gnmi]
+        out[service] = tuple(dict.fromkeys(prefixes))
+    return out

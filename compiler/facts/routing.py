@@ -1,11 +1,16 @@
 """The underlay routing of the spine-leaf fabrics: router ids, ASNs, BGP sessions, OSPF.
 
-* router id = the switch's loopback; ``maximum-paths`` = the number of spines;
-* eBGP: spines share ``spine_asn``; the leaves of pair ``P`` share ``leaf_asn_base + P``; a
-  leaf peers with every spine it is cabled to, and over the peer-link with its MLAG peer
-  (iBGP); loopbacks (and on leaves the pair's hosts subnet) are redistributed;
+* router id = the switch's loopback; ``maximum-paths`` = the number of spines (of a pod); a pod
+  spine's at least its uplinks, a super-spine's at least its links to one pod spine;
+* eBGP: spines share ``spine_asn``; the leaves of pair ``P`` share ``leaf_asn_base + P``; in a
+  three-stage fabric pod ``q``'s spines share ``pod_asn_base + q`` and the super-spines
+  ``super_spine_asn`` (so a new pod takes new numbers and changes none); a switch peers over
+  every routed link it is cabled on, and a leaf over the peer-link with its MLAG peer (iBGP);
+  loopbacks (and on leaves the pair's hosts subnet) are redistributed;
 * OSPF: one area; a leaf's uplinks and its MLAG L3 SVI are the only non-passive interfaces,
-  a spine's are its downlinks.
+  a spine's and a super-spine's are their routed ports;
+* BFD (the profile's timers, 250 ms x 3 by default) on every OSPF neighbor and every eBGP
+  session to the other tier, so a dead link is out in under a second.
 
 Example:
     >>> from compiler.facts import build_facts
@@ -15,21 +20,22 @@ Example:
     >>> leaf = routing.switches["rack01-stor-leaf-a"]
     >>> leaf.protocol, leaf.asn, leaf.remote_asn
     ('ebgp', 65201, 65200)
-    >>> [(p.address, p.peer, p.mlag) for p in leaf.peers][1:]
-    [('10.41.4.2', 'stor-spine02', False), ('10.41.9.1', 'rack01-stor-leaf-b', True)]
+    >>> [(p.address, p.peer, p.mlag) for p in leaf.peers][-2:]
+    [('10.41.4.6', 'stor-spine04', False), ('10.41.9.1', 'rack01-stor-leaf-b', True)]
     >>> routing.switches["spine01"].ospf_interfaces[:2]
-    ('Ethernet1', 'Ethernet2')
+    ('Ethernet1/1', 'Ethernet2/1')
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from ipaddress import IPv4Network
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
 from compiler.facts.cabling import Cabling
 from compiler.facts.topology import SpineLeaf, Topology
-from compiler.intent import Intent
+from compiler.intent import BgpSettings, Intent, RoutingProfile
 from compiler.platforms import eos
 
 
@@ -56,6 +62,24 @@ class BgpSession(NamedTuple):
     """The iBGP session to the MLAG peer."""
 
 
+class BfdTimers(NamedTuple):
+    """BFD on a switch's underlay adjacencies: transmit interval, receive interval, multiplier."""
+
+    interval_ms: int
+    min_rx_ms: int
+    multiplier: int
+
+    @property
+    def detection_ms(self) -> int:
+        """How long a dead neighbor stays up: the slower interval times the multiplier.
+
+        Example:
+            >>> BfdTimers(250, 300, 3).detection_ms
+            900
+        """
+        return max(self.interval_ms, self.min_rx_ms) * self.multiplier
+
+
 class SwitchRouting(NamedTuple):
     """The underlay of one switch."""
 
@@ -72,6 +96,8 @@ class SwitchRouting(NamedTuple):
     """The non-passive interfaces."""
     ospf_networks: tuple[str, ...] = ()
     mlag_peer: str | None = None
+    bfd: BfdTimers | None = None
+    """BFD on every underlay adjacency (None: the profile turns it off)."""
 
 
 class Routing(NamedTuple):
@@ -84,70 +110,157 @@ def build_routing(intent: Intent, topology: Topology, cabling: Cabling, addressi
     """The underlay of every spine-leaf fabric."""
     switches: dict[str, SwitchRouting] = {}
     for fabric in topology.fabrics.values():
-        switches.update(_fabric(intent, fabric, cabling, addressing))
+        switches.update(_fabric(intent, topology, fabric, cabling, addressing))
     return Routing(switches)
 
 
-def _fabric(intent: Intent, fabric: SpineLeaf, cabling: Cabling, addressing: Addressing) -> dict[str, SwitchRouting]:
+def _fabric(
+    intent: Intent, topology: Topology, fabric: SpineLeaf, cabling: Cabling, addressing: Addressing
+) -> dict[str, SwitchRouting]:
+    net = fabric.network
+    spec = intent.fabric.fabrics[net]
+    profile = intent.fabric.routing_profiles[spec.routing]
+    bgp = profile.bgp if profile.protocol == "ebgp" else None
+    pools = spec.pools
+    count = spec.spines.count
+    asn: dict[str, int] = {}
+    if bgp is not None:
+        for pair in fabric.pairs:
+            asn.update(dict.fromkeys(pair.leaves, bgp.leaf_asn_base + pair.id))
+        for pod in fabric.pods:
+            pod_asn = (bgp.pod_asn_base or 0) + pod.id if fabric.three_stage else bgp.spine_asn
+            asn.update(dict.fromkeys(pod.spines, pod_asn))
+        asn.update(dict.fromkeys(fabric.super_spines, bgp.super_spine_asn or 0))
+    # Each switch's sessions, keyed by the interface it runs over.
+    sessions: dict[str, list[tuple[str, BgpSession]]] = {}
+    for link in addressing.fabric_links.values():
+        if link.network != net:
+            continue
+        up = cabling.port(link.lower, link.lower_port)
+        if up is None or up.peer != link.upper:
+            continue
+        sessions.setdefault(link.lower, []).append(
+            (
+                link.lower_port,
+                BgpSession(address_of(link.upper_address), link.upper, link.upper_port, remote_as=asn.get(link.upper)),
+            )
+        )
+        sessions.setdefault(link.upper, []).append(
+            (
+                link.upper_port,
+                BgpSession(address_of(link.lower_address), link.lower, link.lower_port, remote_as=asn.get(link.lower)),
+            )
+        )
+    uplinks = len(topology.layouts.spine[net].sets.get("uplinks", ()))
+    share = uplinks // spec.pods.super_spines.per_plane if spec.pods is not None else 0
+    out = _leaves(intent, fabric, cabling, addressing, asn, sessions)
+    spine_pool = pools.spine_loopbacks if fabric.three_stage and pools.spine_loopbacks else pools.loopbacks
+    spine_networks = [pools.loopbacks, pools.p2p]
+    if fabric.three_stage:
+        spine_networks = [spine_pool, pools.p2p, *(p for p in (pools.spine_p2p,) if p is not None)]
+    super_networks = [pools.loopbacks, *(p for p in (pools.spine_p2p,) if p is not None)]
+    transit = [(spine, max(count, uplinks), spine_pool, spine_networks) for spine in fabric.spines]
+    transit += [(name, max(count, share), pools.loopbacks, super_networks) for name in fabric.super_spines]
+    for name, paths, pool, networks in transit:
+        out[name] = _transit(
+            bgp,
+            addressing.loopbacks[name],
+            paths,
+            asn.get(name),
+            sessions.get(name, []),
+            str(pool),
+            cabling,
+            name,
+            networks,
+            bfd_timers(profile),
+        )
+    return out
+
+
+def _leaves(
+    intent: Intent,
+    fabric: SpineLeaf,
+    cabling: Cabling,
+    addressing: Addressing,
+    asn: Mapping[str, int],
+    sessions: Mapping[str, list[tuple[str, BgpSession]]],
+) -> dict[str, SwitchRouting]:
+    """Every leaf: eBGP to its pod's spines and iBGP to its MLAG peer, or OSPF on its uplinks."""
     spec = intent.fabric.fabrics[fabric.network]
     profile = intent.fabric.routing_profiles[spec.routing]
+    bgp = profile.bgp if profile.protocol == "ebgp" else None
     pools = spec.pools
-    paths = len(fabric.spines)
+    count = spec.spines.count
+    bfd = bfd_timers(profile)
     out: dict[str, SwitchRouting] = {}
-    spine_peers: dict[str, list[BgpSession]] = {spine: [] for spine in fabric.spines}
     for pair in fabric.pairs:
-        asn = profile.bgp.leaf_asn_base + pair.id if profile.bgp else None
         for side, leaf in enumerate(pair.leaves):
-            peers: list[BgpSession] = []
-            for number, spine in enumerate(fabric.spines[: fabric.uplinks], start=1):
-                link = addressing.fabric_links[leaf, spine]
-                leaf_port = eos.front_panel_port(spec.leaves.uplink_ports[number - 1])
-                up = cabling.port(leaf, leaf_port)
-                spine_port = up.peer_port if up is not None and up.peer == spine else ""
-                peers.append(BgpSession(address_of(link.spine_address), spine, spine_port))
-                spine_peers[spine].append(BgpSession(address_of(link.leaf_address), leaf, leaf_port, remote_as=asn))
+            peers = [p._replace(remote_as=None) for p in _in_port_order(sessions.get(leaf, []))]
             own = addressing.leaves[leaf]
             peer = pair.leaves[1 - side]
             peers.append(BgpSession(address_of(own.mlag_l3_remote), peer, mlag=True))
-            loopback = own.loopback
-            if profile.protocol == "ebgp" and profile.bgp is not None and asn is not None:
+            if bgp is not None:
+                spines = fabric.pod_of(pair).spines
                 out[leaf] = SwitchRouting(
                     "ebgp",
-                    loopback,
-                    paths,
-                    asn=asn,
-                    remote_asn=profile.bgp.spine_asn,
+                    own.loopback,
+                    count,
+                    asn=asn[leaf],
+                    remote_asn=asn.get(spines[0]) if spines else None,
                     peers=tuple(peers),
                     advertised=(("loopbacks", str(pools.loopbacks), 32), ("hosts", str(pools.hosts), 24)),
                     mlag_peer=peer,
+                    bfd=bfd,
                 )
             else:
-                active = tuple(eos.front_panel_port(p) for p in spec.leaves.uplink_ports[: fabric.uplinks])
+                active = tuple(p.name for p in cabling.of(leaf) if p.kind == "uplink")
                 out[leaf] = SwitchRouting(
                     "ospf",
-                    loopback,
-                    paths,
+                    own.loopback,
+                    count,
                     ospf_interfaces=(*active, eos.vlan_interface(intent.fabric.mlag.l3_vlan)),
                     ospf_networks=tuple(str(p) for p in (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts)),
                     mlag_peer=peer,
+                    bfd=bfd,
                 )
-    for spine in fabric.spines:
-        loopback = addressing.loopbacks[spine]
-        if profile.protocol == "ebgp" and profile.bgp is not None:
-            out[spine] = SwitchRouting(
-                "ebgp",
-                loopback,
-                paths,
-                asn=profile.bgp.spine_asn,
-                peers=tuple(spine_peers[spine]),
-                advertised=(("loopbacks", str(pools.loopbacks), 32),),
-            )
-        else:
-            out[spine] = SwitchRouting(
-                "ospf",
-                loopback,
-                paths,
-                ospf_interfaces=tuple(p.name for p in cabling.of(spine)),
-                ospf_networks=(str(pools.loopbacks), str(pools.p2p)),
-            )
     return out
+
+
+def bfd_timers(profile: RoutingProfile) -> BfdTimers | None:
+    """The profile's BFD timers for the underlay sessions, or None when BFD is off."""
+    bfd = profile.bfd
+    return BfdTimers(bfd.interval_ms, bfd.min_rx_ms, bfd.multiplier) if bfd.enabled else None
+
+
+def _in_port_order(sessions: list[tuple[str, BgpSession]]) -> list[BgpSession]:
+    """The sessions in the order of the interfaces they run over."""
+    return [session for _, session in sorted(sessions, key=lambda item: eos.interface_key(item[0]))]
+
+
+def _transit(
+    bgp: BgpSettings | None,
+    loopback: str,
+    paths: int,
+    own_asn: int | None,
+    sessions: list[tuple[str, BgpSession]],
+    loopbacks: str,
+    cabling: Cabling,
+    name: str,
+    networks: list[IPv4Network],
+    bfd: BfdTimers | None,
+) -> SwitchRouting:
+    """A spine or super-spine: eBGP to every cabled neighbour (each its own remote-as), or OSPF on
+    every routed port."""
+    if bgp is not None:
+        ordered = tuple(_in_port_order(sessions))
+        return SwitchRouting(
+            "ebgp", loopback, paths, asn=own_asn, peers=ordered, advertised=(("loopbacks", loopbacks, 32),), bfd=bfd
+        )
+    return SwitchRouting(
+        "ospf",
+        loopback,
+        paths,
+        ospf_interfaces=tuple(p.name for p in cabling.of(name)),
+        ospf_networks=tuple(str(n) for n in networks),
+        bfd=bfd,
+    )

@@ -1,11 +1,11 @@
 """Server attachments: which switch port each server NIC plugs into, and the server as resolved.
 
 * fabric networks: the first NIC of a network goes to leaf a, the second to leaf b, both on
-  port ``k = (rack - first rack of the pair) * ports_per_rack + position`` (a compute
-  ``compute_port`` moves the cable to another port, never the address: the host index stays
-  ``k``);
-* management: the first management NIC goes to port ``servers_first + position - 1`` of the
-  rack's management switch, host index = position.
+  the k-th port of the leaves' ``downlinks``, ``k = (rack - first rack of the pair) *
+  ports_per_rack + position`` (a compute ``compute_port`` moves the cable to another port,
+  the k-th downlink or a named one, never the address: the host index stays ``k``);
+* management: the first management NIC goes to the ``position``-th port of the rack
+  management switch's ``servers``, host index = position.
 
 Example:
     >>> from pathlib import Path
@@ -15,25 +15,25 @@ Example:
     >>> nics = build_attachments(intent, build_topology(intent)).of_server["rack03-gpu002"]
     >>> for a in nics:
     ...     print(a.network, a.nic, a.switch, a.port, a.host)
-    management eno1 rack03-mgmt 2 2
-    compute enp65s0f0 rack03-leaf-a 2 2
-    compute enp193s0f0 rack03-leaf-b 2 2
-    storage enp66s0f0 rack01-stor-leaf-a 24 24
-    storage enp66s0f1 rack01-stor-leaf-b 24 24
+    management eno1 rack03-mgmt Ethernet2 2
+    compute enp65s0f0 rack03-leaf-a Ethernet1/3 2
+    compute enp193s0f0 rack03-leaf-b Ethernet1/3 2
+    storage enp66s0f0 rack01-stor-leaf-a Ethernet24 24
+    storage enp66s0f1 rack01-stor-leaf-b Ethernet24 24
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.facts.common import Network, Problem
+
+if TYPE_CHECKING:
+    from compiler.facts.hosts import HostLink
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Speed
-
-BOND_NAMES = {"compute": "bond0", "storage": "bond1"}
-"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
 
 
 class Attachment(NamedTuple):
@@ -45,8 +45,8 @@ class Attachment(NamedTuple):
     speed: Speed
     numa: int
     switch: str
-    port: int
-    """The switch's front-panel port number (as the intent numbers ports)."""
+    port: str
+    """The switch's interface."""
     host: int
     """The host index that sets the server's address on this network."""
     side: int
@@ -73,25 +73,24 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
     spec = intent.fabric
     nics: list[Attachment] = []
     problems: list[Problem] = []
-    ports = spec.management.switch_ports
-    room = f"ports {ports.servers_first}-{ports.servers_last}"
+    server_ports = topology.layouts.mgmt.sets["servers"]
     for server in intent.servers:
         mgmt_nics = spec.server_models[server.model].nics_on("management")
         if not mgmt_nics:
             continue
         switch = topology.rack_switches[server.rack]
-        number = ports.servers_first + server.position - 1
-        if number > ports.servers_last:
-            problems.append(
-                Problem("PRT003", switch, f"{server.name}: position {server.position} has no server port ({room})")
-            )
+        if server.position > len(server_ports):
+            message = f"{server.name}: position {server.position} has no server port ({len(server_ports)} in servers)"
+            problems.append(Problem("PRT003", switch, message))
             continue
         nic = mgmt_nics[0]
+        port = server_ports[server.position - 1]
         nics.append(
-            Attachment(server.name, "management", nic.name, nic.speed, nic.numa, switch, number, server.position, 0)
+            Attachment(server.name, "management", nic.name, nic.speed, nic.numa, switch, port, server.position, 0)
         )
     for net, fabric in sorted(topology.fabrics.items()):
         per_rack = spec.fabrics[net].leaves.ports_per_rack
+        downlinks = topology.layouts.leaf[net].sets["downlinks"]
         for pair in fabric.pairs:
             for side, leaf in enumerate(pair.leaves):
                 for server in pair.servers:
@@ -106,9 +105,20 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
                         problems.append(Problem("PRT002", leaf, message))
                         continue
                     host = (server.rack - pair.first_rack) * per_rack + server.position
-                    number = server.compute_port if net == "compute" and server.compute_port else host
+                    chosen = server.compute_port if net == "compute" and server.compute_port else host
+                    if isinstance(chosen, str):
+                        port = chosen
+                    elif chosen <= len(downlinks):
+                        port = downlinks[chosen - 1]
+                    else:
+                        message = (
+                            f"{server.name}: downlink {chosen} is beyond the {len(downlinks)} ports of "
+                            f"fabrics.{net}.leaves.downlinks"
+                        )
+                        problems.append(Problem("PRT002", leaf, message))
+                        continue
                     nic = net_nics[side]
-                    nics.append(Attachment(server.name, net, nic.name, nic.speed, nic.numa, leaf, number, host, side))
+                    nics.append(Attachment(server.name, net, nic.name, nic.speed, nic.numa, leaf, port, host, side))
     return Attachments(tuple(nics), tuple(problems))
 
 
@@ -138,3 +148,5 @@ class ResolvedServer(NamedTuple):
     storage_address: str | None
     storage_gateway: str | None
     nics: tuple[ServerNic, ...]
+    links: tuple[HostLink, ...] = ()
+    """How it attaches to each fabric network (a bond, or an address per NIC)."""

@@ -1,13 +1,13 @@
 """Arista EOS: interface names, their order and ranges, the EOS phrases the structured config
 carries, and the platform's values (``eos.yaml``).
 
-Every EOS interface name the compiler writes is made by a function of this module, so the
-naming rule (today flat ``Ethernet<n>``; real models add ``/<lane>`` and chassis slots) is
-changed in one place; no other Python spells EOS syntax.
+Every EOS interface name the compiler writes is made here or comes from the switch's catalog
+model (:mod:`core.hardware`: ``Ethernet1``, ``Ethernet29/1``, ``Ethernet3/1/1`` on a chassis,
+the same names the lab emulates); no other Python spells EOS syntax.
 
 Example:
-    >>> data().management_port, data().vlan_internal_range
-    ('Management1', (1006, 1199))
+    >>> data().management_port_speed, data().vlan_internal_range
+    ('1g', (1006, 1199))
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import cache
+from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from compiler.intent import Ecn, Speed, SwitchModel
+from compiler.intent import Speed
 
 DATA = Path(__file__).with_name("eos.yaml")
 
@@ -31,7 +32,6 @@ class EosData(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    management_port: str
     management_port_speed: Speed
     loopback: str
     access_mtu: int = Field(ge=68, le=9216)
@@ -39,8 +39,12 @@ class EosData(BaseModel):
     vlan_internal_range: tuple[int, int]
     admin_privilege: int = Field(ge=0, le=15)
     admin_role: str
+    gnmi_transport: str
+    gnmi_default_port: int = Field(ge=1, le=65535)
     spanning_tree_mode: Literal["mstp", "rstp", "rapid-pvst"]
     routed_spanning_tree_mode: Literal["none", "mstp"]
+    default_dscp_to_tc: tuple[int, int, int, int, int, int, int, int]
+    """The traffic class of each block of eight DSCPs (0-7, 8-15, ...) when no map names the DSCP."""
     templates: dict[str, Any]
     """Values the templates print (their global ``eos``)."""
 
@@ -56,16 +60,6 @@ _SHORT = {"Ethernet": "Et", "Management": "Ma"}
 _NAME = re.compile(r"^([A-Za-z-]+)(\d+(?:/\d+)*)$")
 
 
-def management_port() -> str:
-    """The dedicated out-of-band port of every fabric switch.
-
-    Example:
-        >>> management_port()
-        'Management1'
-    """
-    return data().management_port
-
-
 def loopback() -> str:
     """The router-id loopback.
 
@@ -74,32 +68,6 @@ def loopback() -> str:
         'Loopback0'
     """
     return data().loopback
-
-
-def front_panel_port(number: int) -> str:
-    """The EOS name of front-panel port ``number`` of a switch.
-
-    Example:
-        >>> front_panel_port(49)
-        'Ethernet49'
-    """
-    return f"Ethernet{number}"
-
-
-@cache
-def front_panel_ports(model: SwitchModel) -> tuple[tuple[int, str], ...]:
-    """Every front-panel port of ``model`` as (number, name): EOS lists each one, used or not.
-
-    Example:
-        >>> from compiler.intent import PortGroup
-        >>> front_panel_ports(SwitchModel(ports=(PortGroup(first=1, last=2, speed="1g"),), power_w=1))
-        ((1, 'Ethernet1'), (2, 'Ethernet2'))
-    """
-    return tuple(
-        (number, front_panel_port(number))
-        for number in range(1, model.port_count + 1)
-        if model.speed_of(number) is not None
-    )
 
 
 def port_channel(number: int) -> str:
@@ -209,17 +177,94 @@ def ecn_count_queue(queue_keyword: str, queue: int) -> str:
     return f"{queue_keyword} {queue}"
 
 
-def ecn_marking(ecn: Ecn) -> str:
+def ecn_marking(min_kbytes: int, max_kbytes: int, max_mark_probability: int, weight: int) -> str:
     """The WRED-ECN line of the lossless queue.
 
     Example:
-        >>> ecn_marking(Ecn(queue=3, min_kbytes=256, max_kbytes=512))
+        >>> ecn_marking(256, 512, 100, 0)
         'random-detect ecn minimum-threshold 256 kbytes maximum-threshold 512 kbytes max-mark-probability 100 weight 0'
     """
     return (
-        f"random-detect ecn minimum-threshold {ecn.min_kbytes} kbytes maximum-threshold "
-        f"{ecn.max_kbytes} kbytes max-mark-probability {ecn.max_mark_probability} weight {ecn.weight}"
+        f"random-detect ecn minimum-threshold {min_kbytes} kbytes maximum-threshold "
+        f"{max_kbytes} kbytes max-mark-probability {max_mark_probability} weight {weight}"
     )
+
+
+def acl_source(prefix: IPv4Network) -> str:
+    """A standard ACL's source as EOS prints it: ``host A.B.C.D`` for one address.
+
+    Example:
+        >>> acl_source(IPv4Network("172.20.0.40/32")), acl_source(IPv4Network("172.20.0.0/24"))
+        ('host 172.20.0.40', '172.20.0.0/24')
+    """
+    return f"host {prefix.network_address}" if prefix.prefixlen == 32 else str(prefix)
+
+
+def acl_source_prefix(source: str) -> IPv4Network | None:
+    """The prefix a standard ACL source names (``any`` is 0.0.0.0/0), or None when it is not one.
+
+    Example:
+        >>> acl_source_prefix("host 172.20.0.40"), acl_source_prefix("any"), acl_source_prefix("x")
+        (IPv4Network('172.20.0.40/32'), IPv4Network('0.0.0.0/0'), None)
+    """
+    words = source.split()
+    text = {"any": "0.0.0.0/0"}.get(source, words[1] + "/32" if words[:1] == ["host"] and len(words) == 2 else source)
+    try:
+        return IPv4Network(text)
+    except ValueError:
+        return None
+
+
+def aaa_server_keyword(protocol: str) -> str:
+    """The command that names a server of an AAA protocol.
+
+    Example:
+        >>> aaa_server_keyword("tacacs+"), aaa_server_keyword("radius")
+        ('tacacs-server', 'radius-server')
+    """
+    return {"tacacs+": "tacacs-server", "radius": "radius-server"}[protocol]
+
+
+def aaa_methods(protocol: str, group: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Method lists: the server group first, local accounts when no server answers.
+
+    TACACS+ also authorizes every command; RADIUS cannot, so only the exec session is.
+
+    Example:
+        >>> authentication, authorization, accounting = aaa_methods("radius", "AAA")
+        >>> authentication, authorization, accounting
+        (('login default group AAA local',), ('exec default group AAA local',), ('exec default start-stop group AAA',))
+    """
+    authentication = (f"login default group {group} local",)
+    authorization = [f"exec default group {group} local"]
+    accounting = [f"exec default start-stop group {group}"]
+    if protocol == "tacacs+":
+        authorization.append(f"commands all default group {group} local")
+        accounting.append(f"commands all default start-stop group {group}")
+    return authentication, tuple(authorization), tuple(accounting)
+
+
+STORM_CONTROL_KINDS = {"broadcast": "broadcast", "multicast": "multicast", "unknown_unicast": "unknown-unicast"}
+
+
+def storm_control(levels: dict[str, float | None]) -> tuple[tuple[str, str], ...]:
+    """Storm-control levels (percent of the port's speed) as EOS names the traffic kinds; None is off.
+
+    Example:
+        >>> storm_control({"broadcast": 1.0, "multicast": None, "unknown_unicast": 0.5})
+        (('broadcast', '1'), ('unknown-unicast', '0.5'))
+    """
+    return tuple((STORM_CONTROL_KINDS[kind], f"{level:g}") for kind, level in levels.items() if level is not None)
+
+
+def default_traffic_class(dscp: int) -> int:
+    """The traffic class EOS gives ``dscp`` on a port that trusts DSCP when no ``qos map dscp`` names it.
+
+    Examples:
+        >>> default_traffic_class(0), default_traffic_class(10), default_traffic_class(24), default_traffic_class(50)
+        (1, 0, 3, 6)
+    """
+    return data().default_dscp_to_tc[dscp // 8]
 
 
 def vlan_range(first: int, last: int) -> str:

@@ -10,18 +10,22 @@ Example:
     >>> from compiler.intent import load_intent
     >>> config = structured_config(build_facts(load_intent(Path("intent"))).device("rack01-mgmt"))
     >>> config.hostname, config.ip_routing, [v.id for v in config.vlans], config.static_routes[0].next_hop
-    ('rack01-mgmt', False, [2001], '172.16.1.1')
+    ('rack01-mgmt', False, [2001, 2501], '172.16.1.1')
 """
 
 from __future__ import annotations
 
 from compiler.facts import DeviceFacts
-from compiler.structured import interfaces, qos, routing, switching, system
+from compiler.structured import interfaces, management, qos, routing, switching, system
 from compiler.structured.model import (
+    AaaConfig,
+    AclEntry,
     BgpNeighbor,
     BgpPeerGroup,
     DeviceConfig,
+    GnmiServer,
     Interface,
+    ManagementService,
     Mlag,
     PfcWatchdog,
     PrefixList,
@@ -31,9 +35,14 @@ from compiler.structured.model import (
     QosProfileConfig,
     QosQueue,
     RouteMapEntry,
+    RouterBfd,
     RouterBgp,
     RouterOspf,
+    SflowConfig,
+    SnmpConfig,
     SpanningTree,
+    SslProfile,
+    StandardAcl,
     StaticRoute,
     User,
     VlanDef,
@@ -41,10 +50,14 @@ from compiler.structured.model import (
 )
 
 __all__ = [
+    "AaaConfig",
+    "AclEntry",
     "BgpNeighbor",
     "BgpPeerGroup",
     "DeviceConfig",
+    "GnmiServer",
     "Interface",
+    "ManagementService",
     "Mlag",
     "PfcWatchdog",
     "PrefixList",
@@ -54,9 +67,14 @@ __all__ = [
     "QosProfileConfig",
     "QosQueue",
     "RouteMapEntry",
+    "RouterBfd",
     "RouterBgp",
     "RouterOspf",
+    "SflowConfig",
+    "SnmpConfig",
     "SpanningTree",
+    "SslProfile",
+    "StandardAcl",
     "StaticRoute",
     "User",
     "VlanDef",
@@ -80,10 +98,16 @@ def structured_config(facts: DeviceFacts) -> DeviceConfig:
         logging_source=system.logging_source(facts),
         spanning_tree=switching.spanning_tree(facts),
         vlans=switching.vlans(facts),
+        sflow=management.sflow(facts),
+        snmp=management.snmp(facts),
         vrfs=(vrf,) if vrf else (),
-        management_api_vrf=vrf,
+        management_api=management.management_api(facts),
+        management_gnmi=management.management_gnmi(facts),
+        ssl_profiles=management.ssl_profiles(facts),
+        aaa=management.aaa(facts),
         interfaces=interfaces.interfaces(facts),
         virtual_router_mac=switching.virtual_router_mac(facts),
+        access_lists=management.access_lists(facts),
         ip_routing=system.routes_ip(facts),
         no_ip_routing_vrfs=(vrf,) if vrf else (),
         prefix_lists=routing.prefix_lists(facts),
@@ -92,8 +116,9 @@ def structured_config(facts: DeviceFacts) -> DeviceConfig:
         ntp_servers=system.ntp_servers(facts),
         qos=qos.qos(facts),
         route_maps=routing.route_maps(facts),
+        router_bfd=routing.router_bfd(facts),
         router_bgp=routing.router_bgp(facts),
         router_ospf=routing.router_ospf(facts),
-        management_ssh_vrf=vrf,
+        management_ssh=management.management_ssh(facts),
         extra_config=extra.rstrip("\n") if extra is not None else None,
     )

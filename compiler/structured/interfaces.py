@@ -1,6 +1,9 @@
 """The interfaces of a switch: one per used port (by what is at its far end), the logical
-interfaces (port-channels, loopback, Management1, SVIs), and every unused front-panel port
-shut down, in EOS's interface order. Descriptions follow ``naming.descriptions``.
+interfaces (port-channels, loopback, the management port, SVIs), and every other interface of
+the model under its breakouts shut down, as EOS prints every port; in EOS's interface order. A
+breakout lane carries its ``speed`` keyword, used or not; an interface a breakout removes has no
+stanza. Descriptions follow ``naming.descriptions``; every
+server-facing port (an access port or a server's port-channel) has storm-control.
 
 Example:
     >>> from pathlib import Path
@@ -8,19 +11,22 @@ Example:
     >>> from compiler.intent import load_intent
     >>> facts = build_facts(load_intent(Path("intent")))
     >>> by_name = {i.name: i for i in interfaces(facts.device("spine02"))}
-    >>> by_name["Ethernet6"].description, by_name["Ethernet6"].ip_address
-    ('P2P_rack03-leaf-b_Ethernet50', '10.31.4.42/31')
-    >>> by_name["Ethernet64"].shutdown
+    >>> by_name["Ethernet6/1"].description, by_name["Ethernet6/1"].ip_address
+    ('P2P_rack03-leaf-b_Ethernet26/1', '10.31.4.42/31')
+    >>> by_name["Ethernet64/1"].shutdown
     True
+    >>> leaf = {i.name: i for i in interfaces(facts.device("rack01-leaf-a"))}
+    >>> leaf["Ethernet1/3"].speed, leaf["Ethernet1/3"].description, leaf["Ethernet25/1"].speed
+    ('100g-2', 'SERVER_rack01-gpu002_enp65s0f0', None)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
-from compiler.facts.servers import BOND_NAMES
+from compiler.facts.hosts import BOND_NAMES
+from compiler.facts.management import RackManagement
 from compiler.platforms import eos
 from compiler.structured.model import Interface
 from compiler.structured.qos import port_qos
@@ -34,6 +40,11 @@ def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
     for name in facts.front_panel:
         if name not in found:
             found[name] = Interface(name, shutdown=True)
+    layout = facts.switch.layout
+    for name, iface in found.items():
+        keyword = layout.keyword(name)
+        if keyword is not None:
+            found[name] = iface._replace(speed=keyword)
     return tuple(sorted(found.values(), key=lambda i: eos.interface_key(i.name)))
 
 
@@ -41,7 +52,7 @@ def _interfaces(facts: DeviceFacts) -> Iterator[Interface]:
     role = facts.switch.role
     if role == "leaf":
         yield from _leaf(facts)
-    elif role == "spine":
+    elif role in ("spine", "super-spine"):
         yield from _spine(facts)
     elif role == "mgmt":
         yield from _rack_switch(facts)
@@ -54,22 +65,25 @@ def _ospf(facts: DeviceFacts) -> bool:
 
 
 def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
-    """Leaf-spine links: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
+    """Links between tiers: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
     me = facts.switch.name
-    links = {link.spine if link.leaf == me else link.leaf: link for link in facts.fabric_links}
+    links = {
+        (link.lower_port if link.lower == me else link.upper_port): link.end(
+            me, link.lower_port if link.lower == me else link.upper_port
+        )[0]
+        for link in facts.fabric_links
+    }
     describe = facts.design.naming.descriptions.fabric_link
-    qos = port_qos(facts)
     for port in facts.ports:
         if port.kind in ("uplink", "downlink"):
-            link = links[port.peer]
             yield Interface(
                 port.name,
                 description=describe.format(peer=port.peer, peer_port=port.peer_port),
                 mtu=facts.design.mtu.switch,
                 routed=True,
-                ip_address=link.leaf_address if port.kind == "uplink" else link.spine_address,
+                ip_address=links[port.name],
                 ospf_point_to_point=_ospf(facts),
-                **qos,
+                **port_qos(facts, port.speed),
             )
 
 
@@ -77,7 +91,10 @@ def _management1(facts: DeviceFacts) -> Interface:
     address = facts.management.address if facts.management else None
     description = facts.design.naming.descriptions.management
     return Interface(
-        eos.management_port(), description=description, vrf=facts.design.management.vrf, ip_address=address
+        facts.switch.layout.management_port,
+        description=description,
+        vrf=facts.design.management.vrf,
+        ip_address=address,
     )
 
 
@@ -99,15 +116,15 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     spec = design.fabrics[facts.switch.network]  # type: ignore[index]
     mtu = design.mtu.switch
     vlan = design.vlans[spec.vlan]
-    qos = port_qos(facts)
     peer = facts.switch.mlag_peer
     yield from _routed_links(facts)
     for port in facts.ports:
         if port.kind == "peer-link":
             description = describe.peer_link.format(peer=peer, port=port.name)
+            qos = port_qos(facts, port.speed)
             yield Interface(port.name, description=description, channel_group=port.channel, **qos)
         elif port.kind == "server":
-            yield from _server_port(facts, port, vlan.id, qos)
+            yield from _server_port(facts, port, vlan.id)
     yield Interface(
         eos.port_channel(mlag.peer_link_channel),
         description=describe.peer_link_channel.format(peer=peer, channel=mlag.peer_link_channel),
@@ -142,9 +159,15 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
     yield _management1(facts)
 
 
-def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int, qos: dict[str, Any]) -> Iterator[Interface]:
+def storm_control(facts: DeviceFacts) -> tuple[tuple[str, str], ...]:
+    """The storm-control levels of every server-facing port (``storm_control`` of the intent)."""
+    return eos.storm_control(facts.design.storm_control.model_dump())
+
+
+def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Interface]:
     """A server NIC's port: an access port, or a member of the server's MLAG port-channel (LACP)."""
     design = facts.design
+    qos = port_qos(facts, port.speed)
     describe = design.naming.descriptions
     mtu = design.mtu.switch
     description = describe.server_port.format(server=port.peer, nic=port.peer_port)
@@ -154,6 +177,7 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int, qos: dict[str, A
             description=description,
             mtu=mtu,
             switchport_access_vlan=vlan,
+            storm_control=storm_control(facts),
             portfast=True,
             bpduguard=True,
             **qos,
@@ -162,23 +186,28 @@ def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int, qos: dict[str, A
     yield Interface(port.name, description=description, channel_group=port.channel, **qos)
     yield Interface(
         eos.port_channel(port.channel),
-        description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),
+        description=describe.server_channel.format(server=port.peer, bond=BOND_NAMES[port.network]),  # type: ignore[index]
         mtu=mtu,
         switchport_access_vlan=vlan,
         mlag=port.channel,
         lacp_fallback_timeout=design.fabrics[facts.switch.network].lacp_fallback_timeout,  # type: ignore[index]
+        storm_control=storm_control(facts),
         portfast=True,
         bpduguard=True,
     )
 
 
-def _access(name: str, description: str, vlan: int) -> Interface:
-    return Interface(name, description=description, switchport_access_vlan=vlan, portfast=True, bpduguard=True)
-
-
-def _trunk(name: str, description: str, mtu: int, vlan: int) -> Interface:
+def _access(name: str, description: str, vlan: int, storm: tuple[tuple[str, str], ...] = ()) -> Interface:
     return Interface(
-        name, description=description, mtu=mtu, switchport_mode="trunk", switchport_trunk_allowed_vlan=str(vlan)
+        name, description=description, switchport_access_vlan=vlan, storm_control=storm, portfast=True, bpduguard=True
+    )
+
+
+def _trunk(name: str, description: str, mtu: int, rack: RackManagement) -> Interface:
+    """A trunk carrying a rack's two management VLANs (switches', servers')."""
+    allowed = eos.vlan_list((rack.vlan, rack.server_vlan))
+    return Interface(
+        name, description=description, mtu=mtu, switchport_mode="trunk", switchport_trunk_allowed_vlan=allowed
     )
 
 
@@ -187,13 +216,14 @@ def _rack_switch(facts: DeviceFacts) -> Iterator[Interface]:
     describe = facts.design.naming.descriptions
     for port in facts.ports:
         if port.kind == "server":
-            yield _access(port.name, describe.server_port.format(server=port.peer, nic=port.peer_port), rack.vlan)
+            description = describe.server_port.format(server=port.peer, nic=port.peer_port)
+            yield _access(port.name, description, rack.server_vlan, storm_control(facts))
         elif port.kind == "management":
             description = describe.management_port.format(peer=port.peer, peer_port=port.peer_port)
             yield _access(port.name, description, rack.vlan)
         elif port.kind == "rack-uplink":
             description = describe.rack_uplink.format(peer=port.peer, peer_port=port.peer_port)
-            yield _trunk(port.name, description, facts.design.mtu.switch, rack.vlan)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack)
     yield Interface(eos.vlan_interface(rack.vlan), description=rack.vlan_name, ip_address=rack.switch_address)
 
 
@@ -203,10 +233,15 @@ def _core(facts: DeviceFacts) -> Iterator[Interface]:
     for port in facts.ports:
         if port.kind == "rack-downlink":
             description = describe.rack_downlink.format(peer=port.peer, peer_port=port.peer_port)
-            yield _trunk(port.name, description, facts.design.mtu.switch, rack_of[port.peer].vlan)
+            yield _trunk(port.name, description, facts.design.mtu.switch, rack_of[port.peer])
         elif port.kind == "upstream" and facts.upstream is not None:
             address = facts.upstream.address
             yield Interface(port.name, description=describe.upstream, routed=True, ip_address=address)
     for rack in facts.racks:
-        description = describe.rack_gateway.format(vlan=rack.vlan_name)
-        yield Interface(eos.vlan_interface(rack.vlan), description=description, ip_address=rack.gateway)
+        for vlan, name, gateway in (
+            (rack.vlan, rack.vlan_name, rack.gateway),
+            (rack.server_vlan, rack.server_vlan_name, rack.server_gateway),
+        ):
+            yield Interface(
+                eos.vlan_interface(vlan), description=describe.rack_gateway.format(vlan=name), ip_address=gateway
+            )

@@ -17,6 +17,8 @@ class Interface(NamedTuple):
     description: str | None = None
     shutdown: bool = False
     mtu: int | None = None
+    speed: str | None = None
+    """The ``speed`` keyword of a breakout lane (``100g-2``); unset in a cage's default mode."""
     vrf: str | None = None
     switchport_access_vlan: int | None = None
     switchport_mode: Literal["trunk"] | None = None
@@ -33,6 +35,8 @@ class Interface(NamedTuple):
     qos_trust_dscp: bool = False
     service_profile: str | None = None
     ecn_count_queue: str | None = None
+    storm_control: tuple[tuple[str, str], ...] = ()
+    """(traffic kind, level in percent of the port's speed)."""
     portfast: bool = False
     bpduguard: bool = False
 
@@ -56,6 +60,88 @@ class VlanDef(NamedTuple):
     trunk_groups: tuple[str, ...] = ()
 
 
+class AclEntry(NamedTuple):
+    seq: int
+    action: str
+    source: str
+    """As EOS prints it: ``host 172.20.0.40`` or ``172.20.0.0/24``."""
+
+
+class StandardAcl(NamedTuple):
+    """An ``ip access-list standard``: the sources one management service accepts."""
+
+    name: str
+    entries: tuple[AclEntry, ...]
+
+
+class ManagementService(NamedTuple):
+    """eAPI or SSH: the VRF it serves in and the ACL that guards it."""
+
+    vrf: str
+    """The management VRF, or ``default``."""
+    access_group: str | None = None
+    default_vrf: bool = False
+    """Whether ``vrf`` is the default VRF (EOS names none for SSH's ACL there)."""
+
+
+class GnmiServer(NamedTuple):
+    """``management api gnmi``: one gRPC transport, TLS, in the management VRF, behind its ACL."""
+
+    transport: str
+    ssl_profile: str
+    port: int | None = None
+    """Set when it is not EOS's default (6030), which EOS does not print."""
+    vrf: str | None = None
+    access_group: str | None = None
+
+
+class SslProfile(NamedTuple):
+    """A ``management security`` SSL profile: the switch's certificate and key files."""
+
+    name: str
+    certificate: str
+    key: str
+
+
+class AaaConfig(NamedTuple):
+    """Remote AAA: the servers (their key a secret reference), the group, the method lists."""
+
+    protocol: Literal["tacacs+", "radius"]
+    server_keyword: str
+    """``tacacs-server`` or ``radius-server``."""
+    servers: tuple[VrfHost, ...]
+    key_ref: str
+    group: str
+    tacacs_source: VrfHost | None
+    """The interface (and VRF) TACACS+ requests leave from (EOS prints it near the end)."""
+    radius_source: VrfHost | None
+    """The interface (and VRF) RADIUS requests leave from (EOS prints it after PFC)."""
+    authentication: tuple[str, ...]
+    authorization: tuple[str, ...]
+    accounting: tuple[str, ...]
+
+
+class SnmpConfig(NamedTuple):
+    """SNMPv3 with authentication and privacy: view, group, user (secret passphrases), hosts."""
+
+    view: str
+    group: str
+    user: str
+    auth: str
+    auth_ref: str
+    priv: str
+    priv_ref: str
+    hosts: tuple[VrfHost, ...]
+    vrf: str | None
+    local_interface: str | None
+
+
+class SflowConfig(NamedTuple):
+    sample_rate: int
+    destinations: tuple[VrfHost, ...]
+    source: VrfHost | None
+
+
 class QosQueue(NamedTuple):
     id: int
     comment: str | None = None
@@ -65,8 +151,12 @@ class QosQueue(NamedTuple):
 
 
 class QosProfileConfig(NamedTuple):
+    """The per-port QoS of the RoCE ports of one speed (its queues mark ECN with that speed's band)."""
+
     name: str
+    speed: str
     pfc_priority: int
+    pfc_watchdog: bool
     queue_keyword: str
     queues: tuple[QosQueue, ...]
 
@@ -87,7 +177,8 @@ class QosConfig(NamedTuple):
     dscp_maps: tuple[QosMap, ...]
     tc_to_queue: tuple[tuple[int, int], ...]
     watchdog: PfcWatchdog
-    profile: QosProfileConfig
+    profiles: tuple[QosProfileConfig, ...]
+    """One per speed of the switch's RoCE ports, by speed."""
 
 
 class SpanningTree(NamedTuple):
@@ -159,9 +250,18 @@ class RouterBgp(NamedTuple):
     redistribute_connected_route_map: str
 
 
+class RouterBfd(NamedTuple):
+    """The BFD timers every session of the switch uses (``router bfd``)."""
+
+    interval: int
+    min_rx: int
+    multiplier: int
+
+
 class RouterOspf(NamedTuple):
     process: int
     router_id: str
+    bfd_default: bool
     active_interfaces: tuple[str, ...]
     networks: tuple[tuple[str, str], ...]
     maximum_paths: int
@@ -181,10 +281,16 @@ class DeviceConfig(NamedTuple):
     logging_source: VrfHost | None
     spanning_tree: SpanningTree
     vlans: tuple[VlanDef, ...]
+    sflow: SflowConfig | None
+    snmp: SnmpConfig | None
     vrfs: tuple[str, ...]
-    management_api_vrf: str | None
+    management_api: ManagementService
+    management_gnmi: GnmiServer | None
+    ssl_profiles: tuple[SslProfile, ...]
+    aaa: AaaConfig | None
     interfaces: tuple[Interface, ...]
     virtual_router_mac: str | None
+    access_lists: tuple[StandardAcl, ...]
     ip_routing: bool
     no_ip_routing_vrfs: tuple[str, ...]
     prefix_lists: tuple[PrefixList, ...]
@@ -193,7 +299,8 @@ class DeviceConfig(NamedTuple):
     ntp_servers: tuple[VrfHost, ...]
     qos: QosConfig | None
     route_maps: tuple[RouteMapEntry, ...]
+    router_bfd: RouterBfd | None
     router_bgp: RouterBgp | None
     router_ospf: RouterOspf | None
-    management_ssh_vrf: str | None
+    management_ssh: ManagementService
     extra_config: str | None = None

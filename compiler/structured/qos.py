@@ -1,16 +1,22 @@
 """The QoS sections of a fabric switch: DSCP and traffic-class maps, the PFC watchdog, and the
-queue profile every RoCE-facing port applies.
+queue profiles its RoCE-facing ports apply, one per port speed.
+
+A profile is named after the role's service profile and the speed (``ROCE-LEAF-100G``): the
+lossless queue's ECN band scales with the port speed, and EOS applies queue settings per
+profile. Every profile enables the PFC watchdog, so every lossless port runs it.
 
 Example:
     >>> from pathlib import Path
     >>> from compiler.facts import build_facts
     >>> from compiler.intent import load_intent
-    >>> facts = build_facts(load_intent(Path("intent"))).device("spine01")
+    >>> facts = build_facts(load_intent(Path("intent"))).device("rack01-leaf-a")
     >>> config = qos(facts)
-    >>> config.profile.name, config.profile.queue_keyword, config.dscp_maps[0]
-    ('ROCE-SPINE', 'tx-queue', QosMap(dscps='26 27', traffic_class=3))
-    >>> port_qos(facts)
-    {'qos_trust_dscp': True, 'service_profile': 'ROCE-SPINE', 'ecn_count_queue': 'tx-queue 3'}
+    >>> [(p.name, p.queue_keyword, p.pfc_watchdog) for p in config.profiles]
+    [('ROCE-LEAF-100G', 'uc-tx-queue', True), ('ROCE-LEAF-400G', 'uc-tx-queue', True)]
+    >>> config.dscp_maps[1:]
+    (QosMap(dscps='26 27', traffic_class=3), QosMap(dscps='48', traffic_class=6))
+    >>> port_qos(facts, "400g")
+    {'qos_trust_dscp': True, 'service_profile': 'ROCE-LEAF-400G', 'ecn_count_queue': 'uc-tx-queue 3'}
 """
 
 from __future__ import annotations
@@ -18,20 +24,45 @@ from __future__ import annotations
 from typing import Any
 
 from compiler.facts import DeviceFacts
+from compiler.intent import SPEEDS_GBPS
 from compiler.platforms import eos
 from compiler.structured.model import PfcWatchdog, QosConfig, QosMap, QosProfileConfig, QosQueue
 
+ROCE_PORT_KINDS = ("uplink", "downlink", "peer-link", "server")
+"""The ports that carry RoCE: every fabric-facing and server-facing port of a RoCE fabric switch."""
 
-def profile_name(facts: DeviceFacts) -> str:
-    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile)."""
+
+def base_profile_name(facts: DeviceFacts) -> str:
+    """The per-port QoS profile of a switch's role (``service_profiles`` of its QoS profile; a
+    super-spine takes the spines')."""
     spec = facts.design.fabrics[facts.switch.network]  # type: ignore[index]
     profile = facts.design.qos_profiles[spec.qos or ""]
-    return profile.service_profiles[facts.switch.role]  # type: ignore[index]
+    return profile.service_profiles["leaf" if facts.switch.role == "leaf" else "spine"]
+
+
+def profile_name(facts: DeviceFacts, speed: str) -> str:
+    """The QoS profile of the switch's RoCE ports of ``speed``.
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.facts import build_facts
+        >>> from compiler.intent import load_intent
+        >>> profile_name(build_facts(load_intent(Path("intent"))).device("spine01"), "400g")
+        'ROCE-SPINE-400G'
+    """
+    return f"{base_profile_name(facts)}-{speed.upper()}"
 
 
 def queue_keyword(facts: DeviceFacts) -> str:
-    """The queue sub-mode keyword of the switch's model."""
-    return facts.design.switch_models[facts.switch.model].queue_keyword
+    """The queue sub-mode keyword of the switch's model (``uc-tx-queue`` on Trident/Tomahawk,
+    ``tx-queue`` on Jericho: the catalog's ``queue``)."""
+    return facts.switch.layout.model.queue
+
+
+def roce_speeds(facts: DeviceFacts) -> tuple[str, ...]:
+    """The speeds of the switch's RoCE-carrying ports, slowest first."""
+    speeds = {p.speed for p in facts.ports if p.kind in ROCE_PORT_KINDS and p.speed is not None}
+    return tuple(sorted(speeds, key=SPEEDS_GBPS.__getitem__))
 
 
 def qos(facts: DeviceFacts) -> QosConfig | None:
@@ -39,30 +70,43 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
     roce = facts.qos
     if roce is None:
         return None
-    queues = tuple(
-        QosQueue(
-            q.id,
-            bandwidth_percent=q.bandwidth_percent,
-            strict=q.strict,
-            ecn=eos.ecn_marking(q.ecn) if q.ecn is not None else None,
+    profiles = []
+    for speed in roce_speeds(facts):
+        band = roce.ecn_band(speed)
+        queues = tuple(
+            QosQueue(
+                q.id,
+                bandwidth_percent=q.bandwidth_percent,
+                strict=q.strict,
+                ecn=eos.ecn_marking(*band) if q.ecn and band is not None else None,
+            )
+            for q in roce.queues
         )
-        for q in roce.queues
-    )
+        profiles.append(
+            QosProfileConfig(
+                profile_name(facts, speed),
+                speed,
+                roce.pfc_priority,
+                roce.watchdog.enabled,
+                queue_keyword(facts),
+                queues,
+            )
+        )
     wd = roce.watchdog
     return QosConfig(
         dscp_maps=tuple(QosMap(" ".join(str(d) for d in dscps), tc) for dscps, tc in roce.dscp_classes),
         tc_to_queue=roce.tc_to_queue,
         watchdog=PfcWatchdog(wd.action, f"{wd.timeout:g}", f"{wd.polling_interval:g}", f"{wd.recovery_time:g}"),
-        profile=QosProfileConfig(profile_name(facts), roce.pfc_priority, queue_keyword(facts), queues),
+        profiles=tuple(profiles),
     )
 
 
-def port_qos(facts: DeviceFacts) -> dict[str, Any]:
-    """What a RoCE-facing port of the switch carries (nothing outside a RoCE fabric)."""
-    if facts.qos is None:
+def port_qos(facts: DeviceFacts, speed: str | None) -> dict[str, Any]:
+    """What a RoCE-facing port of ``speed`` carries (nothing outside a RoCE fabric)."""
+    if facts.qos is None or speed is None:
         return {}
     return {
         "qos_trust_dscp": True,
-        "service_profile": profile_name(facts),
+        "service_profile": profile_name(facts, speed),
         "ecn_count_queue": eos.ecn_count_queue(queue_keyword(facts), facts.qos.ecn_queue),
     }

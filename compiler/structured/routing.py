@@ -1,9 +1,11 @@
-"""The routing sections of a fabric switch: prefix lists, route maps, router bgp, router ospf.
+"""The routing sections of a fabric switch: prefix lists, route maps, router bfd, router bgp,
+router ospf.
 
 eBGP: one peer group for the underlay (BFD, a route limit), on leaves a second for the MLAG
 peer (next-hop-self, its routes made less preferred); connected routes are redistributed
 through a route map that admits only the loopbacks (and on leaves the hosts subnet). The names
-are the routing profile's (``routing_profiles.<name>.bgp``).
+are the routing profile's (``routing_profiles.<name>.bgp``). BFD runs on the underlay peer group
+(eBGP) or on every OSPF neighbor (``bfd default``), with the profile's timers in ``router bfd``.
 
 Example:
     >>> from pathlib import Path
@@ -14,7 +16,7 @@ Example:
     >>> bgp.asn, [g.name for g in bgp.peer_groups]
     (65201, ['IPv4-UNDERLAY-PEERS', 'MLAG-IPv4-UNDERLAY-PEER'])
     >>> [(n.address, n.peer_group, n.description) for n in bgp.neighbors][0]
-    ('10.41.4.0', 'IPv4-UNDERLAY-PEERS', 'stor-spine01_Ethernet1')
+    ('10.41.4.0', 'IPv4-UNDERLAY-PEERS', 'stor-spine01_Ethernet1/1')
     >>> [(m.name, m.seq) for m in route_maps(facts)]
     [('RM-CONN-2-BGP', 10), ('RM-CONN-2-BGP', 20), ('RM-MLAG-PEER-IN', 10)]
 """
@@ -31,6 +33,7 @@ from compiler.structured.model import (
     PrefixList,
     PrefixListEntry,
     RouteMapEntry,
+    RouterBfd,
     RouterBgp,
     RouterOspf,
 )
@@ -90,7 +93,10 @@ def router_bgp(facts: DeviceFacts) -> RouterBgp | None:
     routing, bgp = found
     assert routing.asn is not None
     underlay = BgpPeerGroup(
-        bgp.underlay_peer_group, remote_as=routing.remote_asn, bfd=bgp.bfd, maximum_routes=bgp.maximum_routes
+        bgp.underlay_peer_group,
+        remote_as=routing.remote_asn,
+        bfd=routing.bfd is not None,
+        maximum_routes=bgp.maximum_routes,
     )
     groups: tuple[BgpPeerGroup, ...] = (underlay,)
     if facts.switch.role == "leaf":
@@ -119,6 +125,14 @@ def router_bgp(facts: DeviceFacts) -> RouterBgp | None:
     )
 
 
+def router_bfd(facts: DeviceFacts) -> RouterBfd | None:
+    """The BFD timers of the switch's underlay sessions (None without BFD)."""
+    routing = facts.routing
+    if routing is None or routing.bfd is None:
+        return None
+    return RouterBfd(routing.bfd.interval_ms, routing.bfd.min_rx_ms, routing.bfd.multiplier)
+
+
 def router_ospf(facts: DeviceFacts) -> RouterOspf | None:
     """One area; only the fabric-facing interfaces are not passive."""
     routing = facts.routing
@@ -128,6 +142,7 @@ def router_ospf(facts: DeviceFacts) -> RouterOspf | None:
     return RouterOspf(
         process=ospf.process,
         router_id=routing.router_id,
+        bfd_default=routing.bfd is not None,
         active_interfaces=routing.ospf_interfaces,
         networks=tuple((prefix, str(ospf.area)) for prefix in routing.ospf_networks),
         maximum_paths=routing.maximum_paths,

@@ -28,7 +28,10 @@ def vlans(facts: DeviceFacts) -> tuple[VlanDef, ...]:
     """The VLANs of the switch, by id."""
     role = facts.switch.role
     if role in ("mgmt", "core"):
-        return tuple(VlanDef(r.vlan, r.vlan_name) for r in facts.racks)
+        defs = [
+            VlanDef(v, n) for r in facts.racks for v, n in ((r.vlan, r.vlan_name), (r.server_vlan, r.server_vlan_name))
+        ]
+        return tuple(sorted(defs, key=lambda v: v.id))
     if role != "leaf":
         return ()
     design = facts.design
@@ -47,7 +50,7 @@ def vlans(facts: DeviceFacts) -> tuple[VlanDef, ...]:
 def spanning_tree(facts: DeviceFacts) -> SpanningTree:
     """The platform's mode wherever there are layer-2 ports; leaves are roots, off the MLAG VLANs."""
     platform = eos.data()
-    if facts.switch.role == "spine":
+    if facts.switch.role in ("spine", "super-spine"):
         return SpanningTree(platform.routed_spanning_tree_mode)
     if facts.switch.role == "leaf":
         mlag = facts.design.mlag

@@ -18,15 +18,17 @@ Example:
 from __future__ import annotations
 
 from compiler.facts import DeviceFacts
+from compiler.facts.hardware import internal_vlans
 from compiler.platforms import eos
 from compiler.structured.model import StaticRoute, User, VrfHost
+from compiler.structured.switching import vlans
 
 DEFAULT_ROUTE = "0.0.0.0/0"
 
 
 def is_fabric_switch(facts: DeviceFacts) -> bool:
-    """A spine or a leaf (not the management network's own switches)."""
-    return facts.switch.role in ("leaf", "spine")
+    """A leaf, spine or super-spine (not the management network's own switches)."""
+    return facts.switch.role in ("leaf", "spine", "super-spine")
 
 
 def management_vrf(facts: DeviceFacts) -> str | None:
@@ -58,7 +60,7 @@ def logging_hosts(facts: DeviceFacts) -> tuple[VrfHost, ...]:
 
 def logging_source(facts: DeviceFacts) -> VrfHost | None:
     vrf = management_vrf(facts)
-    return VrfHost(eos.management_port(), vrf) if vrf else None
+    return VrfHost(facts.switch.layout.management_port, vrf) if vrf else None
 
 
 def ntp_servers(facts: DeviceFacts) -> tuple[VrfHost, ...]:
@@ -84,5 +86,10 @@ def routing_model(facts: DeviceFacts) -> str | None:
 
 
 def vlan_internal_range(facts: DeviceFacts) -> str | None:
-    """The VLANs EOS takes for routed ports, set on the switches that route on their ports."""
-    return eos.vlan_range(*eos.data().vlan_internal_range) if is_fabric_switch(facts) else None
+    """The VLANs EOS takes for routed ports, set on the switches that route on their ports: the
+    platform's range, or a larger one clear of the switch's VLANs when its model can route more
+    ports than that range holds (:func:`compiler.facts.hardware.internal_vlans`)."""
+    if not is_fabric_switch(facts):
+        return None
+    chosen = internal_vlans(facts.switch.layout, [v.id for v in vlans(facts)])
+    return eos.vlan_range(chosen.first, chosen.last)

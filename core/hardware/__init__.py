@@ -34,6 +34,7 @@ from core.hardware.model import (
 )
 from core.hardware.planning import (
     PortCount,
+    breakout_optics,
     capacity,
     internal_vlan_problems,
     internal_vlan_range,
@@ -57,6 +58,7 @@ __all__ = [
     "PortKind",
     "Power",
     "VlanRange",
+    "breakout_optics",
     "capacity",
     "catalog",
     "internal_vlan_problems",

@@ -42,6 +42,8 @@ class Optic:
     standard: str
     form_factors: tuple[str, ...]
     reach_om3_m: int | None = None
+    breakout: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """Breakout mode -> the optic at the far end of each lane (a parallel optic fanned out)."""
 
 
 @dataclass(frozen=True)
@@ -259,22 +261,52 @@ def _optics(reader: _Reader) -> tuple[Optic, ...]:
                 reader.get(optic, "standard", str, name),
                 reader.strings(optic, "form_factors", name),
                 om3 or None,
+                {str(k): str(v) for k, v in reader.get(optic, "breakout", dict, name, {}).items()},
             )
         )
+    names = {o.name for o in optics}
+    for found in optics:
+        for mode, lane in found.breakout.items():
+            if lane not in names:
+                raise reader.fail(f"{found.name}.breakout.{mode}", f"no optic {lane!r} in this file")
     return tuple(optics)
 
 
-def load_catalog(root: Path = DATA) -> Catalog:
-    """Read the catalog under ``root`` (the package's own data by default)."""
+def load_catalog(root: Path = DATA, extra: Path | None = None) -> Catalog:
+    """Read the catalog under ``root`` (the package's own data by default).
+
+    ``extra`` is a repository's own folder of the same layout (``switches/``, ``linecards/``,
+    optionally ``ports.yaml``): its files add models, linecards and cage kinds; one that names
+    a model the catalog already has is an error, so a shipped model is never silently replaced.
+    """
     kinds = _kinds(_Reader(root / "ports.yaml"))
+    if extra is not None and (extra / "ports.yaml").is_file():
+        added = _Reader(extra / "ports.yaml")
+        for name, kind in _kinds(added).items():
+            if name in kinds:
+                raise added.fail(name, f"cage kind {name!r} is in the catalog already: give it another name")
+            kinds[name] = kind
     eos = _Reader(root / "eos.yaml")
     vlans = _vlans(eos, eos.get(eos.mapping(eos.data, ""), "internal_vlans", dict, ""), "internal_vlans")
-    cards = {path.stem: _linecard(path, kinds) for path in sorted((root / "linecards").glob("*.yaml"))}
-    models = {path.stem: _model(path, kinds, cards, vlans) for path in sorted((root / "switches").glob("*.yaml"))}
+    roots = [root] if extra is None else [root, extra]
+    cards: dict[str, Linecard] = {}
+    models: dict[str, Model] = {}
+    for folder in roots:
+        for path in sorted((folder / "linecards").glob("*.yaml")):
+            _add(cards, path, _linecard(path, kinds))
+    for folder in roots:
+        for path in sorted((folder / "switches").glob("*.yaml")):
+            _add(models, path, _model(path, kinds, cards, vlans))
     return Catalog(models, cards, kinds, _optics(_Reader(root / "optics.yaml")), vlans)
 
 
+def _add(found: dict[str, Any], path: Path, item: Any) -> None:
+    if path.stem in found:
+        raise _Reader(path).fail("", f"{path.stem} is in the catalog already: remove this file or rename the model")
+    found[path.stem] = item
+
+
 @cache
-def catalog() -> Catalog:
-    """The catalog shipped with fabricops (read once per process)."""
-    return load_catalog()
+def catalog(extra: Path | None = None) -> Catalog:
+    """The catalog shipped with fabricops, with a repository's own models in ``extra`` (read once)."""
+    return load_catalog(DATA, extra)

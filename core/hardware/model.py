@@ -161,7 +161,7 @@ class Port:
     def mode(self, name: str) -> BreakoutMode:
         if name not in self.allowed_modes():
             allowed = ", ".join(self.allowed_modes())
-            raise FabricopsError(f"Ethernet{self.label}: no breakout {name!r} on this port (allowed: {allowed})")
+            raise FabricopsError(f"{self.name()}: no breakout {name!r} on this port (allowed: {allowed})")
         return self.kind.modes[name]
 
     def mode_for_keyword(self, keyword: str) -> BreakoutMode | None:
@@ -512,6 +512,28 @@ class Model:
         return ", ".join(parts) if parts else "no ports"
 
     # ------------------------------------------------------------------ breakouts
+    def port_set(self, cages: Iterable[int | str], mode: str | None = None) -> list[str]:
+        """The interfaces of ``cages`` in order, each cage broken out into ``mode`` (default: the
+        cage's own default mode): the k-th member of a port set is the k-th of this list.
+
+        Examples:
+            >>> from core.hardware import model
+            >>> model("DCS-7060DX5-32").port_set([1, 2], "4x100g")[:5]
+            ['Ethernet1/1', 'Ethernet1/3', 'Ethernet1/5', 'Ethernet1/7', 'Ethernet2/1']
+            >>> model("DCS-7050SX3-48YC8").port_set([47, 48, 49])
+            ['Ethernet47', 'Ethernet48', 'Ethernet49/1']
+            >>> model("DCS-7280CR3-32P4").port_set([2], "4x25g")
+            Traceback (most recent call last):
+            ...
+            core.errors.FabricopsError: Ethernet2/1: no breakout '4x25g' on this port (allowed: 1x100g, 2x50g)
+        """
+        names: list[str] = []
+        for ref in cages:
+            cage = self.port(ref)
+            chosen = cage.mode(mode) if mode is not None else cage.default_mode
+            names += [cage.name(lane) for lane in chosen.lanes]
+        return names
+
     def breakout(self, port: int | str, mode: str) -> Breakout:
         """The interfaces a breakout of one cage makes (with their ``speed`` keyword) and the
         interfaces it makes absent (the partner cage of a gearbox pair).

@@ -141,18 +141,49 @@ def optics(speed: str) -> list[Optic]:
     return sorted((o for o in catalog().optics if o.speed == speed), key=lambda o: o.reach_m)
 
 
-def optic_for(speed: str, length_m: float, *, media: str | None = None) -> Optic | None:
-    """The shortest-reach optic of ``speed`` (of ``media``, if given) that spans ``length_m``.
+def optic_for(speed: str, length_m: float, *, media: str | None = None, form_factor: str | None = None) -> Optic | None:
+    """The shortest-reach optic of ``speed`` (of ``media``, for a ``form_factor`` cage, if given)
+    that spans ``length_m``: multimode while it reaches, single-mode beyond.
 
     Examples:
         >>> optic_for("100g", 1500).name
         '100GBASE-FR'
         >>> optic_for("25g", 20, media="singlemode").name
         '25GBASE-LR'
+        >>> optic_for("100g", 20, form_factor="QSFP28").name, optic_for("1g", 3, form_factor="RJ45").name
+        ('100GBASE-SR4', '1000BASE-T')
         >>> optic_for("400g", 20000) is None
         True
     """
     for optic in optics(speed):
-        if optic.reach_m >= length_m and (media is None or optic.media == media):
+        if optic.reach_m < length_m or (media is not None and optic.media != media):
+            continue
+        if form_factor is None or form_factor in optic.form_factors:
             return optic
+    return None
+
+
+def breakout_optics(speed: str, form_factor: str, mode: str, length_m: float) -> tuple[Optic, Optic] | None:
+    """The optic of a cage broken out into ``mode`` and the optic at each lane's far end: the
+    shortest reach whose cage optic and lane optic both span ``length_m``; None if none does.
+
+    ``speed`` is the cage's own (its default mode's) speed.
+
+    Examples:
+        >>> [o.name for o in breakout_optics("400g", "QSFP-DD", "4x100g", 3)]
+        ['400GBASE-SR8', '100GBASE-SR2']
+        >>> [o.name for o in breakout_optics("400g", "QSFP-DD", "4x100g", 150)]
+        ['400GBASE-DR4', '100GBASE-DR']
+        >>> [o.name for o in breakout_optics("100g", "QSFP28", "4x25g", 12)]
+        ['100GBASE-SR4', '25GBASE-SR']
+        >>> breakout_optics("400g", "QSFP-DD", "8x50g", 300) is None
+        True
+    """
+    by_name = {o.name: o for o in catalog().optics}
+    for optic in optics(speed):
+        lane = by_name.get(optic.breakout.get(mode, ""))
+        if lane is None or form_factor not in optic.form_factors:
+            continue
+        if min(optic.reach_m, lane.reach_m) >= length_m:
+            return optic, lane
     return None

@@ -144,7 +144,7 @@ def plan_cmd(
 
     Nothing is changed: each candidate is loaded into a configure session, diffed and
     discarded. A difference that is none by meaning (entries printed in another order) is no
-    change. The plan file holds the ref and a fingerprint of each device's live config, so
+    change. The plan file holds the ref and a keyed fingerprint of each device's live config, so
     that 'deploy --plan' applies exactly what was reviewed. Exit 0 when every device is in
     sync, 3 when changes are pending, 1 when a device cannot be planned.
 

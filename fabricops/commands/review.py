@@ -29,13 +29,18 @@ def diff_cmd(root: Path, base_ref: str, head_ref: str | None, fmt: str) -> None:
     from compiler.fabric import resolve
     from compiler.intent import load_intent
     from core.generated import open_snapshot
+    from core.topology import Topology
     from review.diff import review
     from review.report import as_json, as_markdown, as_text
 
-    result = review(open_snapshot(root, base_ref), open_snapshot(root, head_ref))
+    base, head = open_snapshot(root, base_ref), open_snapshot(root, head_ref)
+    result = review(base, head)
     intent = load_intent(root / "intent")
     findings = [asdict(f) for f in run_checks(intent, resolve(intent))]
-    render = {"text": as_text, "markdown": as_markdown, "json": as_json}[fmt]
-    click.echo(render(result, findings), nl=False)
+    if fmt == "markdown":  # the blast radius drawn over the cabling of both refs (a removed device too)
+        text = as_markdown(result, findings, Topology.read(head).merged(Topology.read(base)))
+    else:
+        text = {"text": as_text, "json": as_json}[fmt](result, findings)
+    click.echo(text, nl=False)
     if result.changed:
         raise DifferencesFound(f"{len(result.devices)} device(s) change: {result.summary}")

@@ -27,7 +27,7 @@ def test_device_counts(fabric: ResolvedFabric) -> None:
     roles = [(d.network, d.role) for d in fabric.devices.values()]
     assert roles.count(("compute", "spine")) == 4
     assert roles.count(("compute", "leaf")) == 24
-    assert roles.count(("storage", "spine")) == 2
+    assert roles.count(("storage", "spine")) == 4
     assert roles.count(("storage", "leaf")) == 8
     assert roles.count(("management", "mgmt")) == 14
     assert roles.count(("management", "core")) == 1
@@ -36,9 +36,9 @@ def test_device_counts(fabric: ResolvedFabric) -> None:
 def test_leaf_spine_link_addresses(fabric: ResolvedFabric) -> None:
     """Leaf L to spine s is /31 number (L-1)*4 + (s-1); spine even, leaf odd."""
     # rack03-leaf-b is leaf index 6; link to spine02 = /31 number 21 = 10.31.4.42/31
-    assert iface(fabric, "rack03-leaf-b", "Ethernet50").ip_address == "10.31.4.43/31"
-    assert iface(fabric, "spine02", "Ethernet6").ip_address == "10.31.4.42/31"
-    assert iface(fabric, "spine02", "Ethernet6").description == "P2P_rack03-leaf-b_Ethernet50"
+    assert iface(fabric, "rack03-leaf-b", "Ethernet26/1").ip_address == "10.31.4.43/31"
+    assert iface(fabric, "spine02", "Ethernet6/1").ip_address == "10.31.4.42/31"
+    assert iface(fabric, "spine02", "Ethernet6/1").description == "P2P_rack03-leaf-b_Ethernet26/1"
 
 
 def test_loopbacks_svis_and_server_addresses(fabric: ResolvedFabric) -> None:
@@ -49,9 +49,10 @@ def test_loopbacks_svis_and_server_addresses(fabric: ResolvedFabric) -> None:
     server = fabric.servers["rack05-gpu007"]
     assert server.compute_address == "10.30.5.17/24"
     assert server.compute_gateway == "10.30.5.1"
-    assert server.mgmt_address == "172.16.5.27/24"
+    assert server.mgmt_address == "172.16.5.136/25"
     nic_ports = {(n.switch, n.switch_port) for n in server.nics}
-    assert ("rack05-leaf-a", "Ethernet7") in nic_ports and ("rack05-leaf-b", "Ethernet7") in nic_ports
+    # position 7 takes the 7th downlink: cage 2 broken out 4x100G gives /1, /3, /5, /7 after cage 1's four
+    assert ("rack05-leaf-a", "Ethernet2/5") in nic_ports and ("rack05-leaf-b", "Ethernet2/5") in nic_ports
 
 
 def test_storage_pairs_serve_four_racks(fabric: ResolvedFabric) -> None:
@@ -98,4 +99,4 @@ def test_every_fabric_switch_keeps_its_management_interface(fabric: ResolvedFabr
     for device in fabric.devices.values():
         if device.role in {"leaf", "spine"}:
             mgmt = iface(fabric, device.name, "Management1")
-            assert mgmt.vrf == "MGMT" and mgmt.ip_address == f"{device.mgmt_address}/24"
+            assert mgmt.vrf == "MGMT" and mgmt.ip_address == f"{device.mgmt_address}/25"

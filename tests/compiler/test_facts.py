@@ -42,11 +42,11 @@ def test_each_builder_runs_alone_on_what_it_depends_on(intent: Intent) -> None:
     cabling = build_cabling(intent, topology, attachments, addressing)
     routing = build_routing(intent, topology, cabling, addressing)
     qos = build_qos(intent)
-    assert len(topology.switches) == 53
+    assert len(topology.switches) == 55
     assert len(attachments.nics) == 112 + 2 * 108 + 2 * 112
     assert addressing.loopbacks["spine03"] == "10.31.0.3"
-    assert management.racks[13].switch_address == "172.16.13.2/24"
-    assert len(cabling.cables) == 748
+    assert management.racks[13].switch_address == "172.16.13.2/25"
+    assert len(cabling.cables) == 766
     assert routing.switches["spine01"].protocol == "ospf"
     assert set(qos.fabrics) == {"compute"}
 
@@ -59,10 +59,10 @@ def test_facts_are_deterministic(intent: Intent, facts: Facts) -> None:
 
 
 def test_ports_are_keyed_by_device_and_name(facts: Facts) -> None:
-    port = facts.cabling.port("rack03-leaf-a", "Ethernet7")
+    port = facts.cabling.port("rack03-leaf-a", "Ethernet2/5")
     assert port is not None and (port.kind, port.peer, port.peer_port) == ("server", "rack03-gpu007", "enp65s0f0")
-    assert facts.cabling.port("rack03-leaf-a", "Ethernet30") is None
-    assert facts.cabling.port("spine02", "Ethernet6").peer == "rack03-leaf-b"  # type: ignore[union-attr]
+    assert facts.cabling.port("rack03-leaf-a", "Ethernet30/1") is None
+    assert facts.cabling.port("spine02", "Ethernet6/1").peer == "rack03-leaf-b"  # type: ignore[union-attr]
 
 
 def test_structured_config_is_a_function_of_the_device_facts(intent: Intent, facts: Facts) -> None:
@@ -85,9 +85,11 @@ def test_a_new_server_changes_only_the_facts_of_its_switches(project: Path) -> N
 
 def test_a_port_claimed_twice_is_a_problem_not_an_overwrite(project: Path, edit: Edit) -> None:
     """A peer-link port that is also an uplink keeps its first use and is reported."""
-    edit("fabric.yaml", "peer_link_ports: [55, 56]", "peer_link_ports: [52, 56]")
+    edit(
+        "fabric.yaml", "peer_link_ports: [Ethernet31/1, Ethernet32/1]", "peer_link_ports: [Ethernet28/1, Ethernet32/1]"
+    )
     facts = build_facts(load_intent(project / "intent"))
-    port = facts.cabling.port("rack01-leaf-a", "Ethernet52")
+    port = facts.cabling.port("rack01-leaf-a", "Ethernet28/1")
     assert port is not None and port.kind == "uplink"
     messages = [p.message for p in facts.problems if p.rule == "PRT007" and p.subject == "rack01-leaf-a"]
-    assert messages == ["rack01-leaf-a: Ethernet52 is already used (uplink to spine04)"]
+    assert messages == ["rack01-leaf-a: Ethernet28/1 is already used (uplink to spine04)"]

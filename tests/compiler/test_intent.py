@@ -40,8 +40,13 @@ BAD_INPUTS = [
         "  domain: cluster.example.net\n  colour: blue\n",
         "fabric.yaml:6: site.colour: unknown key",
     ),
-    ("fabric.yaml", "  host: 9000\n", "  host: jumbo\n", "fabric.yaml:19: mtu.host: Input should be a valid integer"),
-    ("fabric.yaml", "    power_w: 1100\n", "", "switch_models.leaf-48x100g-8x400g.power_w: required key is missing"),
+    ("fabric.yaml", "  host: 9000\n", "  host: jumbo\n", "fabric.yaml:26: mtu.host: Input should be a valid integer"),
+    (
+        "fabric.yaml",
+        "mtu:\n",
+        "switch_models: {}\nmtu:\n",
+        "switch_models: switch models come from the catalog now: name them by id (docs/hardware.md)",
+    ),
     ("fabric.yaml", "hosts: 10.30.0.0/16", "hosts: 10.30.0.0/33", "fabrics.compute.pools.hosts"),
     (
         "fabric.yaml",
@@ -59,15 +64,59 @@ BAD_INPUTS = [
     ),
     (
         "fabric.yaml",
-        "    spines: {count: 4, model: spine-64x400g",
-        "    spines: {count: 4, model: spine-99",
-        "fabrics.compute.spines.model: unknown switch model 'spine-99'",
+        "    spines: {count: 4, model: DCS-7060DX5-64S",
+        "    spines: {count: 4, model: DCS-7060X9-99",
+        "fabrics.compute.spines.model: unknown switch model 'DCS-7060X9-99': the catalog has DCS-7010TX-48, ",
     ),
     (
         "fabric.yaml",
-        "bonding: active-backup          #",
-        "bonding: balance-rr          #",
-        "fabrics.compute.bonding: Input should be 'active-backup' or 'lacp'",
+        "    spines: {count: 4, model: DCS-7060DX5-64S,",
+        "    spines: {count: 4, model: DCS-7060DX5-64S, linecards: {3: 7800R3-48CQ-LC},",
+        "fabrics.compute.spines.linecards: DCS-7060DX5-64S is not a chassis: it has no linecard slots",
+    ),
+    (
+        "fabric.yaml",
+        "uplink_ports: [Ethernet25/1,",
+        "uplink_ports: [Ethernet49/1,",
+        "fabric.yaml:114: fabrics.compute.leaves.uplink_ports[0]: Ethernet49/1 does not exist on DCS-7060DX5-32 "
+        "(Ethernet1/1-32/1 QSFP-DD (lanes /1-/8), Ethernet33 SFP+)",
+    ),
+    (
+        "fabric.yaml",
+        "uplink_ports: [Ethernet25/1,",
+        "uplink_ports: [Ethernet2/5,",
+        "fabrics.compute.leaves.uplink_ports[0]: Ethernet2/5 is on cage 2, which downlinks use: pick a port outside it",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1-3], breakout: 4x100g}",
+        "downlinks: {ports: [1-3], breakout: 4x25g}",
+        "fabrics.compute.leaves.downlinks: Ethernet1/1: no breakout '4x25g' on this port "
+        "(allowed: 1x400g, 2x200g, 4x100g, 2x100g, 8x50g) (DCS-7060DX5-32)",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1-3], breakout: 4x100g}",
+        "downlinks: {ports: [1-3, 40], breakout: 4x100g}",
+        "fabrics.compute.leaves.downlinks: DCS-7060DX5-32: no port 40",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1, 3, 5, 7, 9, 11, 13, 15], breakout: 4x25g}",
+        "downlinks: {ports: [1, 2], breakout: 4x25g}",
+        "management.core.downlinks: Ethernet2/1: no breakout '4x25g' on this port (allowed: 1x100g, 2x50g)",
+    ),
+    (
+        "fabric.yaml",
+        "downlinks: {ports: [1-3], breakout: 4x100g}",
+        "downlinks: {ports: [1-3, Ethernet4], breakout: 4x100g}",
+        "fabric.yaml:113: fabrics.compute.leaves.downlinks.ports: 'Ethernet4' is not a cage number or range",
+    ),
+    (
+        "fabric.yaml",
+        "bonding: per-nic\n",
+        "bonding: balance-rr\n",
+        "fabrics.compute.bonding: Input should be 'active-backup', 'lacp' or 'per-nic'",
     ),
     (
         "fabric.yaml",
@@ -192,3 +241,34 @@ def test_yes_and_no_stay_strings(project: Path, edit: Edit) -> None:
     edit("fabric.yaml", "name: Storage}", "name: NO}")
     intent = load_intent(project / "intent")
     assert intent.fabric.vlans["storage"].name == "NO"
+
+
+def _own_model(project: Path, name: str, source: str = "DCS-7010TX-48") -> Path:
+    """A model file of the repository's own in intent/hardware/switches/, copied from a catalog one."""
+    from core.hardware.catalog import DATA
+
+    folder = project / "intent" / "hardware" / "switches"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (DATA / "switches" / f"{source}.yaml").read_text().replace(f"model: {source}", f"model: {name}")
+    (folder / f"{name}.yaml").write_text(text)
+    return folder / f"{name}.yaml"
+
+
+def test_a_repository_adds_its_own_model_in_intent_hardware(project: Path, edit: Edit) -> None:
+    """intent/hardware/switches/<MODEL>.yaml is read with the catalog, and is part of the intent digest."""
+    from compiler.fabric import resolve
+
+    before = load_intent(project / "intent").digest
+    _own_model(project, "DCS-7010TX-48-LAB")
+    edit("fabric.yaml", "switch_model: DCS-7010TX-48", "switch_model: DCS-7010TX-48-LAB")
+    intent = load_intent(project / "intent")
+    assert intent.digest != before
+    assert resolve(intent).devices["rack01-mgmt"].model == "DCS-7010TX-48-LAB"
+
+
+def test_a_repository_model_cannot_replace_a_catalog_one(project: Path) -> None:
+    path = _own_model(project, "DCS-7010TX-48", source="DCS-7050SX3-48YC8")
+    with pytest.raises(IntentError) as caught:
+        load_intent(project / "intent")
+    (problem,) = caught.value.problems
+    assert problem == f"{path}: DCS-7010TX-48 is in the catalog already: remove this file or rename the model"

@@ -98,17 +98,19 @@ def test_ospf_underlay(example_compile: CompileResult) -> None:
     files = example_compile.files
     leaf = files["configs/rack02-leaf-a.cfg"].decode()
     assert "router ospf 100\n" in leaf and "router bgp" not in leaf
-    assert "   no passive-interface Ethernet49\n" in leaf
+    assert "   no passive-interface Ethernet25/1\n" in leaf
     assert "   maximum-paths 4\n" in leaf
 
 
 def test_lacp_bonding_renders_mlag_port_channels(project: Path, edit: Edit) -> None:
-    """bonding: lacp -> one MLAG port-channel per server, same number on both leaves."""
-    edit("fabric.yaml", "bonding: active-backup          #", "bonding: lacp          #")
-    files = compile_intent(project / "intent").files
-    for leaf in ("rack04-leaf-a", "rack04-leaf-b"):
-        text = files[f"configs/{leaf}.cfg"].decode()
-        assert "interface Port-Channel3\n   description SERVER_rack04-gpu003_bond0\n" in text
+    """bonding: lacp -> one MLAG port-channel per server, same number on both leaves (storage: the two
+    ports of one adapter, which RoCE LAG and LACP both take)."""
+    edit("fabric.yaml", "bonding: active-backup\n", "bonding: lacp\n")
+    result = compile_intent(project / "intent")
+    assert not result.errors, [f.line() for f in result.errors]
+    for leaf in ("rack01-stor-leaf-a", "rack01-stor-leaf-b"):
+        text = result.files[f"configs/{leaf}.cfg"].decode()
+        assert "interface Port-Channel3\n   description SERVER_rack01-gpu003_bond1\n" in text
         assert "   mlag 3\n" in text
         assert "interface Ethernet3\n" in text and "   channel-group 3 mode active\n" in text
 
@@ -117,8 +119,8 @@ def test_active_backup_renders_access_ports(example_compile: CompileResult) -> N
     text = example_compile.files["configs/rack04-leaf-a.cfg"].decode()
     assert "interface Port-Channel3\n" not in text
     assert (
-        "interface Ethernet3\n   description SERVER_rack04-gpu003_enp65s0f0\n"
-        "   mtu 9214\n   switchport access vlan 100\n" in text
+        "interface Ethernet1/5\n   description SERVER_rack04-gpu003_enp65s0f0\n"
+        "   mtu 9214\n   speed 100g-2\n   switchport access vlan 100\n" in text
     )
 
 
@@ -162,7 +164,7 @@ def test_check_errors_block_the_write(project: Path, edit: Edit, example_compile
     generated = project / "generated"
     write_generated(example_compile, generated)
     before = read_tree(generated)
-    edit("fabric.yaml", "      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50]")
+    edit("fabric.yaml", "uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1,", "uplink_ports: [Ethernet25/1,")
     result = compile_intent(project / "intent")
     assert result.errors
     with pytest.raises(CompileError):
@@ -188,14 +190,18 @@ def test_pair_vlan_lands_on_that_pair_only(project: Path, edit: Edit) -> None:
     assert "vlan 210\n" not in files["configs/rack04-leaf-a.cfg"].decode()
 
 
-def test_compute_port_override_moves_the_cable_not_the_address(project: Path) -> None:
+@pytest.mark.parametrize("port", ["12", "Ethernet3/7"])
+def test_compute_port_override_moves_the_cable_not_the_address(project: Path, port: str) -> None:
+    """The 12th downlink, or the port by name: the cable moves, the address stays."""
     servers = project / "intent" / "servers.csv"
     text = servers.read_text().replace("name,model,asset_tag\n", "name,model,asset_tag,compute_port\n")
-    servers.write_text(text.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,13\n"))
+    servers.write_text(
+        text.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", f"rack03-gpu004,gpu-8x-h100,GPU-0304,{port}\n")
+    )
     result = compile_intent(project / "intent")
     leaf = result.files["configs/rack03-leaf-a.cfg"].decode()
-    assert "interface Ethernet13\n   description SERVER_rack03-gpu004_enp65s0f0\n" in leaf
-    assert "interface Ethernet4\n   shutdown\n" in leaf
+    assert "interface Ethernet3/7\n   description SERVER_rack03-gpu004_enp65s0f0\n" in leaf
+    assert "interface Ethernet1/7\n   shutdown\n   speed 100g-2\n" in leaf
     assert result.fabric.servers["rack03-gpu004"].compute_address == "10.30.3.14/24"
     assert not result.errors
 
@@ -205,7 +211,7 @@ def test_compute_port_collision_is_an_error(project: Path) -> None:
     text = servers.read_text().replace("name,model,asset_tag\n", "name,model,asset_tag,compute_port\n")
     servers.write_text(text.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,2\n"))
     result = compile_intent(project / "intent")
-    assert any("Ethernet2 is already used" in f.message for f in result.errors)
+    assert any("Ethernet1/3 is already used" in f.message for f in result.errors)
 
 
 def test_only_changed_files_are_written(project: Path, example_compile: CompileResult) -> None:
@@ -255,7 +261,7 @@ def test_design_defaults_are_overridable_in_intent(project: Path, edit: Edit) ->
         "mlag: {peer_vlan: 4000, peer_link_channel: 999, domain_id: '{network}-{pair}'}\nthresholds:\n",
     )
     edit("fabric.yaml", "  vlan_base: 2000\n", "  vlan_base: 2000\n  vrf: OOB\n")
-    edit("fabric.yaml", "max_mark_probability: 100}", "max_mark_probability: 100, weight: 2}")
+    edit("fabric.yaml", "      max_mark_probability: 100\n", "      max_mark_probability: 100\n      weight: 2\n")
     edit(
         "fabric.yaml",
         "leaf_asn_base: 65200, maximum_routes: 12000}",
@@ -264,7 +270,7 @@ def test_design_defaults_are_overridable_in_intent(project: Path, edit: Edit) ->
     result = compile_intent(project / "intent")
     assert not result.errors, [f.line() for f in result.errors]
     leaf = result.files["configs/rack01-leaf-a.cfg"].decode()
-    assert "interface Ethernet1\n   description HOST_rack01-gpu001\n" in leaf
+    assert "interface Ethernet1/1\n   description HOST_rack01-gpu001\n" in leaf
     assert "vlan 4000\n   name MLAG_PEER\n" in leaf and "interface Port-Channel999\n" in leaf
     assert "   domain-id compute-1\n   local-interface Vlan4000\n" in leaf
     assert "no spanning-tree vlan-id 4000,4093\n" in leaf

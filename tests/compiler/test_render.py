@@ -26,7 +26,7 @@ STRUCTURED = sorted((REPO / "generated" / "structured").glob("*.yaml"))
 VARIANTS = {
     "": [],
     "ebgp": [("fabric.yaml", "    routing: ospf-underlay", "    routing: ebgp-underlay")],
-    "lacp": [("fabric.yaml", "bonding: active-backup          #", "bonding: lacp          #")],
+    "lacp": [("fabric.yaml", "bonding: active-backup\n", "bonding: lacp\n")],
 }
 
 

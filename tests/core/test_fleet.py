@@ -30,7 +30,7 @@ def lab_running(session_lab: SessionLab, example_repo: Path) -> Lab:
 def test_lab_fleet_reaches_every_switch_through_napalm(gitops_repo: Path, lab_running: Lab) -> None:
     """Every host of the inventory answers the stock NAPALM driver on its lab port."""
     nornir = open_fleet(open_snapshot(gitops_repo, "HEAD"), lab=LabTarget.load(gitops_repo), workers=10)
-    assert len(nornir.inventory.hosts) == 53
+    assert len(nornir.inventory.hosts) == 55
     result = nornir.run(task=napalm_get, getters=["facts"])
     assert not result.failed_hosts
     assert {r[0].result["facts"]["hostname"] for r in result.values()} == set(nornir.inventory.hosts)

@@ -97,7 +97,7 @@ def test_a_400g_cage_breaks_out_on_the_lanes_eos_uses() -> None:
     assert {k for _, k in names("4x100g")} == {"100g-2"}
     assert [n for n, _ in names("8x50g")] == [f"Ethernet5/{lane}" for lane in range(1, 9)]
     assert spine.active_interfaces({"5": "4x100g"})[4:8] == ["Ethernet5/1", "Ethernet5/3", "Ethernet5/5", "Ethernet5/7"]
-    with pytest.raises(FabricopsError, match=r"Ethernet5: no breakout '3x100g'.*allowed: 1x400g, 2x200g"):
+    with pytest.raises(FabricopsError, match=r"Ethernet5/1: no breakout '3x100g'.*allowed: 1x400g, 2x200g"):
         spine.breakout(5, "3x100g")
     with pytest.raises(FabricopsError, match="no breakout '4x25g'"):
         spine.breakout("Ethernet65", "4x25g")
@@ -111,7 +111,7 @@ def test_a_gearbox_pair_loses_its_second_cage_to_a_full_breakout_of_the_first() 
     active = core.active_interfaces({"3": "4x10g"})
     assert "Ethernet4/1" not in active and "Ethernet3/4" in active and len(active) == 36 + 3 - 1
     assert core.breakout(3, "2x50g").absent == ()
-    with pytest.raises(FabricopsError, match="Ethernet4: no breakout '4x10g'"):
+    with pytest.raises(FabricopsError, match="Ethernet4/1: no breakout '4x10g'"):
         core.breakout(4, "4x10g")
 
 

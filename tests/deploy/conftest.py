@@ -2,7 +2,7 @@
 
 ``deployed`` starts each test with the session lab running generated/ at HEAD (restored in
 milliseconds, see ``tests/conftest.py``); the test changes a device or two and may leave the
-lab as it likes. ``full_deploy`` deploys all 53 switches from factory default once per module:
+lab as it likes. ``full_deploy`` deploys all 55 switches from factory default once per module:
 the tests that need it are in the e2e tier.
 """
 

@@ -1,8 +1,9 @@
 """Deploy refuses a switch whose live model is not the model ``generated/`` names.
 
-``generated/`` names catalog models for two management switches; the lab starts one of them as
-another model (the wrong switch in the rack) and the other as the right model with a rear-to-front
-airflow suffix. Real CLI, Nornir and the stock NAPALM driver against the lab on loopback.
+``generated/`` names the catalog model of every switch (the management switches are
+``DCS-7010TX-48``); the lab starts one of them as another model (the wrong switch in the rack)
+and another as the right model with a rear-to-front airflow suffix. Real CLI, Nornir and the
+stock NAPALM driver against the lab on loopback.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import yaml
 
 from core.generated import open_snapshot
 from lab import Lab, specs_from_snapshot
-from tests.conftest import clone_repo, git, seal, write_lab_json
+from tests.conftest import clone_repo, write_lab_json
 from tests.deploy.conftest import FAST, run_fabricops
 
 WRONG, RIGHT, CORE = "rack01-mgmt", "rack02-mgmt", "mgmt-core01"
@@ -26,15 +27,10 @@ EXPECTED = "DCS-7010TX-48"
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
-    """The example, with generated/ naming the catalog model of two management switches."""
+    """The example, whose generated/ names the catalog model of every switch."""
     root = clone_repo(example_repo, tmp_path_factory.mktemp("models") / "repo")
-    path = root / "generated" / "inventory" / "hosts.yaml"
-    hosts: dict[str, Any] = yaml.safe_load(path.read_text())
-    for name in (WRONG, RIGHT):
-        hosts[name]["data"]["model"] = EXPECTED
-    path.write_text(yaml.safe_dump(hosts, sort_keys=False))
-    seal(root)
-    git(root, "commit", "-qam", "management switches are DCS-7010TX-48")
+    hosts: dict[str, Any] = yaml.safe_load((root / "generated" / "inventory" / "hosts.yaml").read_text())
+    assert {hosts[name]["data"]["model"] for name in (WRONG, RIGHT)} == {EXPECTED}
     return root
 
 

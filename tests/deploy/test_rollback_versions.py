@@ -17,7 +17,7 @@ import yaml
 
 from core.generated import open_snapshot
 from core.secrets import lab_secret
-from deploy import fingerprint
+from deploy import normalise_running
 from lab import DeviceSpec, Lab, specs_from_snapshot
 from tests.conftest import git, make_repo, seal, write_lab_json
 from tests.deploy.conftest import FAST, Ran, run_fabricops
@@ -101,7 +101,7 @@ def test_reset_missing_returns_it_to_its_base_config(versions: dict[str, str], l
     assert reset.code == 0, reset.out + reset.err
     assert "rollback of" in reset.out and "restore of" in reset.out, "the rollback, then the reset"
     assert f"restored backups/{NEW}/" in reset.out
-    assert fingerprint(lab.device(NEW).running_config()) == fingerprint(base)
+    assert normalise_running(lab.device(NEW).running_config()) == normalise_running(base)
     status = {row["device"]: row for row in cli(versions, "status", "--format", "json", "--devices", NEW).json()}
     assert status[NEW]["backup"].startswith(f"backups/{NEW}/") and status[NEW]["commit"] == ""
     assert status[NEW]["intent"] == "pending", "it runs its base config, not what HEAD gives it"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.secrets import lab_secret
+from core.secrets import lab_secret, placeholders
 from lab import DeviceSpec, Lab
 from tests.captures import CAPTURES_DIR
 from tests.drift.test_drift_lab import fabricops
@@ -21,11 +21,13 @@ DEVICE = "rack01-leaf-a"
 
 @pytest.fixture
 def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    """git's config of a leaf, and what a 4.33.0F switch running it prints (its secret resolved)."""
+    """git's config of a leaf, and what a 4.33.0F switch running it prints (its secrets resolved)."""
     intended = REPO / "generated" / "configs" / f"{DEVICE}.cfg"
-    value = lab_secret("admin_sha512", "pw")
-    monkeypatch.setenv("FABRICOPS_SECRET_ADMIN_SHA512", value)
-    config = intended.read_text().replace("<secret:admin_sha512>", value)
+    config = intended.read_text()
+    for name in placeholders(config):
+        value = lab_secret(name, "pw")
+        monkeypatch.setenv(f"FABRICOPS_SECRET_{name.upper()}", value)
+        config = config.replace(f"<secret:{name}>", value)
     live = tmp_path / "live.cfg"
     live.write_text(Lab([DeviceSpec(DEVICE, config, eos_version="4.33.0F")]).device(DEVICE).running_config())
     return intended, live

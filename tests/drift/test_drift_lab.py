@@ -47,15 +47,15 @@ def line_of(root: Path, device: str, pattern: str) -> str:
 
 
 def test_a_fresh_deploy_is_in_sync_everywhere(fleet: Fleet, capsys: pytest.CaptureFixture[str]) -> None:
-    """All 53 switches, compared by meaning despite the device's headers and default lines."""
+    """All 55 switches, compared by meaning despite the device's headers and default lines."""
     root, _ = fleet
     clock = time.perf_counter()
     code, out, _ = fabricops(capsys, "drift", "--root", str(root), "--lab", "--report-dir", str(root / "r0"))
     wall = time.perf_counter() - clock
     assert code == 0, out
-    assert len(re.findall(r"^\S+\s+in-sync$", out, re.M)) == 53
+    assert len(re.findall(r"^\S+\s+in-sync$", out, re.M)) == 55
     assert "drift against what was deployed, intent HEAD" in out
-    print(f"drift over 53 lab devices: {wall:.2f} s wall, {53 / wall:.1f} devices/s")
+    print(f"drift over 55 lab devices: {wall:.2f} s wall, {55 / wall:.1f} devices/s")
 
 
 def test_each_kind_of_out_of_band_edit_gets_its_verdict(fleet: Fleet, restore: Callable[[str], None]) -> None:
@@ -65,9 +65,9 @@ def test_each_kind_of_out_of_band_edit_gets_its_verdict(fleet: Fleet, restore: C
         # a line added
         "rack02-leaf-a": ["ntp server vrf MGMT 10.99.0.1"],
         # a line removed
-        "rack02-leaf-b": ["interface Ethernet1", "no description"],
+        "rack02-leaf-b": ["interface Ethernet1/1", "no description"],
         # a changed VLAN on a port
-        "rack03-leaf-a": ["interface Ethernet2", "switchport access vlan 4093"],
+        "rack03-leaf-a": ["interface Ethernet1/3", "switchport access vlan 4093"],
         # a reordered but equivalent section: both NTP servers re-entered in the other order
         "rack03-leaf-b": [
             f"no {line_of(root, 'rack03-leaf-b', '^ntp server .*prefer')}",
@@ -80,7 +80,7 @@ def test_each_kind_of_out_of_band_edit_gets_its_verdict(fleet: Fleet, restore: C
             f"username admin privilege 15 role network-admin secret sha512 {lab_secret('admin_sha512', lab.password)}"
         ],
         # default lines present on the device: typed explicitly, hidden or printed as EOS does
-        "rack05-leaf-a": ["transceiver qsfp default-mode 4x10G", "interface Ethernet1", "no shutdown"],
+        "rack05-leaf-a": ["transceiver qsfp default-mode 4x10G", "interface Ethernet1/1", "no shutdown"],
     }
     for device, lines in edits.items():
         restore(device)
@@ -99,7 +99,7 @@ def test_each_kind_of_out_of_band_edit_gets_its_verdict(fleet: Fleet, restore: C
     by_device = {d.device: d for d in audit.devices}
     vlan = by_device["rack03-leaf-a"].changes[0]
     assert (vlan.path, vlan.expected, vlan.line) == (
-        ("interface Ethernet2",),
+        ("interface Ethernet1/3",),
         "switchport access vlan 100",
         "switchport access vlan 4093",
     )
@@ -114,10 +114,10 @@ def test_report_names_the_deploy_and_both_ways_out_without_secrets(
     lab.tamper(
         "rack06-leaf-a",
         [
-            "interface Ethernet3",
+            "interface Ethernet1/5",
             "description HAND_EDIT",
             "switchport access vlan 4093",
-            "interface Ethernet20",
+            "interface Ethernet20/1",
             "no shutdown",
             "username admin privilege 15 role network-admin secret 0 lab-password",
         ],
@@ -135,15 +135,15 @@ def test_report_names_the_deploy_and_both_ways_out_without_secrets(
     assert f"Who: no state of record: compared with fleet version {DEPLOY_TAG} (commit " in markdown
     adopt = entry["adopt"]
     assert adopt["structured_fields"] == [
-        "port_overrides.rack06-leaf-a.Ethernet3.description",
-        "port_overrides.rack06-leaf-a.Ethernet3.vlan",
-        "port_overrides.rack06-leaf-a.Ethernet20.shutdown",
+        "port_overrides.rack06-leaf-a.Ethernet1/5.description",
+        "port_overrides.rack06-leaf-a.Ethernet1/5.vlan",
+        "port_overrides.rack06-leaf-a.Ethernet20/1.shutdown",
     ]
     import yaml
 
     hatch = yaml.safe_load(adopt["intent_yaml"])["extra_config"]["rack06-leaf-a"]
-    assert "interface Ethernet3\n   description HAND_EDIT\n   switchport access vlan 4093\n" in hatch
-    assert "interface Ethernet20\n   no shutdown\n" in hatch
+    assert "interface Ethernet1/5\n   description HAND_EDIT\n   switchport access vlan 4093\n" in hatch
+    assert "interface Ethernet20/1\n   no shutdown\n" in hatch
     assert any("secret" in reason for reason in adopt["not_adoptable"])
     for text in (markdown, json.dumps(data), out):
         assert "$6$" not in text and lab.password not in text
@@ -193,7 +193,7 @@ def test_shards_split_the_fleet_and_merge_into_the_full_report(
     code, out, _ = fabricops(capsys, "drift", "--merge", *dirs, "--report-dir", str(root / "merged"))
     assert code == 3
     merged = load_report(root / "merged")
-    assert len(merged.devices) == 54 and merged.shards == ("1/3", "2/3", "3/3")
+    assert len(merged.devices) == 56 and merged.shards == ("1/3", "2/3", "3/3")
     assert [(d.device, d.status) for d in merged.devices if d.status != "in-sync"] == [
         ("rack07-mgmt", "drift"),
         ("rogue-switch", "unmanaged"),
@@ -205,7 +205,7 @@ def test_the_printed_rollback_command_brings_the_device_back_in_sync(
 ) -> None:
     root, lab = fleet
     restore("rack08-leaf-a")
-    lab.tamper("rack08-leaf-a", ["interface Ethernet4", "shutdown", "ntp server vrf MGMT 10.99.0.2"])
+    lab.tamper("rack08-leaf-a", ["interface Ethernet1/7", "shutdown", "ntp server vrf MGMT 10.99.0.2"])
     monkeypatch.chdir(root)
     code, out, _ = fabricops(capsys, "drift", "--lab", "--devices", "rack08-leaf-a", "--format", "json")
     assert code == 3
@@ -224,8 +224,8 @@ def test_the_remediation_lines_restore_git_on_the_device(fleet: Fleet, restore: 
 
     root, lab = fleet
     restore("rack09-leaf-b")
-    port = ["interface Ethernet5", "description HAND_EDIT", "switchport access vlan 4093"]
-    unused_port = ["interface Ethernet30", "no shutdown"]
+    port = ["interface Ethernet2/1", "description HAND_EDIT", "switchport access vlan 4093"]
+    unused_port = ["interface Ethernet30/1", "no shutdown"]
     lab.tamper("rack09-leaf-b", [*port, *unused_port, "vlan 999", "name TEMP", "ntp server vrf MGMT 10.99.0.3"])
     before = run_audit(root, lab=True, devices=["rack09-leaf-b"]).devices[0]
     assert before.status == "drift" and len(before.changes) == 5

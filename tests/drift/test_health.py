@@ -26,11 +26,11 @@ def test_counters_over_their_thresholds_are_reported_and_exit_3(
     root, lab = fleet
     restore("rack10-leaf-a")
     device = lab.device("rack10-leaf-a")
-    device.add_counters("Ethernet1", fcsErrors=3, pfcRx=5000, ecnMarked=50000)
-    device.add_counters("Ethernet2", symbolErrors=7)
-    device.add_counters("Ethernet3", pfcRx=10, ecnMarked=10)  # well under the per-minute thresholds
+    device.add_counters("Ethernet1/1", fcsErrors=3, pfcRx=5000, ecnMarked=50000)
+    device.add_counters("Ethernet1/3", symbolErrors=7)
+    device.add_counters("Ethernet1/5", pfcRx=10, ecnMarked=10)  # well under the per-minute thresholds
     for _ in range(4):
-        lab.fault("rack10-leaf-a", "flap", port="Ethernet4")
+        lab.fault("rack10-leaf-a", "flap", port="Ethernet1/7")
     code, out, err = fabricops(
         capsys, "health", "--root", str(root), "--lab", "--devices", "rack10-leaf-a,spine01", "--format", "json"
     )
@@ -38,11 +38,11 @@ def test_counters_over_their_thresholds_are_reported_and_exit_3(
     report = json.loads(out)
     found = {(f["interface"], f["metric"]) for f in report["findings"]}
     assert found == {
-        ("Ethernet1", "crc_errors"),
-        ("Ethernet1", "pfc_pause_frames_per_min"),
-        ("Ethernet1", "ecn_marks_per_min"),
-        ("Ethernet2", "symbol_errors"),
-        ("Ethernet4", "flaps_per_hour"),
+        ("Ethernet1/1", "crc_errors"),
+        ("Ethernet1/1", "pfc_pause_frames_per_min"),
+        ("Ethernet1/1", "ecn_marks_per_min"),
+        ("Ethernet1/3", "symbol_errors"),
+        ("Ethernet1/7", "flaps_per_hour"),
     }
     assert {f["device"] for f in report["findings"]} == {"rack10-leaf-a"}
     assert report["healthy"] == ["spine01"]
@@ -55,13 +55,13 @@ def test_a_hot_optic_is_a_finding(
     """Optic temperature comes from the DOM readings of the optics in cabled ports."""
     root, lab = fleet
     restore("rack09-leaf-a")
-    lab.device("rack09-leaf-a").add_counters("Ethernet49", opticTemperature=45)  # 35 + 45 = 80 C
+    lab.device("rack09-leaf-a").add_counters("Ethernet25/1", opticTemperature=45)  # 35 + 45 = 80 C
     code, out, err = fabricops(
         capsys, "health", "--root", str(root), "--lab", "--devices", "rack09-leaf-a", "--format", "json"
     )
     assert code == 3, err
     found = {(f["interface"], f["metric"]) for f in json.loads(out)["findings"]}
-    assert found == {("Ethernet49", "optic_temperature_c")}
+    assert found == {("Ethernet25/1", "optic_temperature_c")}
 
 
 def test_a_port_expected_up_that_is_down_is_a_finding(
@@ -69,10 +69,10 @@ def test_a_port_expected_up_that_is_down_is_a_finding(
 ) -> None:
     root, lab = fleet
     restore("rack11-leaf-b")
-    lab.fault("rack11-leaf-b", "link-down", port="Ethernet49")
+    lab.fault("rack11-leaf-b", "link-down", port="Ethernet25/1")
     code, out, _ = fabricops(capsys, "health", "--root", str(root), "--lab", "--devices", "rack11-leaf-b")
     assert code == 3
-    assert "rack11-leaf-b Ethernet49: down, expected up" in out
+    assert "rack11-leaf-b Ethernet25/1: down, expected up" in out
 
 
 def test_a_clean_fabric_is_healthy(fleet: Fleet, capsys: pytest.CaptureFixture[str]) -> None:

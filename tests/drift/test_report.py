@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import replace
+from pathlib import Path
 
 import yaml
 
@@ -11,13 +14,17 @@ from drift.audit import Audit, Deployed, DeviceResult, merge_audits
 from drift.report import (
     adoption,
     apply_command,
+    audit_topology,
     issue_marker,
     issue_plan,
     render_json,
     render_markdown,
     render_text,
     revert_command,
+    write_reports,
 )
+from tests.conftest import git
+from tests.mermaid import parsed
 
 INTENDED = "c" * 40
 TAGGED = Deployed(
@@ -150,3 +157,78 @@ def test_adoption_puts_each_change_under_its_section_as_valid_yaml() -> None:
     }
     assert adopt.fields == ("port_overrides.leaf1.Ethernet7.shutdown", "port_overrides.leaf1.Ethernet5.vlan")
     assert len(adopt.not_adoptable) == 1 and "order" in adopt.not_adoptable[0]
+
+
+def test_the_report_and_each_issue_draw_the_devices_not_in_sync_on_the_map(example_repo: Path, tmp_path: Path) -> None:
+    """Over the example's cabling at the audited commit: each state its colour, an unmanaged switch
+    where LLDP saw it, in-sync neighbours grey (a pending spine's 22 leaves as one box); an issue
+    draws the map around its own device."""
+    commit = git(example_repo, "rev-parse", "HEAD").strip()
+    audit = Audit(
+        "HEAD",
+        commit,
+        False,
+        "2026-01-04T00:00:00Z",
+        1.0,
+        (
+            DeviceResult("rack03-leaf-a", "drift", (EDIT,), deployed=TAGGED),
+            DeviceResult("rack03-leaf-b", "unreachable", error="connection refused"),
+            DeviceResult("rack03-mgmt", "in-sync"),
+            DeviceResult("spine01", "pending", (), (MERGED,), deployed=TAGGED),
+            DeviceResult("rogue", "unmanaged", error="an LLDP neighbour", seen_by=("rack05-leaf-a Ethernet40",)),
+        ),
+    )
+    written = write_reports(audit, tmp_path / "out", example_repo, audit_topology(audit, example_repo))
+    report = (written / "report.md").read_text()
+    diagram = parsed(report)
+    boxes = {v["id"]: v["classes"] for v in diagram["vertices"]}
+    assert boxes["n_rack03_leaf_a"] == ["drift"] and boxes["n_rack03_leaf_b"] == ["unreachable"]
+    assert boxes["n_spine01"] == ["pending"] and boxes["n_rogue"] == ["unmanaged"]
+    leaves = next(v for v in diagram["vertices"] if v["id"] == "n_group_compute_leaf")
+    assert leaves["text"] == "22 compute leaves<br>of rack01-02, rack04-12" and leaves["classes"] == ["neighbour"]
+    assert {(e["start"], e["end"]) for e in diagram["edges"]} >= {("n_group_compute_leaf", "n_rogue")}
+    assert len(boxes) <= 12
+    assert report.index("## Map") < report.index("## rack03-leaf-a: drift")
+    plan = {entry["device"]: entry for entry in json.loads((written / "issues.json").read_text())}
+    around = parsed(plan["rack03-leaf-a"]["body"])
+    assert {v["id"]: v["classes"] for v in around["vertices"]}["n_rack03_leaf_b"] == ["unreachable"]
+    assert {v["id"] for v in parsed(plan["rogue"]["body"])["vertices"]} == {"n_rogue", "n_rack05_leaf_a"}
+    assert audit_topology(replace(audit, commit="f" * 40), example_repo) is None, "a commit git lacks: no map"
+
+
+def test_a_line_holding_a_secret_is_never_proposed_as_an_intent_edit() -> None:
+    """The report sees a device's secrets masked; pasted into extra_config, EOS would reject the
+    line (or worse, set the mask as the secret): the report names the secret and the store instead."""
+    result = DeviceResult(
+        "leaf1",
+        "drift",
+        (
+            Change((), "added", "snmp-server community <secret> ro"),
+            Change(("router bgp 65001",), "added", "neighbor 10.0.0.9 password 7 <masked:a4357527c66193cc>"),
+            Change(
+                (),
+                "added",
+                "router ospf 9",
+                block=("   interface Ethernet1", "   ip ospf authentication-key 7 <secret>"),
+            ),
+            Change((), "changed", "username bob privilege 1 secret sha512 <secret>", "username bob privilege 15"),
+            Change((), "added", "ntp server 10.0.0.9"),
+        ),
+        deployed=TAGGED,
+    )
+    adopt = adoption(result)
+    assert adopt.extra_config == "ntp server 10.0.0.9\n"
+    assert [n.split(" (a ")[1].split(" the device")[0] for n in adopt.not_adoptable] == [
+        "SNMP community",
+        "BGP password, typed password or key",
+        "OSPF key",
+        "user secret",
+    ]
+    assert all("secret store" in n and "<secret:NAME>" in n for n in adopt.not_adoptable)
+    audit = _audit(result)
+    text, markdown = render_text(audit), render_markdown(audit)
+    keep = yaml.safe_load(render_json(audit)["devices"][0]["adopt"]["intent_yaml"])
+    assert keep == {"extra_config": {"leaf1": "ntp server 10.0.0.9\n"}}
+    assert "    not adoptable: (top level): snmp-server community <secret> ro (a SNMP community" in text
+    snippet = markdown.split("```yaml\n")[1].split("```")[0]
+    assert "<secret>" not in snippet and "<masked:" not in snippet

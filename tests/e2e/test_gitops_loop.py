@@ -22,7 +22,7 @@ import yaml
 
 from tests.conftest import git
 
-pytestmark = pytest.mark.e2e  # the whole loop, 53 switches deployed twice: the second tier
+pytestmark = pytest.mark.e2e  # the whole loop, 55 switches deployed twice: the second tier
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
@@ -98,7 +98,9 @@ def pull_request(root: Path) -> None:
     )
     servers = root / "intent" / "servers.csv"
     rows = servers.read_text().replace("name,model,asset_tag\n", "name,model,asset_tag,compute_port\n")
-    servers.write_text(rows.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,13\n"))
+    servers.write_text(
+        rows.replace("rack03-gpu004,gpu-8x-h100,GPU-0304\n", "rack03-gpu004,gpu-8x-h100,GPU-0304,Ethernet3/7\n")
+    )
     fabricops(root, "compile", "--check", expect=3)  # stale until compiled: CI would fail here
     fabricops(root, "compile")
     fabricops(root, "compile", "--check")
@@ -117,7 +119,7 @@ def pull_request(root: Path) -> None:
     assert "2 switch(es) differ from what was last deployed" in index
     assert "rack03-leaf-a.html#deployed" in index and "rack03-leaf-b.html#deployed" in index
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "VLAN 210 on rack03; rack03-gpu004 on Ethernet13")
+    git(root, "commit", "-q", "-m", "VLAN 210 on rack03; rack03-gpu004 on Ethernet3/7")
 
 
 def merge_and_deploy(root: Path, first_tag: str) -> str:
@@ -145,13 +147,13 @@ def audit_in_shards(root: Path) -> None:
     shards = ("reports/shard-1", "reports/shard-2")
     fabricops(root, "drift", "--merge", *shards, "--format", "json", "--report-dir", "reports/merged")
     merged = json.loads((root / "reports" / "merged" / "report.json").read_text())
-    assert len(merged["devices"]) == 53 and merged["summary"]["in-sync"] == 53
+    assert len(merged["devices"]) == 55 and merged["summary"]["in-sync"] == 55
 
 
 def tamper_and_revert(root: Path) -> None:
     """An engineer edits a switch on the console: drift finds it, its printed command undoes it."""
     fabricops(
-        root, "lab", "tamper", "rack03-leaf-a", "--line", "interface Ethernet13", "--line", "description hand-patched"
+        root, "lab", "tamper", "rack03-leaf-a", "--line", "interface Ethernet3/7", "--line", "description hand-patched"
     )
     fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/found", expect=3)
     found = json.loads((root / "reports" / "found" / "report.json").read_text())

@@ -89,11 +89,11 @@ def test_the_rollout_loop(clones: Clones) -> None:
 def deploy_then_no_op(root: Path) -> str:
     """The first deploy is a fleet version; a no-op deploy mints nothing but records that it verified."""
     done = fabricops(root, "deploy", *FAST, "--format", "json").json()
-    assert len(done["changed"]) == 53 and done["tag"].startswith("deploy/")
+    assert len(done["changed"]) == 55 and done["tag"].startswith("deploy/")
     again = fabricops(root, "deploy", *FAST, "--format", "json").json()
-    assert (again["changed"], again["tag"], len(again["untouched"])) == ([], "", 53), "nothing to change, no new tag"
+    assert (again["changed"], again["tag"], len(again["untouched"])) == ([], "", 55), "nothing to change, no new tag"
     status = fabricops(root, "status", "--format", "json").json()
-    assert {row["intent"] for row in status} == {"current"} and len(status) == 53
+    assert {row["intent"] for row in status} == {"current"} and len(status) == 55
     assert {row["run"] for row in status} == {f"deploy {again['stamp']}"}, "verifying is recording"
     assert {row["tag"] for row in status} == {done["tag"]}
     history = fabricops(root, "history", "--format", "json").json()
@@ -122,17 +122,17 @@ def merge_change(root: Path, extra: dict[str, str], message: str) -> None:
     git(root, "push", "-q", "origin", "main")
 
 
-EXTRA = dict.fromkeys(PAIR, "interface Ethernet30\n   description RESERVED\n")
+EXTRA = dict.fromkeys(PAIR, "interface Ethernet30/1\n   description RESERVED\n")
 
 
 def partial_deploy_leaves_one_device_pending(root: Path) -> None:
     """A merged change reaches one leaf; its peer's uplink is down, so the post-check reverts it (exit 4)."""
-    merge_change(root, dict(EXTRA), "reserve Ethernet30 on rack05")
-    fabricops(root, "lab", "fault", PAIR[1], "link-down", "--port", "Ethernet49")
+    merge_change(root, dict(EXTRA), "reserve Ethernet30/1 on rack05")
+    fabricops(root, "lab", "fault", PAIR[1], "link-down", "--port", "Ethernet25/1")
     ran = fabricops(root, "deploy", *FAST, "--format", "json", expect=4)
     report = ran.json()
     assert (report["changed"], report["reverted"], report["tag"]) == ([PAIR[0]], [PAIR[1]], "")
-    assert report["summary"] == "deploy: 1 changed, 1 reverted, 0 failed, 51 untouched"
+    assert report["summary"] == "deploy: 1 changed, 1 reverted, 0 failed, 53 untouched"
     drift = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/pending", expect=3).json()
     verdict = {d["device"]: d for d in drift["devices"] if d["status"] != "in-sync"}
     assert list(verdict) == [PAIR[1]], "the leaf that took the change is in sync with the merge"
@@ -153,7 +153,9 @@ def edits_are_drift_reverted_to_what_was_deployed(root: Path, first: str) -> Non
     Each revert restores the config the device was last deployed with: the pending leaf goes
     back to pending, its merged change untouched; no fleet tag is minted for a few devices.
     """
-    fabricops(root, "lab", "tamper", "rack03-leaf-a", "--line", "interface Ethernet5", "--line", "description by-hand")
+    fabricops(
+        root, "lab", "tamper", "rack03-leaf-a", "--line", "interface Ethernet2/1", "--line", "description by-hand"
+    )
     fabricops(root, "lab", "tamper", PAIR[1], "--line", "ntp server vrf MGMT 10.99.0.1")
     found = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/found", expect=3).json()
     verdict = {d["device"]: d for d in found["devices"] if d["status"] != "in-sync"}
@@ -173,16 +175,16 @@ def edits_are_drift_reverted_to_what_was_deployed(root: Path, first: str) -> Non
 
 def adopt_an_edit_then_drift_is_clean(root: Path, first: str) -> None:
     """Keep a console edit: the report's snippet into intent, compile, merge, deploy (which records): clean."""
-    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet5", "--line", "description kept")
+    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet2/1", "--line", "description kept")
     found = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/keep", expect=3).json()
     kept = next(d for d in found["devices"] if d["device"] == "rack03-leaf-b")
     snippet = yaml.safe_load(kept["adopt"]["intent_yaml"])["extra_config"]
-    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet5 description")
+    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet2/1 description")
     done = fabricops(root, "deploy", *FAST, "--format", "json").json()
     assert done["changed"] == [PAIR[1]], "the adopted edit is already live: verified and recorded, not changed"
     assert done["tag"] and done["tag"] != first, "the whole fleet runs the new commit: a fleet version"
     clean = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/clean").json()
-    assert clean["summary"]["in-sync"] == 53 and clean["exit_code"] == 0
+    assert clean["summary"]["in-sync"] == 55 and clean["exit_code"] == 0
     status = fabricops(root, "status", "--format", "json").json()
     assert {row["intent"] for row in status} == {"current"} and {row["tag"] for row in status} == {done["tag"]}
     history = fabricops(root, "history").out
@@ -225,11 +227,11 @@ def test_errors_read_once(clones: Clones) -> None:
     try:
         denied = fabricops(bob, "deploy", *FAST, expect=1)
         lines = denied.out.splitlines()
-        assert sum("not reachable before the change: authentication failed" in line for line in lines) == 53
-        assert lines[-1] == "deploy: 0 changed, 0 reverted, 53 failed, 0 untouched; " + (
-            "halted before the first wave: 53 device(s) failed before any change"
+        assert sum("not reachable before the change: authentication failed" in line for line in lines) == 55
+        assert lines[-1] == "deploy: 0 changed, 0 reverted, 55 failed, 0 untouched; " + (
+            "halted before the first wave: 55 device(s) failed before any change"
         )
-        assert len(lines) <= 53 + 4 and denied.err.count("\n") <= 4, denied.err
+        assert len(lines) <= 55 + 4 and denied.err.count("\n") <= 4, denied.err
         audit = fabricops(bob, "drift", "--lab", "--allow-unreachable", "--format", "json", expect=3).json()
         assert {(d["status"], d["error"]) for d in audit["devices"]} == {("unreachable", "authentication failed")}
     finally:
@@ -246,5 +248,5 @@ def test_errors_read_once(clones: Clones) -> None:
     unknown = fabricops(bob, "plan", "--lab", "--devices", "rack03-leaf-x", expect=1)
     assert unknown.err == (
         "Error: unknown device rack03-leaf-x (did you mean rack03-leaf-a, rack03-leaf-b, rack10-leaf-b?): "
-        f"not among the 53 devices of generated/ at {git(bob, 'rev-parse', 'HEAD')[:12]}\n"
+        f"not among the 55 devices of generated/ at {git(bob, 'rev-parse', 'HEAD')[:12]}\n"
     )

@@ -47,7 +47,7 @@ SEEDS = [
     "radius-server host 10.9.9.7 key 7 02050D48080922",
     "router ospf 100",
     "area 0.0.0.0 authentication message-digest",
-    "interface Ethernet49",
+    "interface Ethernet25/1",
     "ip ospf authentication-key 7 094F471A1A0A11",
     "ip ospf message-digest-key 1 md5 7 121A0C04110433",
     "isis authentication key 7 IsisIfaceKey00== level-2",

@@ -28,7 +28,7 @@ def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_compile_then_check_is_clean(project: Path) -> None:
     first = fabricops("compile", cwd=project)
     assert first.returncode == 0, first.stderr
-    assert "compiled 53 switches" in first.stdout
+    assert "compiled 55 switches" in first.stdout
     assert "864 GPUs" in first.stdout
     check = fabricops("compile", "--check", cwd=project)
     assert check.returncode == 0, check.stderr
@@ -74,7 +74,9 @@ def test_check_reports_the_seed_contradiction(project: Path) -> None:
     fabric = project / "intent" / "fabric.yaml"
     fabric.write_text(
         fabric.read_text().replace(
-            "      uplink_ports: [49, 50, 51, 52]", "      uplink_ports: [49, 50, 51, 52]\n      uplinks_per_leaf: 2", 1
+            "      peer_link_ports: [Ethernet31/1, Ethernet32/1]",
+            "      peer_link_ports: [Ethernet31/1, Ethernet32/1]\n      uplinks_per_leaf: 2",
+            1,
         )
     )
     result = fabricops("check", cwd=project)

@@ -172,6 +172,37 @@ def test_lockout_and_commit_timer_recovery() -> None:
         assert "management api http-commands" in lab.device("sw1").running_config()
 
 
+def test_a_change_that_locks_the_client_out_closes_the_port_before_its_reply() -> None:
+    """A client that connects again the moment it reads the reply to the commit that turned the
+    API off is refused: never accepted and then left without an answer until its timeout (the
+    listener closed a moment after the reply; asyncio drops, without closing, a connection
+    accepted for a server closed before the connection was set up). And a reopen asked before
+    that close, still queued, does not reopen after it. Thirty times, as the race was rare."""
+    import socket
+
+    from lab import DeviceSpec
+    from lab.testing import running_lab
+
+    with running_lab([DeviceSpec("sw1", None, ethernet_ports=2)], lockout=True) as lab:
+        address = lab.endpoints()["sw1"]
+        factory = lab.save()
+        for _ in range(30):
+            with napalm_driver(lab, "sw1") as d:
+                d.load_replace_candidate(config="hostname sw1\n")
+                d.commit_config()
+            with pytest.raises(ConnectionRefusedError):
+                socket.create_connection(address, timeout=5).close()
+            lab.reset(to=factory)
+            deadline = time.monotonic() + 5
+            while True:  # the reset reopens the port from the lab's loop, a moment later
+                try:
+                    socket.create_connection(address, timeout=5).close()
+                    break
+                except ConnectionRefusedError:
+                    assert time.monotonic() < deadline, "the reset did not reopen the port"
+                    time.sleep(0.01)
+
+
 def test_lockout_when_the_config_drops_the_lab_user() -> None:
     """A strict lab refuses a user that the running-config no longer defines."""
     from lab import DeviceSpec

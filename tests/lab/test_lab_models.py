@@ -134,6 +134,17 @@ def test_a_chassis_has_its_linecard_ports_and_supervisor_management_ports() -> N
     assert "! device: spine1 (DCS-7804-CH, EOS-" in running
 
 
+def test_a_chassis_has_the_ports_of_the_linecards_it_holds() -> None:
+    """100G linecards in slots 3 and 4 (48 QSFP28 cages each), the default 400G card in the others."""
+    cards = ((3, "7800R3-48CQ-LC"), (4, "7800R3-48CQ-LC"))
+    spec = DeviceSpec("core1", None, model="DCS-7808-CH", linecards=cards)
+    with running_lab([spec]) as lab, napalm_driver(lab, "core1") as driver:
+        names = driver.get_facts()["interface_list"]
+        refused = lab.tamper("core1", ["interface Ethernet3/49/1"])
+    assert names[47:49] == ["Ethernet3/48/1", "Ethernet4/1/1"] and "Ethernet10/36/1" in names
+    assert refused == ["interface Ethernet3/49/1: Invalid input (at token 1: 'Ethernet3/49/1')"]
+
+
 def test_a_model_outside_the_catalog_keeps_generic_ports() -> None:
     with running_lab([DeviceSpec("sw1", None, model="leaf-48x100g-8x400g", ethernet_ports=56)]) as lab:
         assert lab.tamper("sw1", ["interface Ethernet99", "description pre-provisioned"]) == []

@@ -37,7 +37,7 @@ def test_new_server_names_its_ports_and_rows(gitops_repo: Path) -> None:
         "rack03-mgmt",
     }
     leaf = next(d for d in result.devices if d.device == "rack03-leaf-a")
-    assert [c.path for c in leaf.sections] == ["interfaces/Ethernet10"]
+    assert [c.path for c in leaf.sections] == ["interfaces/Ethernet3/3"]
     assert "description: added SERVER_rack03-gpu010_enp65s0f0" in leaf.sections[0].details
     assert "1 port changed on rack03-leaf-a" in result.summary and result.summary.endswith("no spine touched")
     assert result.blast.spines == [] and "compute-pair03" in result.blast.redundancy_groups

@@ -1,5 +1,6 @@
-"""The view after real deploys to the lab: each switch's diff against what it last had deployed,
-and no secret value anywhere in the site (the lab resolves ``<secret:...>`` on every deploy)."""
+"""The view after real deploys to the lab: each switch's diff against what it last verifiably ran
+(its state of record), and no secret value anywhere in the site (the lab resolves
+``<secret:...>`` on every deploy)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import io
 import re
 from pathlib import Path
 
+from core import gitstate
+from core.deployed import DeviceRecord, record_files
 from core.secrets import lab_secret, placeholders
 from lab import Lab
 from tests.conftest import git
@@ -70,3 +73,33 @@ def test_diff_against_the_last_deploy_and_no_secret_in_the_site(
             assert value not in text, f"{path} holds a secret value"
         assert not re.search(r"\$6\$[./0-9A-Za-z]+\$", text), f"{path} holds a sha512-crypt hash"
     assert all(f"&lt;secret:{name}&gt;" in changed for name in names)  # the reference, not the value
+
+
+def test_the_diff_is_against_the_state_of_record(gitops_repo: Path, tmp_path: Path) -> None:
+    """What each switch last verifiably ran (devices/<switch>.json on the state branch), whatever
+    run wrote it: a commit gives the diff from its config, a restored backup says so, no diff."""
+    first = git(gitops_repo, "rev-parse", "HEAD").strip()
+    config = gitops_repo / "generated" / "configs" / "rack01-leaf-a.cfg"
+    config.write_text(config.read_text().replace("description SERVER_rack01-gpu003_enp65s0f0", "description moved"))
+    git(gitops_repo, "commit", "-qam", "a change not deployed yet")
+    records = {
+        "rack01-leaf-a": DeviceRecord(
+            "rack01-leaf-a", first, verified="2026-01-02T03:04:05Z", run="adopt 20260102T030405Z"
+        ),
+        "rack01-leaf-b": DeviceRecord(
+            "rack01-leaf-b", "", backup="backups/rack01-leaf-b/20260101T000000Z.cfg", run="restore 20260103T000000Z"
+        ),
+    }
+    gitstate.write_files(gitops_repo, record_files(records), "state of record")
+
+    build_site(gitops_repo, "HEAD", tmp_path / "site")
+    page = (tmp_path / "site" / "switches" / "rack01-leaf-a.html").read_text()
+    assert f"Last verified running commit <code>{first[:12]}</code>: adopt 20260102T030405Z" in page
+    assert re.findall(r'<span class="(add|del)">(.*?)</span>', page) == [
+        ("del", "-   description SERVER_rack01-gpu003_enp65s0f0"),
+        ("add", "+   description moved"),
+    ]
+    restored = (tmp_path / "site" / "switches" / "rack01-leaf-b.html").read_text()
+    assert "Restored to backup <code>backups/rack01-leaf-b/20260101T000000Z.cfg</code>" in restored
+    assert 'class="diff"' not in restored
+    assert "Never deployed" in (tmp_path / "site" / "switches" / "rack02-leaf-a.html").read_text()

@@ -100,7 +100,7 @@ def test_server_page_follows_each_nic_to_its_switch_port(site: Path, compiled_ex
         row = re.search(rf'<tr id="nic-{cable["b_port"]}">(.*?)</tr>', page, re.DOTALL)
         assert row, f"no row for {cable['b_port']}"
         cells = html.unescape(row.group(1))
-        for fact in (cable["a_device"], cable["a_port"], cable["b_label"], cable["a_label"], cable["optic"]):
+        for fact in (cable["a_device"], cable["a_port"], cable["b_label"], cable["a_label"], cable["b_optic"]):
             assert fact in cells
         assert addresses[cable["network"]] in cells
         structured = yaml.safe_load(
@@ -121,7 +121,7 @@ def test_front_panel_shows_every_interface_of_the_config(site: Path, compiled_ex
         assert cages == interfaces
         cabled = {r["a_port"] for r in _rows(compiled_example, "cabling.csv") if r["a_device"] == switch}
         cabled |= {r["b_port"] for r in _rows(compiled_example, "cabling.csv") if r["b_device"] == switch}
-        used = set(re.findall(r'class="cage used" href="#port-([^"]+)"', panel_html))
+        used = set(re.findall(r'class="(?:cage|lane) used" href="#port-([^"]+)"', panel_html))
         assert used == cabled & set(interfaces)
 
 
@@ -191,8 +191,8 @@ def test_search_index_finds_server_address_tag_port_and_label(site: Path) -> Non
         "rack03-gpu004",
         "GPU-0304",
         "10.30.3.14",
-        "rack03-leaf-a Ethernet4",
-        "rack03-leaf-a Et4 > rack03-gpu004 enp65s0f0",
+        "rack03-leaf-a Ethernet1/7",
+        "rack03-leaf-a Et1/7 > rack03-gpu004 enp65s0f0",
     ):
         assert f'["{key}",' in index, key
 
@@ -223,7 +223,7 @@ def test_cli_builds_and_says_how_to_open_it(compiled_example: Path, tmp_path: Pa
     ran = _fabricops("view", "--root", str(compiled_example), "--out", str(out), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     assert f"open {(out / 'index.html').as_uri()}" in ran.stdout
-    assert "53 switches, 112 servers, 3 rows, 3 networks" in ran.stdout
+    assert "55 switches, 112 servers, 3 rows, 3 networks" in ran.stdout
 
 
 def test_cli_without_generated_says_what_to_do(tmp_path: Path) -> None:

@@ -14,7 +14,11 @@ from typing import Any
 
 import yaml
 
-from drift.report import issue_marker
+from core.configtree import Change
+from core.topology import Link, Topology
+from drift.audit import Audit, DeviceResult
+from drift.report import issue_marker, issue_plan
+from tests.mermaid import parsed
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = REPO / ".github" / "workflows"
@@ -98,3 +102,36 @@ def test_the_issue_script_touches_only_the_issues_it_opened() -> None:
     assert after[5]["title"] == "unmanaged switch: rogue" and after[5]["labels"] == ["drift"]
     assert result["done"] == {"opened": ["rogue"], "updated": ["leaf1"], "closed": ["leaf2"]}
     assert [c for c in result["calls"] if c[1] == 3] == []
+
+
+def test_the_issue_the_script_opens_carries_the_map_around_its_device() -> None:
+    """From drift's issues.json to the issue on GitHub: the body keeps its marker and its Mermaid map."""
+    node = shutil.which("node")
+    assert node, "node runs the drift issue script"
+    topology = Topology(
+        {"leaf1": ("leaf", "compute"), "leaf2": ("leaf", "compute"), "spine1": ("spine", "compute")},
+        {},
+        [Link("leaf1", "leaf2", "peer-link", "400g"), Link("spine1", "leaf1", "fabric", "400g")],
+    )
+    audit = Audit(
+        "HEAD",
+        "c" * 40,
+        False,
+        "t",
+        1.0,
+        (
+            DeviceResult("leaf1", "drift", (Change((), "added", "ntp server 10.0.0.9"),)),
+            DeviceResult("leaf2", "unreachable"),
+        ),
+    )
+    proc = subprocess.run(
+        [node, str(Path(__file__).with_name("drift_issues.mjs")), str(ISSUES_SCRIPT)],
+        input=json.dumps({"issues": [], "plan": issue_plan(audit, topology)}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (issue,) = json.loads(proc.stdout)["issues"]
+    assert issue["title"] == "drift: leaf1" and issue["body"].startswith(issue_marker("leaf1"))
+    boxes = {v["id"]: v["classes"] for v in parsed(issue["body"])["vertices"]}
+    assert boxes == {"n_spine1": ["neighbour"], "n_leaf1": ["drift"], "n_leaf2": ["unreachable"]}

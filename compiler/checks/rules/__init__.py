@@ -3,14 +3,18 @@
 =====================  ==============================================================
 Module                 Rules
 =====================  ==============================================================
-``topology``           FAB001 FAB002 HOP001 LNK001 LNK002
+``topology``           FAB001 FAB002 FAB003 HOP001 LNK001 LNK002
 ``addressing``         ADR001 ADR002 ADR003 ADR004 ADR005 ADR006
-``ports``              PRT001 PRT002 PRT003 PRT004 PRT005 PRT006
-``routing``            RTE001 RTE002 RTE003
+``ports``              PRT001 BRK001 PRT002 PRT003 PRT004 PRT005 PRT006 PRT007 VLN001
+``routing``            RTE001 RTE002 RTE003 RTE004
 ``mlag``               MLG001
-``qos``                QOS001 QOS002
+``qos``                QOS001 QOS002 QOS003 QOS004 QOS005 QOS006
 ``references``         REF001 REF002 REF003 RES001
 ``power``              PWR001 PWR002 PWR003 PWR004 CAB001
+``edge``               STC001 OVS001
+``bonding``            BND001 BND002 BND003
+``management``         MGT001 MGT002 MGT003 MGT004
+``telemetry``          TEL001 TEL002
 =====================  ==============================================================
 
 ``docs/checks.md`` is the table of every rule for users.
@@ -18,6 +22,32 @@ Module                 Rules
 
 from __future__ import annotations
 
-from compiler.checks.rules import addressing, mlag, ports, power, qos, references, routing, topology
+from compiler.checks.rules import (
+    addressing,
+    bonding,
+    edge,
+    management,
+    mlag,
+    ports,
+    power,
+    qos,
+    references,
+    routing,
+    telemetry,
+    topology,
+)
 
-__all__ = ["addressing", "mlag", "ports", "power", "qos", "references", "routing", "topology"]
+__all__ = [
+    "addressing",
+    "bonding",
+    "edge",
+    "management",
+    "mlag",
+    "ports",
+    "power",
+    "qos",
+    "references",
+    "routing",
+    "telemetry",
+    "topology",
+]

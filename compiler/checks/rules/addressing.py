@@ -73,7 +73,7 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
     """Every address pool of the intent with its YAML path, in file order."""
     pools: list[tuple[str, IPv4Network]] = []
     for net, spec in sorted(intent.fabric.fabrics.items()):
-        pools.extend((f"fabrics.{net}.pools.{name}", cidr) for name, cidr in spec.pools)
+        pools.extend((f"fabrics.{net}.pools.{name}", cidr) for name, cidr in spec.pools if cidr is not None)
     mgmt = intent.fabric.management
     pools.append(("management.pool", mgmt.pool))
     pools.append(("management.upstream.subnet", mgmt.upstream.subnet))

@@ -1,21 +1,30 @@
-"""Port rules: every port exists on its model, no switch runs out of ports, leaf budgets.
+"""Port rules: every port exists on its model as broken out, no switch runs out of ports, leaf budgets.
 
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
-PRT001    error     C3           a used port exists on the switch's model
+PRT001    error     C3           a used port exists on the switch's catalog model
+BRK001    error     C3           no used port is one its switch's breakouts make inactive
+                                 (a hidden lane) or absent (a gearbox partner)
 PRT002    error     C3           a server's position fits its leaf pair's
                                  ``ports_per_rack``
 PRT003    error     C2           the rack management switch has a port for every
                                  server and switch of the rack
-PRT004    error     C3           no switch uses more ports than its model has; a spine
-                                 has a port for every leaf of its fabric
+PRT004    error     C3           every port set holds what it serves, per speed and form
+                                 factor: a spine's downlinks a port for every leaf (of its
+                                 pod), a super-spine's for every pod spine link, the core's
+                                 for every rack; pod spine uplinks share out evenly
+PRT007    error     C3           no port is taken twice
+VLN001    error     N3           a switch's internal-VLAN range holds one VLAN per routed
+                                 port and none of the VLANs it carries
 PRT005    warning   C3           server downlinks per leaf stay inside the fabric's
                                  ``downlink_budget`` (8-12 in the design)
 PRT006    info      C3           per-leaf oversubscription: downlink vs uplink bandwidth
 ========  ========  ===========  =====================================================
 
-PRT001-PRT003 report what resolution could not place (``ResolvedFabric.problems``).
+PRT001-PRT003, BRK001 and PRT007 report what resolution could not place
+(``ResolvedFabric.problems``); a port the intent names is checked against its model when the
+intent loads (``compiler.intent``), so these catch the ports the design derives.
 """
 
 from __future__ import annotations
@@ -27,7 +36,9 @@ from compiler.checks.base import rule
 from compiler.checks.rules._common import devices, fabric_spec, gbps, links_of, problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
+from compiler.facts.hardware import Layout
 from compiler.intent import Intent
+from core.hardware import VlanRange, catalog, internal_vlan_problems, port_budget
 
 
 @rule("PRT001", "error", "C3", "Every used port exists on the switch model")
@@ -51,24 +62,84 @@ def management_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
     yield from problems(fabric, "PRT003")
 
 
-@rule("PRT004", "error", "C3", "No switch uses more ports than its model has")
+@rule("BRK001", "error", "C3", "No used port is removed by a breakout")
+def ports_in_breakout(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each used port that its switch's breakouts make inactive or absent."""
+    del intent
+    yield from problems(fabric, "BRK001")
+
+
+@rule("PRT007", "error", "C3", "No port is taken twice")
+def ports_taken_once(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each second claim on a port."""
+    del intent
+    yield from problems(fabric, "PRT007")
+
+
+def budget(layout: Layout) -> str:
+    """A model's cages per form factor and speed, as a message names them.
+
+    Example:
+        >>> from core.hardware import model
+        >>> from compiler.facts.hardware import layout_of
+        >>> budget(layout_of(model("DCS-7060DX5-64S"), {}))
+        'DCS-7060DX5-64S: 64 x QSFP-DD 400g, 2 x SFP+ 10g'
+    """
+    cages = ", ".join(f"{c.count} x {c.form_factor} {c.speed}" for c in port_budget(layout.model))
+    return f"{layout.model.id}: {cages}"
+
+
+@rule("PRT004", "error", "C3", "Every port set holds what it serves")
 def port_counts(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each switch that needs more ports than its model has (spines: one per leaf)."""
-    models = intent.fabric.switch_models
-    for name, device in sorted(fabric.devices.items()):
-        model = models.get(device.model)
-        if model is None:
-            yield name, f"switch model {device.model!r} is not in switch_models"
+    """Yield each switch whose downlinks cannot take every switch below it (spines: one per
+    leaf of the pod; super-spines: every link of every pod spine of their plane; the core: one per
+    rack), and each pod spine whose uplinks do not share out evenly over its plane."""
+    yield from problems(fabric, "PRT004")
+    topology = fabric.facts.topology
+    for net, spine_leaf in sorted(topology.fabrics.items()):
+        spec = intent.fabric.fabrics[net]
+        spine_layout = topology.layouts.spine[net]
+        downlinks = spine_layout.sets["downlinks"]
+        for pod in spine_leaf.pods:
+            highest = max((pod.local_index(p.leaf_index(1)) for p in pod.pairs), default=0)
+            if highest > len(downlinks):
+                speed = spine_layout.speed(downlinks[0]) if downlinks else "-"
+                where = f"pod {pod.id}" if spine_leaf.three_stage else f"the {net} fabric"
+                fix = "a smaller pods.racks" if spine_leaf.three_stage else f"pods (fabrics.{net}.pods)"
+                for spine in pod.spines:
+                    yield (
+                        spine,
+                        (
+                            f"{budget(spine_layout)} has {len(downlinks)} downlinks at {speed} but {where} "
+                            f"numbers leaves up to {highest}: use {fix}, or a model with more ports"
+                        ),
+                    )
+        if spec.pods is None or not spine_leaf.planes:
             continue
-        have = model.port_count
-        if device.role == "spine":
-            leaves = len(devices(fabric, "leaf", device.network))
-            if leaves > have:
-                yield name, (f"{name} ({device.model}) has {have} ports but {leaves} leaves need one each")
-                continue
-        used = len(fabric.ports(name))
-        if used > have:
-            yield name, (f"{name} ({device.model}) has {have} ports but {used} are needed")
+        uplinks = spine_layout.sets.get("uplinks", ())
+        per_plane = spec.pods.super_spines.per_plane
+        if len(uplinks) % per_plane:
+            yield (
+                f"fabrics.{net}.spines.uplinks",
+                (
+                    f"{len(uplinks)} uplinks per pod spine do not share out evenly over the {per_plane} "
+                    f"super-spines of a plane: list a multiple of {per_plane}"
+                ),
+            )
+            continue
+        super_layout = topology.layouts.super_spine[net]
+        need = max((p.id for p in spine_leaf.pods), default=0) * (len(uplinks) // per_plane)
+        have = len(super_layout.sets["downlinks"])
+        if need > have:
+            for name in spine_leaf.super_spines:
+                yield (
+                    name,
+                    (
+                        f"{budget(super_layout)} has {have} downlinks but pods up to "
+                        f"{max(p.id for p in spine_leaf.pods)} take {len(uplinks) // per_plane} each ({need}): "
+                        "add super-spines per plane (per_plane), or a model with more ports"
+                    ),
+                )
 
 
 def _server_downlinks(fabric: ResolvedFabric) -> dict[str, list[Cable]]:
@@ -129,3 +200,22 @@ def oversubscription(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         up_text, up_gbps = bandwidth(up[leaf.name])
         ratio = f"{down_gbps / up_gbps:.2f}:1" if up_gbps else "no uplink bandwidth"
         yield leaf.name, f"{down_text or 'no servers'} down, {up_text or 'nothing'} up: {ratio}"
+
+
+@rule("VLN001", "error", "N3", "The internal-VLAN range serves every routed port")
+def internal_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch whose routed ports outnumber its internal-VLAN range, or whose range holds
+    a VLAN it carries: EOS error-disables a routed port that finds no internal VLAN
+    (``no-internal-vlan``). A switch without the line has EOS's own range (``core/hardware/eos.yaml``),
+    from which EOS skips the VLANs configured: only its size counts there."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        config = device.config
+        routed = sum(1 for iface in config.interfaces if iface.routed)
+        if config.vlan_internal_range is not None:
+            first, last = (int(v) for v in config.vlan_internal_range.split())
+            configured, in_use = VlanRange(first, last), [v.id for v in config.vlans]
+        else:
+            configured, in_use = catalog().internal_vlans, []
+        for problem in internal_vlan_problems(routed, configured, in_use):
+            yield name, problem

@@ -3,14 +3,18 @@
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
-PWR001    error     C9           a rack draws more than its PDU rating
+PWR001    error     C9           a rack draws more than its PDU rating (switches at their
+                                 model's typical draw; an estimated figure is named)
 PWR002    warning   C9           a rack draws more than 90% of its PDU rating
 PWR003    error     C9           a row draws more than its cooling or UPS capacity
 PWR004    warning   C9           a row draws more than 90% of its cooling or UPS capacity
 CAB001    error     C8           a cable is longer than any optic of its speed reaches
+                                 (a lane of a broken-out cage: any parallel optic and
+                                 breakout optic pair of that mode)
 ========  ========  ===========  =====================================================
 
-Watts come from the per-model ``power_w`` of ``intent/fabric.yaml``; rows from the ``rows:``
+Watts come from the switches' catalog models (typical draw) and the servers' ``power_w`` of
+``intent/fabric.yaml``; rows from the ``rows:``
 section of ``intent/racks.yaml``. The figures are the ones ``generated/inventory/power.csv``
 and ``cabling.csv`` print (``compiler.artifacts.physical``).
 """
@@ -22,10 +26,10 @@ from collections.abc import Iterator
 from compiler.artifacts.physical import (
     NEAR_LIMIT,
     budget_status,
-    longest_reach,
     rack_loads,
     row_loads,
     runs,
+    switch_power,
     utilisation,
 )
 from compiler.checks.base import rule
@@ -48,12 +52,20 @@ def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tupl
         if budget_status(load.watts, load.pdu_w) != status:
             continue
         heaviest = max(load.devices, key=lambda d: d[1])  # the first by name among equals
+        estimated = sorted(
+            {
+                fabric.devices[n].model
+                for n, _ in load.devices
+                if n in fabric.devices and not switch_power(fabric, n).certain
+            }
+        )
+        note = f"; typical draw of {', '.join(estimated)} is an estimate (docs/hardware.md)" if estimated else ""
         yield (
             f"rack{load.rack.id:02d}",
             (
                 f"draws {_kw(load.watts)} ({utilisation(load.watts, load.pdu_w):.0%}) of its {_kw(load.pdu_w)} PDU "
                 f"with {len(load.devices)} devices (largest {heaviest[0]} {heaviest[1]} W): "
-                "move servers to another rack or raise pdu_kw in racks.yaml"
+                f"move servers to another rack or raise pdu_kw in racks.yaml{note}"
             ),
         )
 
@@ -100,13 +112,14 @@ def row_near_capacity(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[
 def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each cable whose length (from rack rows and positions) no optic of its speed reaches."""
     for run in runs(intent, fabric):
-        if run.optic is None:
+        if run.a_optic is None or run.b_optic is None:
             link = run.link
+            breakout = " breakout" if run.a_cage or run.b_cage else ""
             yield (
                 f"{link.a.device} {link.a.port}",
                 (
                     f"cable to {link.b.device} {link.b.port} is {run.length_m:g} m, beyond every "
-                    f"{run.speed or 'unknown-speed'} optic (longest reach {longest_reach(run.speed)} m): "
+                    f"{run.speed or 'unknown-speed'}{breakout} optic (longest reach {run.reach_m} m): "
                     "place the racks closer (row, position in racks.yaml)"
                 ),
             )

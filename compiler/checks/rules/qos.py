@@ -1,16 +1,25 @@
-"""Lossless RoCEv2 rules: classification, PFC, ECN and the PFC watchdog (C4, N4).
+"""Lossless RoCEv2 rules: classification, PFC, ECN, the PFC watchdog, host marking (C4, N4).
 
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
 QOS001    error     C4/N4        RoCE DSCPs 26/27 map to the PFC no-drop traffic class;
                                  the CNP class is not the no-drop one; ECN marks exactly
-                                 the no-drop queue; every server, uplink and peer-link
-                                 port of a RoCE fabric trusts DSCP and carries the
-                                 service-profile
+                                 the no-drop queue in every profile; every class in use
+                                 has a scheduled queue; every server, uplink and peer-link
+                                 port of a RoCE fabric trusts DSCP and carries a profile
 QOS002    warning   C4/N4        the PFC watchdog polls at least twice per timeout and
                                  per recovery time (EOS: polling-interval <=
                                  min(timeout, recovery-time) / 2)
+QOS003    error     C4/N4        only the RoCE DSCPs reach the no-drop class and only
+                                 the CNP DSCP the CNP class, counting EOS's default map
+                                 for every DSCP no ``qos map dscp`` names
+QOS004    warning   C4/N4        the ECN band grows with port speed: kilobytes per
+                                 Gbit/s within a factor 2 across the speeds in use
+QOS005    error     C4/N4        hosts send RoCE ECN-capable (ToS 106 for DSCP 26, not
+                                 104): a switch marks CE only on ECT packets
+QOS006    error     C4/N4        the PFC watchdog runs on every lossless port (its
+                                 profile enables it), not only as global timers
 ========  ========  ===========  =====================================================
 """
 
@@ -20,9 +29,11 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from compiler.checks.base import rule
-from compiler.checks.rules._common import devices, fabric_spec, interfaces, join, links_of
+from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of
 from compiler.fabric import Device, ResolvedFabric
+from compiler.facts.qos import ECN_CODEPOINTS
 from compiler.intent import Intent, QosProfile
+from compiler.platforms import eos
 from compiler.structured import QosConfig
 
 ROCE_DSCPS = (26, 27)
@@ -32,14 +43,43 @@ ROCE_PORT_KINDS = ("server", "fabric", "peer-link")
 
 
 def dscp_to_tc(qos: QosConfig) -> dict[int, int]:
-    """The resolved DSCP -> traffic-class map of a device.
+    """The DSCP -> traffic-class map a device's ``qos map dscp`` lines configure.
 
     Example:
         >>> from compiler.structured import QosMap
-        >>> dscp_to_tc(QosConfig([QosMap("26 27", 3), QosMap("48", 6)], [], None, None))
+        >>> dscp_to_tc(QosConfig([QosMap("26 27", 3), QosMap("48", 6)], [], None, ()))
         {26: 3, 27: 3, 48: 6}
     """
     return {int(d): m.traffic_class for m in qos.dscp_maps for d in m.dscps.split()}
+
+
+def effective_dscp_to_tc(qos: QosConfig) -> dict[int, int]:
+    """The class every DSCP lands in on the device: its maps, else EOS's default map.
+
+    Example:
+        >>> from compiler.structured import QosMap
+        >>> tcs = effective_dscp_to_tc(QosConfig([QosMap("26", 3)], [], None, ()))
+        >>> tcs[26], tcs[24], tcs[0], tcs[8]
+        (3, 3, 1, 0)
+    """
+    configured = dscp_to_tc(qos)
+    return {d: configured.get(d, eos.default_traffic_class(d)) for d in range(64)}
+
+
+def dscp_ranges(dscps: list[int]) -> str:
+    """DSCPs as short ranges.
+
+    Example:
+        >>> dscp_ranges([24, 25, 28, 29, 30, 31])
+        '24-25, 28-31'
+    """
+    spans: list[list[int]] = []
+    for d in sorted(dscps):
+        if spans and spans[-1][1] == d - 1:
+            spans[-1][1] = d
+        else:
+            spans.append([d, d])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
 def _profile(intent: Intent, device: Device) -> QosProfile | None:
@@ -49,10 +89,18 @@ def _profile(intent: Intent, device: Device) -> QosProfile | None:
     return intent.fabric.qos_profiles.get(spec.qos)
 
 
+def _roce_devices(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Device, QosProfile, QosConfig | None]]:
+    for device in devices(fabric, "leaf") + devices(fabric, "spine") + devices(fabric, "super-spine"):
+        profile = _profile(intent, device)
+        if profile is not None:
+            yield device, profile, device.config.qos
+
+
 def _classes(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
-    pfc = qos.profile.pfc_priority
-    if pfc != profile.pfc_priority:
-        yield f"PFC no-drop priority {pfc}, the profile says {profile.pfc_priority}"
+    pfc = profile.pfc_priority
+    for p in qos.profiles:
+        if p.pfc_priority != pfc:
+            yield f"{p.name}: PFC no-drop priority {p.pfc_priority}, the profile says {pfc}"
     tcs = dscp_to_tc(qos)
     for dscp in ROCE_DSCPS:
         if tcs.get(dscp) != pfc:
@@ -62,21 +110,33 @@ def _classes(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
         yield f"CNP DSCP {profile.cnp.dscp} is not classified (profile: TC {profile.cnp.tc})"
     elif cnp_tc == pfc:
         yield f"CNP DSCP {profile.cnp.dscp} shares the no-drop TC {pfc}: CNPs must not pause"
-    queue = dict(qos.tc_to_queue).get(pfc, pfc)
-    marked = sorted(q.id for q in qos.profile.queues if q.ecn)
-    if marked != [queue]:
-        yield f"ECN marks queue(s) {marked or 'none'}, but no-drop TC {pfc} uses queue {queue}"
+    to_queue = dict(qos.tc_to_queue)
+    queue = to_queue.get(pfc, pfc)
+    for p in qos.profiles:
+        marked = sorted(q.id for q in p.queues if q.ecn)
+        if marked != [queue]:
+            yield f"{p.name}: ECN marks queue(s) {marked or 'none'}, but no-drop TC {pfc} uses queue {queue}"
+        scheduled = {q.id for q in p.queues}
+        unscheduled = sorted({to_queue.get(tc, tc) for tc in set(tcs.values())} - scheduled)
+        if unscheduled:
+            yield (
+                f"{p.name}: queue(s) {unscheduled} carry traffic but have no bandwidth share or strict "
+                "priority (EOS schedules them strict by default and they could starve RoCE)"
+            )
 
 
 def _roce_ports(fabric: ResolvedFabric) -> dict[tuple[str, str], list[str]]:
     """The cabled RoCE-carrying ports of every switch, by (network, device), in link order.
 
-    Built once per run: scanning every link for every switch was quadratic in the fabric size.
+    A port its model lacks is left out: PRT001 and LNK001 name it. Built once per run: scanning
+    every link for every switch was quadratic in the fabric size.
     """
     ports: dict[tuple[str, str], list[str]] = defaultdict(list)
     for link in links_of(fabric, ROCE_PORT_KINDS):
         for end in (link.a, link.b):
-            ports[link.network, end.device].append(end.port)
+            used = fabric.facts.cabling.port(end.device, end.port)
+            if used is not None and used.speed is not None:
+                ports[link.network, end.device].append(end.port)
     return ports
 
 
@@ -100,11 +160,7 @@ def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
 def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
     roce_ports = _roce_ports(fabric)
-    for device in devices(fabric, "leaf") + devices(fabric, "spine"):
-        profile = _profile(intent, device)
-        if profile is None:
-            continue
-        qos = device.config.qos
+    for device, profile, qos in _roce_devices(intent, fabric):
         if qos is None:
             yield device.name, "the fabric has a RoCE QoS profile but the switch has no qos config"
             continue
@@ -132,4 +188,81 @@ def watchdog_timing(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[st
                     f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
                     f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
                 ),
+            )
+
+
+@rule("QOS003", "error", "C4/N4", "Only RoCE and CNP markings reach the no-drop and CNP classes")
+def stray_dscps(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch where another DSCP shares the no-drop or the CNP class (maps and EOS defaults)."""
+    for device, profile, qos in _roce_devices(intent, fabric):
+        if qos is None:
+            continue
+        roce = {d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority}
+        effective = effective_dscp_to_tc(qos)
+        configured = dscp_to_tc(qos)
+        for tc, allowed, what in (
+            (profile.pfc_priority, roce, "the no-drop"),
+            (profile.cnp.tc, {profile.cnp.dscp}, "the CNP"),
+        ):
+            stray = sorted(d for d, t in effective.items() if t == tc and d not in allowed)
+            if not stray:
+                continue
+            by_default = [d for d in stray if d not in configured]
+            how = " (by EOS's default DSCP map: map every DSCP explicitly, default_tc)" if by_default else ""
+            yield device.name, f"DSCP {dscp_ranges(stray)} land in {what} class TC {tc}{how}"
+
+
+@rule("QOS004", "warning", "C4/N4", "ECN thresholds scale with port speed")
+def ecn_scaling(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each QoS profile whose ECN band does not grow with the speeds of the ports it serves."""
+    used: dict[str, set[str]] = defaultdict(set)
+    for device, _, qos in _roce_devices(intent, fabric):
+        for p in qos.profiles if qos is not None else ():
+            used[_profile_name(intent, device)].add(p.speed)
+    for name, speeds in sorted(used.items()):
+        thresholds = intent.fabric.qos_profiles[name].ecn.thresholds
+        per_gbps = {s: thresholds[s].min_kbytes / gbps(s) for s in speeds if s in thresholds}
+        if len(per_gbps) < 2:
+            continue
+        low, high = min(per_gbps, key=per_gbps.__getitem__), max(per_gbps, key=per_gbps.__getitem__)
+        if per_gbps[high] > 2 * per_gbps[low]:
+            bands = ", ".join(f"{s} from {thresholds[s].min_kbytes} KB" for s in sorted(per_gbps, key=gbps))
+            yield (
+                f"qos_profiles.{name}.ecn.thresholds",
+                f"the ECN band per Gbit/s differs {per_gbps[high] / per_gbps[low]:g}x across port speeds "
+                f"({bands}): scale min/max_kbytes with speed, so every port marks at the same queueing delay",
+            )
+
+
+def _profile_name(intent: Intent, device: Device) -> str:
+    spec = fabric_spec(intent, device.network)
+    return spec.qos if spec is not None and spec.qos is not None else ""
+
+
+@rule("QOS005", "error", "C4/N4", "Hosts send RoCE ECN-capable")
+def host_marking(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each RoCE QoS profile whose hosts would send RoCE data as not-ECT."""
+    for net, roce in sorted(fabric.facts.qos.fabrics.items()):
+        if roce.host_tos & 0b11 == ECN_CODEPOINTS["not-ect"]:
+            yield (
+                f"qos_profiles.{roce.profile}.ecn.host_codepoint",
+                f"hosts of the {net} fabric send RoCE with ToS {roce.host_tos} (not ECN-capable): switches "
+                f"never mark it CE, so DCQCN never slows a sender and PFC does all the work; use ect0 "
+                f"(ToS {roce.host_tos | ECN_CODEPOINTS['ect0']})",
+            )
+
+
+@rule("QOS006", "error", "C4/N4", "PFC watchdog on every lossless port")
+def watchdog_on_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch with lossless ports whose profile does not run the PFC watchdog."""
+    for device, _, qos in _roce_devices(intent, fabric):
+        if qos is None:
+            continue
+        off = {p.name for p in qos.profiles if not p.pfc_watchdog}
+        ports = [i.name for i in device.config.interfaces if i.service_profile in off]
+        if ports:
+            yield (
+                device.name,
+                f"no PFC watchdog on {len(ports)} lossless port(s) ({join(ports, 4)}): the global timers "
+                "alone stop no pause storm (qos_profiles.<name>.watchdog.enabled)",
             )

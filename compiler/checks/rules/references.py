@@ -48,11 +48,9 @@ def _iface_refs(device: Device, iface: Interface, vlans: set[int]) -> Iterator[s
     if iface.service_profile is not None:
         if qos is None:
             yield f"{iface.name}: service-profile {iface.service_profile} but no qos profile"
-        elif iface.service_profile != qos.profile.name:
-            yield (
-                f"{iface.name}: service-profile {iface.service_profile} is not the device's "
-                f"qos profile {qos.profile.name}"
-            )
+        elif iface.service_profile not in {p.name for p in qos.profiles}:
+            names = ", ".join(p.name for p in qos.profiles) or "none"
+            yield f"{iface.name}: service-profile {iface.service_profile} is not a qos profile of the device ({names})"
     used: set[int] = set()
     if iface.switchport_access_vlan is not None:
         used.add(iface.switchport_access_vlan)

@@ -3,14 +3,18 @@
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
-RTE001    error     N3           every leaf and spine runs an underlay whose ECMP
-                                 ``maximum-paths`` is at least the spine count
+RTE001    error     N3           every leaf, spine and super-spine runs an underlay whose
+                                 ECMP ``maximum-paths`` is at least the spine count (of
+                                 a pod)
 RTE002    error     N3           eBGP: every neighbor is a connected address of another
                                  switch whose ASN is the neighbor's remote-as, and that
                                  switch peers back; every leaf-spine link has a session
 RTE003    error     N3           OSPF: every leaf-spine link is point-to-point, active
                                  (not passive) and inside a network statement on both
                                  ends, and both ends run OSPF
+RTE004    error     N3           BFD on every underlay adjacency (``bfd default`` in
+                                 OSPF, the underlay peer group in eBGP) with timers
+                                 that take a dead link out in under a second
 ========  ========  ===========  =====================================================
 """
 
@@ -26,7 +30,7 @@ from compiler.facts import Endpoint
 from compiler.intent import Intent
 from compiler.structured import BgpNeighbor, BgpPeerGroup, Interface
 
-FABRIC_ROLES = ("leaf", "spine")
+FABRIC_ROLES = ("leaf", "spine", "super-spine")
 
 
 def _fabric_switches(fabric: ResolvedFabric) -> list[Device]:
@@ -236,3 +240,45 @@ def _ospf_end(peer: _Peering, active: set[str], end: Endpoint) -> Iterator[tuple
     covered = address is not None and any(address.ip in network for network in peer.ospf_networks())
     if not covered:
         yield device.name, f"{end.port} ({address}) is in no OSPF network statement"
+
+
+BFD_DETECTION_LIMIT_MS = 1000
+"""N3: a dead leaf-spine link must leave ECMP in under a second (routing protocol timers take 3-40 s)."""
+
+
+def _bfd_problems(device: Device) -> Iterator[str]:
+    config = device.config
+    missing = []
+    if config.router_ospf is not None and not config.router_ospf.bfd_default:
+        missing.append(
+            "OSPF neighbors run without BFD (no bfd default): a silent link failure waits for the dead timer"
+        )
+    if config.router_bgp is not None:
+        bgp = config.router_bgp
+        for group in bgp.peer_groups:
+            if group.remote_as != bgp.asn and not group.bfd:  # the iBGP MLAG peer rides the peer-link
+                missing.append(
+                    f"eBGP peer group {group.name} runs without BFD: a silent link failure waits for the hold timer"
+                )
+    yield from missing
+    if missing or (config.router_ospf is None and config.router_bgp is None):
+        return
+    timers = config.router_bfd
+    if timers is None:
+        yield "no router bfd timers"
+        return
+    detection = max(timers.interval, timers.min_rx) * timers.multiplier
+    if detection >= BFD_DETECTION_LIMIT_MS:
+        yield (
+            f"BFD {timers.interval} ms / {timers.min_rx} ms x {timers.multiplier} takes {detection} ms to declare "
+            f"a link dead: keep it under {BFD_DETECTION_LIMIT_MS} ms (routing_profiles.<name>.bfd)"
+        )
+
+
+@rule("RTE004", "error", "N3", "BFD on the underlay takes a dead link out in under a second")
+def bfd(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each leaf or spine whose underlay runs without BFD or with BFD too slow for a fabric."""
+    del intent
+    for device in _fabric_switches(fabric):
+        for message in _bfd_problems(device):
+            yield device.name, message

@@ -3,10 +3,14 @@
 ========  ========  ===========  =====================================================
 Rule      Severity  Requirement  What it guards
 ========  ========  ===========  =====================================================
-FAB001    error     C3           every leaf has a link to every spine of its fabric
+FAB001    error     C3           every leaf has a link to every spine of its fabric (its
+                                 pod's), every pod spine to every super-spine of its plane
 FAB002    error     C3           ``uplinks_per_leaf`` / ``uplink_ports`` match the spine
                                  count (the seed's "2 uplinks, 4 spines" contradiction)
+FAB003    error     C3           every pod of a three-stage fabric has a spine rack
 HOP001    error     C3           at most 3 switches between any two servers of a network
+                                 (5 in a three-stage fabric: leaf, spine, super-spine,
+                                 spine, leaf)
 LNK001    error     C8           both ends of every link run the same speed, on ports
                                  their models have
 LNK002    error     N5           switch-to-switch links have equal MTUs; a host or
@@ -23,39 +27,60 @@ from collections.abc import Iterator
 from compiler.checks.base import rule
 from compiler.checks.rules._common import (
     SWITCH_LINK_KINDS,
-    devices,
+    fabric_spec,
     interfaces,
     join,
     links_of,
+    problems,
 )
+from compiler.checks.rules.ports import port_counts
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
 
 MAX_SWITCH_HOPS = 3
 """C3: a server reaches any other server through at most leaf, spine, leaf."""
+MAX_SWITCH_HOPS_THREE_STAGE = 5
+"""Past one spine layer: leaf, pod spine, super-spine, pod spine, leaf."""
 
 
 @rule("FAB001", "error", "C3", "Every leaf connects to every spine of its fabric")
 def leaf_reaches_every_spine(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each leaf that lacks a direct link to one or more spines of its network."""
-    del intent
+    """Yield each leaf that lacks a direct link to one or more spines of its pod (the fabric's
+    spines in a two-stage fabric), and each pod spine that lacks one to a super-spine of its plane.
+
+    A switch PRT004 finds short of downlinks is not counted missing again here.
+    """
+    short = {subject for subject, _ in port_counts(intent, fabric)}
     linked: dict[str, set[str]] = defaultdict(set)
     for link in links_of(fabric, ["fabric"]):
         linked[link.a.device].add(link.b.device)
         linked[link.b.device].add(link.a.device)
-    for net in sorted({d.network for d in devices(fabric, "leaf")}):
-        spines = [s.name for s in devices(fabric, "spine", net)]
-        for leaf in devices(fabric, "leaf", net):
-            missing = [s for s in spines if s not in linked[leaf.name]]
-            if missing:
-                yield (
-                    leaf.name,
-                    (
-                        f"no link to {join(missing)}: reaches {len(spines) - len(missing)} of the "
-                        f"{len(spines)} spines of the {net} fabric"
-                    ),
-                )
+    for net, spine_leaf in sorted(fabric.facts.topology.fabrics.items()):
+        for pod in spine_leaf.pods:
+            where = f"pod {pod.id} of the {net} fabric" if spine_leaf.three_stage else f"the {net} fabric"
+            for pair in pod.pairs:
+                for leaf in pair.leaves:
+                    yield from _unlinked(leaf, pod.spines, linked, short, f"spines of {where}")
+            for plane, spine in enumerate(pod.spines, start=1):
+                if spine_leaf.planes:
+                    supers = spine_leaf.planes[plane - 1]
+                    yield from _unlinked(spine, supers, linked, short, f"super-spines of plane {plane} ({net})")
+
+
+@rule("FAB003", "error", "C3", "Every pod has a spine rack")
+def pods_have_spine_racks(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each pod of a three-stage fabric that ``pods.spine_racks`` gives no rack."""
+    del intent
+    yield from problems(fabric, "FAB003")
+
+
+def _unlinked(
+    name: str, targets: tuple[str, ...], linked: dict[str, set[str]], short: set[str], what: str
+) -> Iterator[tuple[str, str]]:
+    missing = [t for t in targets if t not in linked[name] and t not in short]
+    if missing:
+        yield name, f"no link to {join(missing)}: reaches {len(targets) - len(missing)} of the {len(targets)} {what}"
 
 
 @rule("FAB002", "error", "C3", "Uplinks per leaf equal the spine count")
@@ -118,13 +143,15 @@ def _distances(graph: dict[str, set[str]], sources: frozenset[str]) -> dict[str,
     return seen
 
 
-def max_switch_hops(switch_links: list[Cable], server_links: list[Cable]) -> tuple[int | None, str, str, int]:
+def max_switch_hops(
+    switch_links: list[Cable], server_links: list[Cable], limit: int = MAX_SWITCH_HOPS
+) -> tuple[int | None, str, str, int]:
     """The worst server pair: (switches between them or None if unreachable, a, b, pairs over).
 
     Servers attached to the same set of switches are grouped, so the cost grows with the
     number of leaf pairs, not the square of the number of servers: one breadth-first search
     per group (from all its switches at once), then a look-up per pair of groups. The fourth
-    value counts the server groups pairs beyond :data:`MAX_SWITCH_HOPS` or unreachable.
+    value counts the server groups pairs beyond ``limit`` switches or unreachable.
 
     Example:
         >>> from compiler.facts import Cable as L, Endpoint as E
@@ -153,7 +180,7 @@ def max_switch_hops(switch_links: list[Cable], server_links: list[Cable]) -> tup
                 continue
             hops = _group_hops(near, second)
             pair = (groups[first][0], groups[second][-1])
-            if hops is None or hops > MAX_SWITCH_HOPS:
+            if hops is None or hops > limit:
                 over += 1
             if worst[0] is not None and (hops is None or hops > worst[0]):
                 worst = (hops, pair[0], pair[1], 0)
@@ -166,28 +193,37 @@ def _group_hops(near: dict[str, int], second: frozenset[str]) -> int | None:
     return min(edges) + 1 if edges else None
 
 
-@rule("HOP001", "error", "C3", "At most 3 switch hops between any two servers")
+@rule("HOP001", "error", "C3", "At most 3 switch hops between any two servers (5 past one spine layer)")
 def hop_count(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each network where some pair of servers is more than 3 switches apart."""
-    del intent
+    """Yield each network where some pair of servers is more switches apart than its design allows.
+
+    A network whose switches PRT004 finds short of downlinks is left to that rule (its leaves
+    are cut off for that reason).
+    """
+    short = {subject for subject, _ in port_counts(intent, fabric)}
     for net in sorted({link.network for link in fabric.links if link.kind == "server"}):
+        if any(d.network == net for name, d in fabric.devices.items() if name in short):
+            continue
+        spec = fabric_spec(intent, net)
+        limit = MAX_SWITCH_HOPS_THREE_STAGE if spec is not None and spec.pods is not None else MAX_SWITCH_HOPS
+        path = "leaf, spine, super-spine, spine, leaf" if limit > MAX_SWITCH_HOPS else "leaf, spine, leaf"
         switch_links = links_of(fabric, SWITCH_LINK_KINDS, net)
         server_links = links_of(fabric, ["server"], net)
-        hops, first, second, over = max_switch_hops(switch_links, server_links)
+        hops, first, second, over = max_switch_hops(switch_links, server_links, limit)
         if hops is None:
             yield (
                 f"{net} network",
                 (
                     f"no path between {first} and {second} ({over} group(s) of servers are cut off "
-                    f"or more than {MAX_SWITCH_HOPS} switches apart)"
+                    f"or more than {limit} switches apart)"
                 ),
             )
-        elif hops > MAX_SWITCH_HOPS:
+        elif hops > limit:
             yield (
                 f"{net} network",
                 (
-                    f"{first} and {second} are {hops} switches apart (at most {MAX_SWITCH_HOPS}: "
-                    f"leaf, spine, leaf); {over} group(s) of servers exceed it"
+                    f"{first} and {second} are {hops} switches apart (at most {limit}: "
+                    f"{path}); {over} group(s) of servers exceed it"
                 ),
             )
 
@@ -197,8 +233,8 @@ def _end(endpoint: Endpoint) -> str:
 
 
 def _reported_beyond_model(fabric: ResolvedFabric) -> set[str]:
-    """Devices whose out-of-model ports PRT001 already reports (one report per cause)."""
-    return {p.subject for p in fabric.problems if p.rule == "PRT001"}
+    """Devices whose missing ports PRT001 or BRK001 already reports (one report per cause)."""
+    return {p.subject for p in fabric.problems if p.rule in ("PRT001", "BRK001")}
 
 
 @rule("LNK001", "error", "C8", "Both ends of a link run the same speed")

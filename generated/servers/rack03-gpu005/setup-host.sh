@@ -28,7 +28,19 @@ fi
 # irqbalance would undo the NUMA pinning below.
 systemctl disable --now irqbalance 2>/dev/null || true
 
-# enp65s0f0: compute network, 100g to rack03-leaf-a Ethernet5; IRQs on NUMA node 0
+# NICs with addresses of one subnet: each answers ARP for its own address only, announces its own
+# address, and accepts replies the other NIC's route would have sent elsewhere (loose rp_filter).
+cat > /etc/sysctl.d/90-fabricops-arp.conf <<'SYSCTL'
+net.ipv4.conf.enp65s0f0.arp_ignore = 1
+net.ipv4.conf.enp65s0f0.arp_announce = 2
+net.ipv4.conf.enp65s0f0.rp_filter = 2
+net.ipv4.conf.enp193s0f0.arp_ignore = 1
+net.ipv4.conf.enp193s0f0.arp_announce = 2
+net.ipv4.conf.enp193s0f0.rp_filter = 2
+SYSCTL
+sysctl --system > /dev/null
+
+# enp65s0f0: compute network, 100g to rack03-leaf-a Ethernet2/1; IRQs on NUMA node 0
 ethtool --set-eee enp65s0f0 eee off 2>/dev/null || true
 ethtool -K enp65s0f0 lro off gro off
 for irq in $(ls /sys/class/net/enp65s0f0/device/msi_irqs); do
@@ -40,16 +52,20 @@ mlnx_qos -i enp65s0f0 --pfc 0,0,0,1,0,0,0,0
 mlnx_qos -i enp65s0f0 --dscp2prio set,26,3
 mlnx_qos -i enp65s0f0 --dscp2prio set,27,3
 mlnx_qos -i enp65s0f0 --dscp2prio set,48,6
+# Every other DSCP on priority 0, the switches' best-effort class: none shares the lossless one.
+for dscp in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63; do
+    mlnx_qos -i enp65s0f0 --dscp2prio set,${dscp},0
+done
 ibdev=$(rdma link show | awk '$NF == "enp65s0f0" {split($2, port, "/"); print port[1]}')
 cma_roce_mode -d "${ibdev}" -p 1 -m 2
-cma_roce_tos -d "${ibdev}" -t 104
+cma_roce_tos -d "${ibdev}" -t 106
 # DCQCN: congestion notifications leave with DSCP 48 on priority 6.
 echo 48 > /sys/class/net/enp65s0f0/ecn/roce_np/cnp_dscp
 echo 6 > /sys/class/net/enp65s0f0/ecn/roce_np/cnp_802p_prio
 echo 1 > /sys/class/net/enp65s0f0/ecn/roce_np/enable/3
 echo 1 > /sys/class/net/enp65s0f0/ecn/roce_rp/enable/3
 
-# enp193s0f0: compute network, 100g to rack03-leaf-b Ethernet5; IRQs on NUMA node 1
+# enp193s0f0: compute network, 100g to rack03-leaf-b Ethernet2/1; IRQs on NUMA node 1
 ethtool --set-eee enp193s0f0 eee off 2>/dev/null || true
 ethtool -K enp193s0f0 lro off gro off
 for irq in $(ls /sys/class/net/enp193s0f0/device/msi_irqs); do
@@ -61,9 +77,13 @@ mlnx_qos -i enp193s0f0 --pfc 0,0,0,1,0,0,0,0
 mlnx_qos -i enp193s0f0 --dscp2prio set,26,3
 mlnx_qos -i enp193s0f0 --dscp2prio set,27,3
 mlnx_qos -i enp193s0f0 --dscp2prio set,48,6
+# Every other DSCP on priority 0, the switches' best-effort class: none shares the lossless one.
+for dscp in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63; do
+    mlnx_qos -i enp193s0f0 --dscp2prio set,${dscp},0
+done
 ibdev=$(rdma link show | awk '$NF == "enp193s0f0" {split($2, port, "/"); print port[1]}')
 cma_roce_mode -d "${ibdev}" -p 1 -m 2
-cma_roce_tos -d "${ibdev}" -t 104
+cma_roce_tos -d "${ibdev}" -t 106
 # DCQCN: congestion notifications leave with DSCP 48 on priority 6.
 echo 48 > /sys/class/net/enp193s0f0/ecn/roce_np/cnp_dscp
 echo 6 > /sys/class/net/enp193s0f0/ecn/roce_np/cnp_802p_prio

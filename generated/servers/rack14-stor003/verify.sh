@@ -14,9 +14,9 @@ ip -brief address show dev bond1 | grep -qw "10.40.4.24/24" || fail "bond1 lacks
 [ "$(cat /sys/class/net/enp65s0f0/mtu)" = "9000" ] || fail "enp65s0f0 MTU is not 9000"
 [ "$(cat /sys/class/net/enp65s0f1/mtu)" = "9000" ] || fail "enp65s0f1 MTU is not 9000"
 [ "$(cat /sys/class/net/eno1/mtu)" = "1500" ] || fail "eno1 MTU is not 1500"
-ip -brief address show dev eno1 | grep -qw "172.16.14.23/24" || fail "eno1 lacks 172.16.14.23/24"
-ping -c 3 -W 1 -M do -s 8972 10.40.4.1 > /dev/null || fail "no 9000-byte path to 10.40.4.1 (storage gateway via bond1)"
-ping -c 3 -W 1 -M do -s 1472 172.16.14.1 > /dev/null || fail "no 1500-byte path to 172.16.14.1 (management gateway via eno1)"
+ip -brief address show dev eno1 | grep -qw "172.16.14.132/25" || fail "eno1 lacks 172.16.14.132/25"
+ping -c 3 -W 1 -M do -s 8972 -I bond1 10.40.4.1 > /dev/null || fail "no 9000-byte path to 10.40.4.1 (storage gateway via bond1)"
+ping -c 3 -W 1 -M do -s 1472 -I eno1 172.16.14.129 > /dev/null || fail "no 1500-byte path to 172.16.14.129 (management gateway via eno1)"
 findmnt /mnt/datasets > /dev/null || fail "/mnt/datasets is not mounted"
 
 [ "${failed}" = 0 ] && echo "OK: rack14-stor003 matches its plan"

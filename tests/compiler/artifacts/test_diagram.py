@@ -122,7 +122,7 @@ def test_uplinks_and_peer_links_are_drawn(pictures_1x: dict[str, str]) -> None:
     assert compute.count(">peer-link 2x400g</text>") == 12
     assert compute.count(">24x400g</text>") == 4  # one per spine: a downlink per leaf
     management = pictures_1x["docs/management-network.svg"]
-    assert management.count(">1x10g</text>") == 14
+    assert management.count(">1x25g</text>") == 14
     assert ">rack01-mgmt</text>" in management and ">9 servers, 4 switches</text>" in management
 
 

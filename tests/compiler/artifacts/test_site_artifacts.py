@@ -27,16 +27,21 @@ GOLDEN = Path(__file__).parent / "golden"
 
 # (variant, generated path): a server of each kind, one table of each artifact, one rules file per role
 GOLDEN_CASES = [
-    ("", "servers/rack01-gpu001/NetworkManager/system-connections/bond0.nmconnection"),
-    ("", "servers/rack01-gpu001/NetworkManager/system-connections/bond0-enp65s0f0.nmconnection"),
+    ("", "servers/rack01-gpu001/NetworkManager/system-connections/compute-enp65s0f0.nmconnection"),
+    ("", "servers/rack01-gpu001/NetworkManager/system-connections/compute-enp193s0f0.nmconnection"),
+    ("", "servers/rack01-gpu002/NetworkManager/system-connections/bond1.nmconnection"),
+    ("", "servers/rack01-gpu002/NetworkManager/system-connections/bond1-enp66s0f1.nmconnection"),
     ("", "servers/rack01-gpu001/NetworkManager/system-connections/management-eno1.nmconnection"),
     ("", "servers/rack01-gpu001/fstab"),
     ("", "servers/rack01-gpu001/setup-host.sh"),
     ("", "servers/rack01-gpu001/verify.sh"),
     ("", "servers/rack14-stor002/setup-host.sh"),
-    ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-bond0"),
-    ("ifcfg", "servers/rack01-gpu001/network-scripts/route-bond0"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-bond1"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/route-bond1"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-enp66s0f0"),
     ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-enp65s0f0"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/route-enp193s0f0"),
+    ("ifcfg", "servers/rack01-gpu001/network-scripts/rule-enp193s0f0"),
     ("ifcfg", "servers/rack01-gpu001/network-scripts/ifcfg-eno1"),
     ("", "inventory/cabling.csv"),
     ("", "inventory/cabling.md"),
@@ -140,7 +145,7 @@ def test_every_cable_end_exists_with_a_matching_description(example: dict[str, s
         for near, port_column, far in (("a_device", "a_port", "b_device"), ("b_device", "b_port", "a_device")):
             device, port = row[near], row[port_column]
             if device in descriptions:
-                if port == "Management1":
+                if port.startswith("Management"):
                     continue  # the out-of-band port: its address is in the inventory, not an interface block
                 assert port in descriptions[device], f"{device} has no {port}"
                 far_name = row[far]
@@ -149,7 +154,7 @@ def test_every_cable_end_exists_with_a_matching_description(example: dict[str, s
                 server_files = "".join(t for p, t in example.items() if p.startswith(f"servers/{device}/"))
                 assert f"interface-name={port}" in server_files, f"{device} {port} missing from its files"
         assert (
-            row["optic"] != "NONE"
+            "NONE" not in (row["a_optic"], row["b_optic"])
             and row["a_label"].startswith(f"{row['a_device']} ")
             and row["b_label"].startswith(f"{row['b_device']} ")
         )
@@ -159,9 +164,9 @@ def test_every_server_address_of_the_ip_plan_is_in_its_files(example: dict[str, 
     rows = [
         r
         for r in _rows(example["inventory/ip-plan.csv"])
-        if r["purpose"] in {"compute bond", "storage bond", "server management"}
+        if r["purpose"] in {"storage bond", "server management"} or r["purpose"].startswith("compute NIC ")
     ]
-    assert len(rows) == 108 + 112 + 112
+    assert len(rows) == 2 * 108 + 112 + 112
     for row in rows:
         files = "".join(t for p, t in example.items() if p.startswith(f"servers/{row['owner']}/"))
         assert f"address1={row['prefix']}" in files, row
@@ -182,7 +187,8 @@ def test_every_alert_names_an_existing_device_and_port(example: dict[str, str]) 
                 assert set(rule) == {"alert", "expr", "for", "labels", "annotations"}, rule
                 device = fabric.devices[rule["labels"]["device"]]
                 names = {i.name for i in device.config.interfaces}
-                ports = re.findall(r'(?:interface_name|component_name)=~?"([^"]+)"', rule["expr"])
+                port_labels = r"(?:interface_name|interface_interface_id|component_name)"
+                ports = re.findall(port_labels + r'=~?"([^"]+)"', rule["expr"])
                 assert ports, rule["expr"]
                 for port in "|".join(ports).split("|"):
                     assert port in names, f"{path}: {port} is not an interface of {device.name}"
@@ -205,8 +211,9 @@ def test_rack_over_its_pdu_is_an_error(project: Path, edit: Edit) -> None:
     edit("racks.yaml", "{id: 3, row: A, position: 3, pdu_kw: 70", "{id: 3, row: A, position: 3, pdu_kw: 55")
     lines = _findings(project, "PWR001")
     assert lines == [
-        "error PWR001 [C9] rack03: draws 60.85 kW (111%) of its 55 kW PDU with 12 devices "
-        "(largest rack03-gpu001 6500 W): move servers to another rack or raise pdu_kw in racks.yaml"
+        "error PWR001 [C9] rack03: draws 59.491 kW (108%) of its 55 kW PDU with 12 devices "
+        "(largest rack03-gpu001 6500 W): move servers to another rack or raise pdu_kw in racks.yaml; "
+        "typical draw of DCS-7060DX5-32 is an estimate (docs/hardware.md)"
     ]
 
 
@@ -220,7 +227,8 @@ def test_row_over_cooling_is_an_error(project: Path, edit: Edit) -> None:
     edit("racks.yaml", "  A: {cooling_kw: 420", "  A: {cooling_kw: 300")
     lines = _findings(project, "PWR003")
     assert (
-        len(lines) == 1 and "row A: racks 1, 2, 3, 4, 5, 6 draw 366.9 kW (122%) of the row's 300 kW cooling" in lines[0]
+        len(lines) == 1
+        and "row A: racks 1, 2, 3, 4, 5, 6 draw 357.986 kW (119%) of the row's 300 kW cooling" in lines[0]
     )
 
 
@@ -234,18 +242,30 @@ def test_cable_beyond_every_optic_is_an_error(project: Path, edit: Edit) -> None
     lines = _findings(project, "CAB001")
     assert lines
     assert (
-        "error CAB001 [C8] rack01-leaf-a Ethernet49: cable to spine01 Ethernet1 is 12006 m, "
+        "error CAB001 [C8] rack01-leaf-a Ethernet25/1: cable to spine01 Ethernet1/1 is 12006 m, "
         "beyond every 400g optic (longest reach 10000 m)" in "\n".join(lines)
+    )
+    assert (
+        "error CAB001 [C8] rack01-mgmt Ethernet49: cable to mgmt-core01 Ethernet1/1 is 12006 m, "
+        "beyond every 25g breakout optic (longest reach 500 m)" in "\n".join(lines)
     )
 
 
 def test_long_runs_get_single_mode_optics(project: Path, edit: Edit) -> None:
-    """C8: > 100 m is single-mode, the same optic type at both ends."""
+    """C8: > 100 m is single-mode, the same optic type at both ends; a 4x25G lane of the core at
+    that length takes a PSM4 fan-out to a 25G-LR at the rack switch."""
     edit("fabric.yaml", "  row_pitch_m: 3.0", "  row_pitch_m: 60")
     rows = _rows(_files(project)["inventory/cabling.csv"])
-    uplink = next(r for r in rows if r["a_device"] == "rack01-leaf-a" and r["a_port"] == "Ethernet49")
-    assert (uplink["length_m"], uplink["optic"], uplink["media"]) == ("126", "400GBASE-FR4", "single-mode OS2")
-    assert all(r["media"].startswith(("multimode", "copper")) for r in rows if float(r["length_m"]) <= 100)
+    uplink = next(r for r in rows if r["a_device"] == "rack01-leaf-a" and r["a_port"] == "Ethernet25/1")
+    assert (uplink["length_m"], uplink["a_optic"], uplink["b_optic"], uplink["media"]) == (
+        "126",
+        "400GBASE-DR4",
+        "400GBASE-DR4",
+        "singlemode",
+    )
+    rack = next(r for r in rows if r["a_device"] == "rack01-mgmt" and r["a_port"] == "Ethernet49")
+    assert (rack["a_optic"], rack["b_optic"]) == ("25GBASE-LR", "100G-PSM4")
+    assert all(r["media"] in ("multimode", "copper") for r in rows if float(r["length_m"]) <= 100)
 
 
 def test_rack_row_without_capacity_is_an_intent_error(project: Path, edit: Edit) -> None:
@@ -270,3 +290,19 @@ def test_lustre_and_gpfs_follow_the_intent(project: Path, edit: Edit) -> None:
     )
     assert "mmaddnode -N rack02-gpu005" in files["servers/rack02-gpu005/gpfs-join.sh"]
     assert "servers/rack14-stor001/gpfs-join.sh" not in files
+
+
+def test_why_these_defaults_agrees_with_the_hardening_page(example: dict[str, str]) -> None:
+    """docs/fabric.md's "Why these defaults" and docs/hardening.md name the same settings and rules."""
+    from compiler.artifacts.why import default_rows
+
+    intent = load_intent(Path("intent"))
+    rows = default_rows(intent, resolve(intent))
+    page = (Path(__file__).resolve().parents[3] / "docs" / "hardening.md").read_text()
+    headings = set(re.findall(r"^### (.+)$", page, re.MULTILINE))
+    assert {setting for setting, _, _, _ in rows} <= headings
+    for _, _, _, rules in rows:
+        for rule_id in rules.split(", "):
+            assert rule_id in page, f"docs/hardening.md does not name {rule_id}"
+    assert "## Why these defaults" in example["docs/fabric.md"]
+    assert all(f"| {setting} | {value} |" in example["docs/fabric.md"] for setting, value, _, _ in rows)

@@ -17,7 +17,7 @@ step() {
 # all_reduce STAGE: all_reduce_perf with one rank per node of hosts-STAGE.txt, kept in result-STAGE.txt
 all_reduce() {
     mpirun --hostfile "hosts-$1.txt" -np "$(wc -l < "hosts-$1.txt")" --map-by ppr:1:node \
-        -x NCCL_SOCKET_IFNAME=bond0 -x NCCL_IB_GID_INDEX=3 -x NCCL_IB_TC=104 \
+        -x NCCL_SOCKET_IFNAME=enp65s0f0,enp193s0f0 -x NCCL_IB_GID_INDEX=3 -x NCCL_IB_TC=106 \
         all_reduce_perf -b 128M -e 8G -f 2 -g 8 | tee "result-$1.txt"
 }
 

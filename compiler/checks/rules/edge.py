@@ -1,0 +1,92 @@
+"""Server-facing edge rules: storm-control on the ports servers plug into, leaf oversubscription.
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+STC001    error     C2           every server-facing port (access port or a server's
+                                 port-channel) caps broadcast and multicast at or below
+                                 10% of its speed: a looping or babbling host cannot
+                                 flood its VLAN
+OVS001    error     C1/N7        each fabric's leaf oversubscription (every server port
+                                 of the design against the uplinks) stays within
+                                 ``max_oversubscription`` (default 1 on a lossless RDMA
+                                 fabric, 3 otherwise)
+========  ========  ===========  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from compiler.artifacts.docs import oversubscription, ratio
+from compiler.checks.base import rule
+from compiler.checks.rules._common import interfaces, join
+from compiler.fabric import Device, ResolvedFabric
+from compiler.intent import Intent
+from compiler.platforms import eos
+from compiler.structured import Interface
+
+STORM_LIMIT_PERCENT = 10.0
+"""Above this, storm-control no longer protects the VLAN: 10% of 100G is 10 Gbit/s of broadcast."""
+
+CAPPED_KINDS = ("broadcast", "multicast")
+
+
+def server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
+    """The interfaces that carry a server's traffic: its access port, or its port-channel."""
+    ifaces = interfaces(device)
+    names = {
+        port.name if port.channel is None else eos.port_channel(port.channel)
+        for port in fabric.ports(device.name)
+        if port.kind == "server"
+    }
+    return [ifaces[n] for n in sorted(names, key=eos.interface_key) if n in ifaces]
+
+
+def _uncapped(iface: Interface) -> list[str]:
+    levels = {kind: float(level) for kind, level in iface.storm_control}
+    return [k for k in CAPPED_KINDS if levels.get(k, 100.0) > STORM_LIMIT_PERCENT]
+
+
+@rule("STC001", "error", "C2", "Storm-control on every server-facing port")
+def storm_control(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch with server-facing ports that do not cap broadcast and multicast."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        bad: dict[str, list[str]] = {}
+        for iface in server_facing(fabric, device):
+            for kind in _uncapped(iface):
+                bad.setdefault(kind, []).append(iface.name)
+        for kind, names in sorted(bad.items()):
+            yield (
+                name,
+                f"{len(names)} server-facing port(s) without {kind} storm-control at or below "
+                f"{STORM_LIMIT_PERCENT:g}% ({join(names, 4)}): set storm_control.{kind} in fabric.yaml",
+            )
+
+
+def _uplinks_as_designed(fabric: ResolvedFabric, network: str) -> bool:
+    """Whether every leaf of ``network`` reaches every spine, at one speed on both ends."""
+    spine_leaf = fabric.facts.topology.fabrics.get(network)  # type: ignore[call-overload]
+    if spine_leaf is None or spine_leaf.uplinks < len(spine_leaf.spines):
+        return False
+    return all(
+        link.a_speed == link.b_speed for link in fabric.links if link.kind == "fabric" and link.network == network
+    )
+
+
+@rule("OVS001", "error", "C1/N7", "Leaf oversubscription within the fabric's stated limit")
+def oversubscribed(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each fabric whose leaves' server-facing bandwidth exceeds ``max_oversubscription`` x uplinks."""
+    for o in oversubscription(intent, fabric):
+        if not _uplinks_as_designed(fabric, o.network):
+            continue  # FAB002 and LNK001 name the root cause
+        spec = intent.fabric.fabrics[o.network]  # type: ignore[index]
+        limit = spec.oversubscription_limit
+        if o.up_gbps and o.design > limit + 1e-9:
+            yield (
+                f"fabrics.{o.network}",
+                f"leaves oversubscribed {ratio(o.down_gbps, o.up_gbps)} ({o.down_gbps}G of server ports, "
+                f"{o.up_gbps}G up), above the {limit:g}:1 the fabric allows: add uplinks, serve fewer racks per "
+                "leaf pair, or raise max_oversubscription if that is the intent",
+            )

@@ -1,0 +1,154 @@
+"""Management-plane rules: who may reach the switches, where servers sit, secrets, SNMP (C2, G1).
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+MGT001    error     C2           eAPI, SSH and gNMI of every switch sit behind an ACL
+                                 of management prefixes: none permits any source, a
+                                 server's management subnet or a fabric host pool
+MGT002    error     C2           servers' management addresses are outside the
+                                 switches' management subnets, on a VLAN of their own
+MGT003    error     G1           no secret value in a config: AAA keys, SNMP
+                                 passphrases and user secrets are ``<secret:NAME>``
+                                 references (``extra_config`` included)
+MGT004    error     C2           SNMP is v3 with privacy or absent: no community, no
+                                 v1/v2c host or group (``extra_config`` included)
+========  ========  ===========  =====================================================
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from ipaddress import IPv4Interface, IPv4Network
+
+from compiler.checks.base import rule
+from compiler.fabric import Device, ResolvedFabric
+from compiler.intent import Intent
+from compiler.platforms import eos
+from core.masking import secret_spans
+from core.secrets import PLACEHOLDER
+
+SERVICES = {"eAPI": "management_api", "SSH": "management_ssh", "gNMI": "management_gnmi"}
+SNMP_V1_V2C = re.compile(r"^\s*snmp-server (community \S+|host \S+ .*version (1|2c)\b|group \S+ (v1|v2c)\b)", re.M)
+
+
+def _guarded(device: Device) -> dict[str, str | None]:
+    """The ACL guarding each management service of ``device`` (None: no ACL)."""
+    config = device.config
+    out: dict[str, str | None] = {}
+    for service, field in SERVICES.items():
+        section = getattr(config, field)
+        out[service] = section.access_group if section is not None else None
+    return out
+
+
+def _server_side(fabric: ResolvedFabric) -> list[tuple[IPv4Network, str]]:
+    """What no management ACL may admit: servers' management subnets, fabric host pools."""
+    sides = [
+        (IPv4Network(r.server_subnet), f"the servers' management subnet of rack {r.rack}")
+        for r in fabric.facts.management.racks.values()
+    ]
+    sides += [(IPv4Network(p.cidr), f"the {p.network} host pool") for p in fabric.pools if p.name == "hosts"]
+    return sides
+
+
+@rule("MGT001", "error", "C2", "eAPI, SSH and gNMI accept only the management prefixes")
+def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch whose management services are open, or open to servers."""
+    del intent
+    forbidden = _server_side(fabric)
+    for name, device in sorted(fabric.devices.items()):
+        acls = {a.name: a for a in device.config.access_lists}
+        guarded = _guarded(device)
+        open_ = [s for s, acl in guarded.items() if acl is None or acl not in acls]
+        if open_:
+            yield (
+                name,
+                (
+                    f"{', '.join(open_)} accept any source: list the bastions, runners and collectors in "
+                    "services.management_prefixes"
+                ),
+            )
+        for acl_name in sorted({a for a in guarded.values() if a in acls}):
+            for entry in acls[acl_name].entries:
+                prefix = eos.acl_source_prefix(entry.source)
+                if entry.action != "permit" or prefix is None:
+                    continue
+                if prefix.prefixlen == 0:
+                    yield name, f"{acl_name} permits any source ({entry.source})"
+                    continue
+                hits = [what for net, what in forbidden if prefix.overlaps(net)]
+                if hits:
+                    more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
+                    yield name, f"{acl_name} permits {prefix}, which holds {hits[0]}{more}: servers could reach it"
+
+
+@rule("MGT002", "error", "C2", "Servers' management addresses are not in the switches' management subnets")
+def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each server inside a switch management subnet, and each rack whose VLANs coincide."""
+    del intent
+    management = fabric.facts.management
+    switch_nets = {r.rack: IPv4Network(r.subnet) for r in management.racks.values()}
+    for rack in management.racks.values():
+        if rack.server_vlan == rack.vlan:
+            yield (
+                rack.switch,
+                (
+                    f"servers and switches of rack {rack.rack} share management VLAN {rack.vlan}: "
+                    "set management.server_vlan_base apart from vlan_base"
+                ),
+            )
+    for server, host in sorted(management.servers.items()):
+        address = IPv4Interface(host.address).ip
+        for number, net in sorted(switch_nets.items()):
+            if address in net:
+                yield (
+                    server,
+                    (
+                        f"management address {host.address} is inside the switches' management subnet {net} "
+                        f"of rack {number}"
+                    ),
+                )
+
+
+def _literal_secrets(text: str) -> list[str]:
+    """The lines of ``text`` that carry a secret value rather than a ``<secret:NAME>`` reference."""
+    out = []
+    for line in text.splitlines():
+        for start, end in secret_spans(line):
+            if not PLACEHOLDER.fullmatch(line[start:end]):
+                out.append(line.strip().split()[0])
+    return out
+
+
+@rule("MGT003", "error", "G1", "No secret value in a config")
+def no_secret_values(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch whose config would carry a secret value into git."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        found = _literal_secrets(device.config.extra_config or "")
+        if found:
+            yield (
+                name,
+                (
+                    f"extra_config holds {len(found)} secret value(s) ({', '.join(sorted(set(found)))}): "
+                    "write <secret:NAME> and set FABRICOPS_SECRET_<NAME> at deploy"
+                ),
+            )
+
+
+@rule("MGT004", "error", "C2", "SNMP is v3 with privacy or absent")
+def snmp_v3_only(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch whose config speaks SNMP v1 or v2c (a community in clear on the wire)."""
+    del intent
+    for name, device in sorted(fabric.devices.items()):
+        found = SNMP_V1_V2C.findall(device.config.extra_config or "")
+        if found:
+            yield (
+                name,
+                (
+                    f"SNMP v1/v2c in extra_config ({found[0][0].split()[0]} ...): communities travel in clear; "
+                    "use services.snmp (v3, auth and priv) or none"
+                ),
+            )

@@ -1,0 +1,82 @@
+"""Telemetry rules: the collector reaches every switch it targets, and the alerts read what it collects (O2).
+
+========  ========  ===========  =====================================================
+Rule      Severity  Requirement  What it guards
+========  ========  ===========  =====================================================
+TEL001    error     O2           every switch ``gnmic.yaml`` targets serves gNMI on the
+                                 target's port, in the VRF of the target's address,
+                                 over TLS (an SSL profile it defines), behind an ACL
+                                 that admits every gNMI collector; the collector
+                                 verifies certificates (no skip-verify, a CA file)
+TEL002    error     O2           every Prometheus rule queries metrics and labels the
+                                 gNMIc subscriptions produce
+========  ========  ===========  =====================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from ipaddress import IPv4Address
+
+from compiler.artifacts import monitoring
+from compiler.checks.base import rule
+from compiler.fabric import Device, ResolvedFabric
+from compiler.intent import Intent
+from compiler.platforms import eos
+
+
+def _gnmi_problems(device: Device, port: int, collectors: tuple[IPv4Address, ...]) -> Iterator[str]:
+    config = device.config
+    gnmi = config.management_gnmi
+    if gnmi is None:
+        yield "no management api gnmi: the collector targets it"
+        return
+    served = gnmi.port if gnmi.port is not None else eos.data().gnmi_default_port
+    if served != port:
+        yield f"gNMI serves port {served}, the collector dials {port}"
+    vrf = config.management_api.vrf if not config.management_api.default_vrf else None
+    if gnmi.vrf != vrf:
+        yield f"gNMI serves VRF {gnmi.vrf or 'default'}, but the address the collector dials is in {vrf or 'default'}"
+    if gnmi.ssl_profile not in {p.name for p in config.ssl_profiles}:
+        yield f"gNMI uses SSL profile {gnmi.ssl_profile}, which the switch does not define: no TLS"
+    acl = {a.name: a for a in config.access_lists}.get(gnmi.access_group or "")
+    if acl is not None:
+        admitted = [eos.acl_source_prefix(e.source) for e in acl.entries if e.action == "permit"]
+        for collector in collectors:
+            if not any(p is not None and collector in p for p in admitted):
+                yield f"{acl.name} does not admit the gNMI collector {collector}"
+
+
+@rule("TEL001", "error", "O2", "Every switch the collector targets serves gNMI as it dials it, over TLS")
+def gnmi_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each gNMIc target its switch would not answer, and a collector that does not verify TLS."""
+    config = monitoring.gnmic_config(intent, fabric)
+    if config.get("skip-verify") or not config.get("tls-ca"):
+        yield "services.gnmi", "gnmic.yaml skips certificate verification: set a CA file and skip_verify: false"
+    collectors = intent.fabric.services.collectors.gnmi
+    for address, target in sorted(config["targets"].items()):
+        device = fabric.devices.get(target["name"])
+        if device is None:
+            continue
+        port = int(address.rsplit(":", 1)[1])
+        for message in _gnmi_problems(device, port, collectors):
+            yield device.name, message
+
+
+@rule("TEL002", "error", "O2", "Alerts query what the collector produces")
+def alerts_match_collection(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each alert of a switch's rules whose metric or label no gNMIc subscription produces.
+
+    One switch per network and role stands for the others: their rules differ only in names.
+    """
+    config = monitoring.gnmic_config(intent, fabric)
+    seen: set[tuple[str, str]] = set()
+    for name, device in sorted(fabric.devices.items()):
+        if (device.network, device.role) in seen:
+            continue
+        seen.add((device.network, device.role))
+        rules = monitoring.device_rules(
+            intent, device, monitoring.device_ends(fabric, name), monitoring.ecn_queue(fabric, device)
+        )
+        for problem in monitoring.unproduced_queries(rules, config):
+            yield f"monitoring/rules/{name}.rules.yaml", problem

@@ -1,0 +1,215 @@
+"""Hardware: the catalog model of every switch role and the ports its design uses.
+
+A role (the compute leaves, the storage spines, the rack management switches, ...) runs one
+catalog model (``core/hardware``, ``docs/hardware.md``). Its **port sets** (``downlinks``,
+``uplinks``, a management switch's ``servers`` and ``devices``) name cages and a breakout: the
+k-th member of a set is the k-th interface of those cages once broken out. What a role's
+breakouts make is its :class:`Layout`: every Ethernet interface that exists (the ones a
+breakout removes are gone: they get no stanza), the ``speed`` keyword of each non-default lane,
+and the sets as interface names.
+
+* a spine's ``downlinks`` default to every cage of the model's fastest speed that no other set
+  of the role takes, in order (a super-spine's likewise);
+* the management port is the model's first (``Management1``; ``Management0`` on a chassis: the
+  active supervisor's).
+
+Example:
+    >>> from pathlib import Path
+    >>> from compiler.intent import load_intent
+    >>> layouts = build_layouts(load_intent(Path("intent")))
+    >>> leaf = layouts.leaf["compute"]
+    >>> leaf.model.id, leaf.sets["downlinks"][:5]
+    ('DCS-7060DX5-32', ('Ethernet1/1', 'Ethernet1/3', 'Ethernet1/5', 'Ethernet1/7', 'Ethernet2/1'))
+    >>> leaf.keyword("Ethernet1/3"), leaf.keyword("Ethernet25/1"), leaf.speed("Ethernet1/3")
+    ('100g-2', None, '100g')
+    >>> layouts.spine["compute"].sets["downlinks"][:2], layouts.core.management_port
+    (('Ethernet1/1', 'Ethernet2/1'), 'Management1')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+from compiler.facts.common import FabricNetwork
+from compiler.intent import Intent, PortSet, SwitchModelRef
+from compiler.platforms import eos
+from core.hardware import Model, VlanRange, internal_vlan_range, speed_gbps
+
+
+class Layout(NamedTuple):
+    """A catalog model as one role uses it: its breakouts, interfaces and named port sets."""
+
+    model: Model
+    breakouts: tuple[tuple[str, str], ...]
+    """(cage label, breakout mode) of every cage not in its default mode, in cage order."""
+    interfaces: tuple[str, ...]
+    """Every Ethernet interface that exists under those breakouts, in EOS's order."""
+    sets: Mapping[str, tuple[str, ...]]
+    """The role's port sets as interface names (``downlinks``: the k-th is the k-th port)."""
+    lanes: Mapping[str, tuple[str, str | None]]
+    """Interface -> (speed, ``speed`` keyword, None in a cage's default mode)."""
+
+    @property
+    def management_port(self) -> str:
+        """The out-of-band port (``Management1``, ``Management0`` on a chassis)."""
+        return self.model.management[0]
+
+    def speed(self, name: str) -> str | None:
+        """The speed ``name`` runs at, or None when it does not exist under these breakouts."""
+        found = self.lanes.get(name)
+        return found[0] if found else None
+
+    def keyword(self, name: str) -> str | None:
+        """The ``speed`` line ``name`` needs (a breakout lane), None in a default mode."""
+        found = self.lanes.get(name)
+        return found[1] if found else None
+
+    def why_absent(self, name: str) -> str:
+        """Why ``name`` is not an interface of this layout, in one phrase naming the fix.
+
+        Example:
+            >>> from core.hardware import model
+            >>> layout = layout_of(model("DCS-7060DX5-32"), {})
+            >>> layout.why_absent("Ethernet1/3")
+            'Ethernet1/3 is inactive: cage 1 runs 1x400g (Ethernet1/1); break the cage out or use Ethernet1/1'
+        """
+        missing = self.model.missing(name)
+        if missing is not None:
+            return missing
+        info = self.model.interface(name)
+        port = info.port
+        modes = dict(self.breakouts)
+        partner_of = {
+            self.model.port(p.partner if p.slot is None else f"{p.slot}/{p.partner}").label: p
+            for p in self.model.ports
+            if p.primary and p.partner is not None and modes.get(p.label) in p.pair_modes
+        }
+        if port.label in partner_of:
+            primary = partner_of[port.label]
+            return (
+                f"{name} is absent: cage {primary.label}'s {modes[primary.label]} breakout takes its gearbox "
+                f"partner {port.label}; use another cage"
+            )
+        mode = port.mode(modes.get(port.label, port.kind.default))
+        active = [port.name(lane) for lane in mode.lanes]
+        return (
+            f"{name} is inactive: cage {port.label} runs {mode.name} ({', '.join(active)}); "
+            f"break the cage out or use {active[0]}"
+        )
+
+
+def layout_of(model: Model, sets: Mapping[str, PortSet | None]) -> Layout:
+    """The layout of ``model`` with the role's port ``sets``.
+
+    ``sets`` were validated with the intent (their cages exist, their breakouts are allowed).
+    A ``downlinks`` set of None defaults to every cage of the model's fastest default speed
+    that the other sets do not take.
+
+    Example:
+        >>> from core.hardware import model
+        >>> from compiler.intent import PortSet
+        >>> core = layout_of(model("DCS-7280CR3-32P4"), {"downlinks": PortSet(ports=(1, 3), breakout="4x25g")})
+        >>> core.sets["downlinks"][:5], "Ethernet2/1" in core.interfaces
+        (('Ethernet1/1', 'Ethernet1/2', 'Ethernet1/3', 'Ethernet1/4', 'Ethernet3/1'), False)
+    """
+    modes: dict[str, str] = {}
+    taken: set[str] = set()
+    for port_set in sets.values():
+        if port_set is None:
+            continue
+        taken.update(port_set.cages)
+        if port_set.breakout is not None:
+            for cage in port_set.cages:
+                if model.port(cage).kind.default != port_set.breakout:
+                    modes[model.port(cage).label] = port_set.breakout
+    names: dict[str, tuple[str, ...]] = {}
+    for key, port_set in sets.items():
+        if port_set is not None:
+            names[key] = tuple(model.port_set(port_set.cages, port_set.breakout))
+        elif key == "downlinks":
+            fastest = max(speed_gbps(p.default_mode.speed) for p in model.ports)
+            cages = [
+                p.label for p in model.ports if speed_gbps(p.default_mode.speed) == fastest and p.label not in taken
+            ]
+            names[key] = tuple(model.port_set(cages))
+    interfaces = tuple(model.active_interfaces(modes))
+    lanes: dict[str, tuple[str, str | None]] = {}
+    for port in model.ports:
+        mode = port.kind.modes[modes.get(port.label, port.kind.default)]
+        keyword = None if mode.name == port.kind.default else mode.keyword
+        for lane in mode.lanes:
+            lanes[port.name(lane)] = (mode.speed, keyword)
+    active = set(interfaces)
+    return Layout(
+        model,
+        tuple((p.label, modes[p.label]) for p in model.ports if p.label in modes),
+        interfaces,
+        names,
+        {name: lane for name, lane in lanes.items() if name in active},
+    )
+
+
+class Layouts(NamedTuple):
+    """The layout of every switch role."""
+
+    leaf: Mapping[FabricNetwork, Layout]
+    spine: Mapping[FabricNetwork, Layout]
+    super_spine: Mapping[FabricNetwork, Layout]
+    mgmt: Layout
+    core: Layout
+
+
+def build_layouts(intent: Intent) -> Layouts:
+    """The layout of every switch role of ``intent`` (one object per role, shared by its switches)."""
+    spec = intent.fabric
+
+    def of(ref: SwitchModelRef | str, sets: Mapping[str, PortSet | None]) -> Layout:
+        return layout_of(intent.model(ref), sets)
+
+    leaf: dict[FabricNetwork, Layout] = {}
+    spine: dict[FabricNetwork, Layout] = {}
+    super_spine: dict[FabricNetwork, Layout] = {}
+    for net, fab in sorted(spec.fabrics.items()):
+        leaf[net] = of(fab.leaves, {"downlinks": fab.leaves.downlinks})
+        spine_sets = {"downlinks": fab.spines.downlinks}
+        if fab.pods is not None:
+            spine_sets["uplinks"] = fab.spines.uplinks
+            supers = fab.pods.super_spines
+            super_spine[net] = of(supers, {"downlinks": supers.downlinks})
+        spine[net] = of(fab.spines, spine_sets)
+    mgmt = spec.management
+    ports = mgmt.switch_ports
+    return Layouts(
+        leaf,
+        spine,
+        super_spine,
+        of(mgmt.switch_model, {"servers": ports.servers, "devices": ports.devices}),
+        of(mgmt.core, {"downlinks": mgmt.core.downlinks}),
+    )
+
+
+def internal_vlans(layout: Layout, vlans_in_use: Iterable[int]) -> VlanRange:
+    """The internal-VLAN range of a switch that routes on its ports.
+
+    Every routed port takes one VLAN of the range (``docs/hardware.md``). The platform's range
+    (``compiler/platforms/eos.yaml``) stays while it holds one VLAN per interface the switch
+    has under its breakouts and none of its VLANs; else the lowest range from the same first
+    VLAN that does (sized by the layout, not by today's links, so adding a leaf never moves it).
+
+    Examples:
+        >>> from core.hardware import model
+        >>> internal_vlans(layout_of(model("DCS-7060DX5-64S"), {}), [100, 4094])
+        VlanRange(first=1006, last=1199, certain=True, note='')
+        >>> internal_vlans(layout_of(model("DCS-7808-CH"), {}), [])
+        VlanRange(first=1006, last=1293, certain=True, note='')
+        >>> big = model("DCS-7060DX5-64S")
+        >>> internal_vlans(layout_of(big, {"downlinks": PortSet(ports=("1-64",), breakout="4x100g")}), [1100])
+        VlanRange(first=1101, last=1358, certain=True, note='')
+    """
+    first, last = eos.data().vlan_internal_range
+    platform = VlanRange(first, last)
+    used = list(vlans_in_use)
+    if len(layout.interfaces) <= platform.size and not any(v in platform for v in used):
+        return platform
+    return internal_vlan_range(max(len(layout.interfaces), platform.size), used, first=first)

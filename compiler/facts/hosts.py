@@ -1,0 +1,144 @@
+"""How each server attaches to each spine-leaf fabric: a bond of its two NICs, or one address per NIC.
+
+``fabrics.<net>.bonding`` decides, for every server of the fabric:
+
+* ``active-backup``: one bond, one address; the primary NIC alternates by the server's host
+  index on its pair (``primary: by-server``: odd ``k`` on leaf a, even on leaf b; ``k`` counts
+  across the pair's racks), so each leaf of a pair is primary for half its servers;
+* ``lacp``: one 802.3ad bond (an MLAG port-channel on the leaves), one address;
+* ``per-nic``: no bond, each NIC its own address on its own leaf (routed on its own table, so a
+  reply leaves by the NIC its request came in on), each with its own RoCE GID.
+
+The link records the NICs' NUMA nodes and adapters, which the bonding rules check (RoCE LAG takes
+two ports of one adapter; a GPU's NIC should sit on its NUMA node).
+
+Example:
+    >>> from pathlib import Path
+    >>> from compiler.facts import build_facts
+    >>> from compiler.intent import load_intent
+    >>> facts = build_facts(load_intent(Path("intent")))
+    >>> compute, storage = facts.servers["rack01-gpu002"].links
+    >>> compute.mode, compute.name, [(p.nic, p.numa, p.address) for p in compute.ports]
+    ('per-nic', None, [('enp65s0f0', 0, '10.30.1.12/24'), ('enp193s0f0', 1, '10.30.1.24/24')])
+    >>> storage.mode, storage.name, storage.primary, storage.address
+    ('active-backup', 'bond1', 'enp66s0f1', '10.40.1.12/24')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal, NamedTuple
+
+from compiler.facts.addressing import Addressing
+from compiler.facts.common import FabricNetwork
+from compiler.facts.servers import Attachment, Attachments
+from compiler.intent import Intent
+
+BOND_NAMES: dict[FabricNetwork, str] = {"compute": "bond0", "storage": "bond1"}
+"""One bond per fabric network, named the same on every server so runbooks can say bond0."""
+
+ROUTE_TABLES: dict[FabricNetwork, int] = {"compute": 100, "storage": 110}
+"""Per-NIC routing: the leaf-a NIC routes in the main table (unsourced traffic leaves by it), the
+leaf-b NIC in the network's base + 1 (compute: table 101), with a rule for its source address."""
+
+
+class HostPort(NamedTuple):
+    """One NIC of a server on a fabric: its leaf, NUMA node, adapter and (per-NIC) address."""
+
+    nic: str
+    side: int
+    """0: leaf a, 1: leaf b."""
+    switch: str
+    numa: int
+    adapter: str
+    address: str | None = None
+    gateway: str | None = None
+    table: int | None = None
+    """Its own routing table (the leaf-b NIC of per-NIC addresses)."""
+
+
+class HostLink(NamedTuple):
+    """A server on one fabric network: a bond (its name, primary, address) or per-NIC addresses."""
+
+    network: FabricNetwork
+    mode: Literal["active-backup", "lacp", "per-nic"]
+    ports: tuple[HostPort, ...]
+    """By side (leaf a first)."""
+    name: str | None = None
+    """The bond (None per NIC)."""
+    primary: str | None = None
+    """The active-backup primary NIC."""
+    address: str | None = None
+    """The bond's address."""
+    gateway: str | None = None
+    rdma: bool = False
+
+
+def primary_side(host: int, rule: str) -> int:
+    """The leaf side of an active-backup primary: alternating by host index, or always leaf a.
+
+    Example:
+        >>> [primary_side(k, "by-server") for k in (1, 2, 3)], primary_side(2, "leaf-a")
+        ([0, 1, 0], 0)
+    """
+    return (host - 1) % 2 if rule == "by-server" else 0
+
+
+def build_links(intent: Intent, attachments: Attachments, addressing: Addressing) -> Mapping[str, tuple[HostLink, ...]]:
+    """Every server's links, compute before storage."""
+    out: dict[str, list[HostLink]] = {}
+    for server, nics in sorted(attachments.of_server.items()):
+        models = intent.fabric.server_models[next(s.model for s in intent.servers if s.name == server)]
+        adapters = {n.name: n.adapter_name for n in models.nics}
+        for net in ("compute", "storage"):
+            spec = intent.fabric.fabrics.get(net)
+            on_net = sorted((a for a in nics if a.network == net), key=lambda a: a.side)
+            if spec is None or not on_net:
+                continue
+            out.setdefault(server, []).append(
+                _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing)
+            )
+    return {name: tuple(links) for name, links in out.items()}
+
+
+def _link(
+    net: FabricNetwork,
+    mode: Literal["active-backup", "lacp", "per-nic"],
+    primary_rule: str,
+    rdma: bool,
+    nics: list[Attachment],
+    adapters: dict[str, str],
+    addressing: Addressing,
+) -> HostLink:
+    server = nics[0].server
+    if mode == "per-nic":
+        ports = []
+        for a in nics:
+            own = addressing.nics.get((server, a.nic))
+            ports.append(
+                HostPort(
+                    a.nic,
+                    a.side,
+                    a.switch,
+                    a.numa,
+                    adapters[a.nic],
+                    own.address if own else None,
+                    own.gateway if own else None,
+                    ROUTE_TABLES[net] + a.side if a.side else None,
+                )
+            )
+        return HostLink(net, mode, tuple(ports), rdma=rdma)
+    ports = [HostPort(a.nic, a.side, a.switch, a.numa, adapters[a.nic]) for a in nics]
+    side = primary_side(nics[0].host, primary_rule) if mode == "active-backup" else 0
+    primary = next((p.nic for p in ports if p.side == side), ports[0].nic) if mode == "active-backup" else None
+    bond = addressing.servers.get((server, net))
+    return HostLink(
+        net,
+        mode,
+        tuple(ports),
+        BOND_NAMES[net],
+        primary,
+        bond.address if bond else None,
+        bond.gateway if bond else None,
+        rdma,
+    )
