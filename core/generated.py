@@ -179,9 +179,10 @@ def parse_cabling(text: str) -> list[CableRow]:
 class Snapshot:
     """``generated/`` at one ref: ``WORKTREE`` or a full commit sha (``intent`` holds intent/ there).
 
-    Its file list is known up front; a file's content is read when first asked for, and the
-    readers of many files (:meth:`configs`, :meth:`verify`) read them in one git call. A
-    drift audit needs the configs and the inventory, not the 28 files per switch beside them.
+    At a ref, its file list is known up front and a file's content is read when first asked for
+    (a blob never changes), the readers of many files (:meth:`configs`, :meth:`verify`) reading
+    them in one git call: a drift audit needs the configs and the inventory, not the 28 files per
+    switch beside them. The work tree is read whole when opened, as it was at that moment.
     """
 
     root: Path
@@ -215,9 +216,7 @@ class Snapshot:
         """The contents of ``paths`` (all listed), reading the ones not read yet in one go."""
         wanted = list(paths)
         unread = [p for p in wanted if p not in self._read]
-        if unread and self.ref == WORKTREE:
-            self._read.update((p, Path(self._index[p]).read_bytes()) for p in unread)
-        elif unread:
+        if unread:
             from core.gitobjects import read_blobs
 
             for path, data in zip(unread, read_blobs(self.root, [self._index[p] for p in unread]), strict=True):
@@ -315,10 +314,12 @@ _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
     """``generated/`` under ``root`` in the work tree (``ref=None``) or at a git ref."""
     if ref is None:
+        # The work tree changes under a reader: its files are read now, a snapshot of that moment.
         base = root / GENERATED
         index = {p.relative_to(base).as_posix(): str(p) for p in sorted(base.rglob("*")) if p.is_file()}
         intent = {n: (root / INTENT / n).read_bytes() for n in INTENT_FILES if (root / INTENT / n).is_file()}
-        return Snapshot(root, WORKTREE, index, intent)
+        files = {relpath: Path(path).read_bytes() for relpath, path in index.items()}
+        return Snapshot(root, WORKTREE, index, intent, files)
     from core.gitobjects import read_blobs, tree_files
 
     commit = resolve_commit(root, ref)
