@@ -63,8 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     lab.start(control_token=token)
     assert lab.server is not None
     # Hundreds of switches' configs, grammar and caches live as long as the lab: out of the
-    # garbage collector's full passes, which otherwise walk all of them again and again.
+    # garbage collector's full passes, which otherwise walk all of them again and again. A
+    # deploy replaces every config (trees of thousands of objects each, no cycles among them):
+    # collections far apart, so the collector does not walk the new ones after every few.
     gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
     info: dict[str, Any] = {
         "pid": os.getpid(),
         "username": args.username,
