@@ -44,8 +44,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # pyavd (the peer compiler), hier_config and netutils (the config tree's peers) are the optional
-# `bench` extra; BENCH_ARGS passes options to bench/run.py,
-# e.g. BENCH_ARGS='--avd-sizes 1,4,16 --pyavd-python /path/to/python'.
+# `bench` extra; BENCH_ARGS passes options to bench/run.py, e.g. BENCH_ARGS='--sizes 1,4,16,64
+# --avd-sizes 1,4 --runs 3'. It runs long (the 16x sizes, pyavd and the lab): run it on a quiet machine.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/configtree.py

@@ -13,8 +13,14 @@ uplink ports, pools, VLANs, server subnets and server ports:
 The management network (rack switches and core) has no counterpart in an AVD L3 leaf-spine
 design and is left out: ratios are quoted per device as well as in total.
 
-The output is JSON-safe: ``{"shared": <inputs common to every device>, "hosts": {name: type}}``.
-``bench/avd_run.py`` gives each device ``shared`` plus its ``type``, as an AVD inventory would.
+Servers are scoped per leaf pair, as an AVD inventory keeps them (the connected endpoints of
+a pod in that pod's group vars): each leaf's inputs hold only the servers cabled to its pair,
+a spine's none. Handing every device the whole server list makes ``eos_designs`` walk every
+server on every leaf, which grows with the square of the fabric.
+
+The output is JSON-safe: ``{"shared": <inputs common to every device>, "hosts": {name: type},
+"groups": {name: pair}, "servers": {pair: [server, ...]}}``. ``bench/avd_run.py`` gives each
+device ``shared``, its ``type`` and the servers of its pair, as an AVD inventory would.
 
     python bench/avd_inputs.py intent/ > /tmp/avd-inputs.json
 """
@@ -41,6 +47,7 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
     intent = load_intent(intent_dir)
     fabric = resolve(intent)
     hosts: dict[str, str] = {}
+    groups: dict[str, str] = {}
     spine_nodes: list[dict[str, Any]] = []
     node_groups: list[dict[str, Any]] = []
     tenants: list[dict[str, Any]] = []
@@ -73,6 +80,7 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
             node_groups.append(group)
             for leaf in (leaf_a, leaf_b):
                 hosts[leaf.name] = "l3leaf"
+                groups[leaf.name] = group["group"]
                 svi = next(i for i in leaf.config.interfaces if i.virtual_ip and i.name.startswith("Vlan"))
                 svi_nodes.append(
                     {"node": leaf.name, "ip_address": svi.ip_address, "ip_virtual_router_addresses": [svi.virtual_ip]}
@@ -121,9 +129,23 @@ def avd_inputs(intent_dir: Path) -> dict[str, Any]:
             "node_groups": node_groups,
         },
         "tenants": tenants,
-        "servers": _servers(intent, fabric),
     }
-    return {"shared": shared, "hosts": dict(sorted(hosts.items()))}
+    return {
+        "shared": shared,
+        "hosts": dict(sorted(hosts.items())),
+        "groups": dict(sorted(groups.items())),
+        "servers": _servers_by_pair(_servers(intent, fabric), groups),
+    }
+
+
+def _servers_by_pair(servers: list[dict[str, Any]], groups: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """Each leaf pair's servers: every server whose adapters reach one of its leaves."""
+    by_pair: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for server in servers:
+        pairs = {groups[s] for adapter in server["adapters"] for s in adapter["switches"] if s in groups}
+        for pair in sorted(pairs):
+            by_pair[pair].append(server)
+    return dict(sorted(by_pair.items()))
 
 
 def _switches(fabric: ResolvedFabric, role: str, network: str) -> list[Device]:

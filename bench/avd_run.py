@@ -4,8 +4,9 @@ Runs under any interpreter that has pyavd (``--pyavd-python`` of ``bench/run.py`
 nothing but pyavd and the standard library. The stages are pyavd's public API, as its
 documentation chains them:
 
-1. ``validate_inputs``: once per node type, since every device of a type has the same
-   inputs here (an AVD inventory validates per device; this is the cheaper reading);
+1. ``validate_inputs``: once per distinct set of inputs (node type and leaf pair: both leaves
+   of a pair have the same inputs here; an AVD inventory validates per device, so this is the
+   cheaper reading);
 2. ``get_avd_facts`` over all devices;
 3. ``get_device_structured_config`` per device;
 4. ``get_device_config`` per device, and the text written to ``--out`` when given.
@@ -33,17 +34,22 @@ def run(inputs: dict[str, Any], out: Path | None) -> dict[str, Any]:
 
     timings: dict[str, float] = {"import": time.perf_counter() - start}
     shared, hosts = inputs["shared"], inputs["hosts"]
+    groups, servers = inputs.get("groups", {}), inputs.get("servers", {})
 
     start = time.perf_counter()
-    validated: dict[str, dict[str, Any]] = {}
-    for node_type in sorted(set(hosts.values())):
-        result = pyavd.validate_inputs({**shared, "type": node_type})
-        violations = result.validation_result.violations
-        if violations or result.validated_data is None:
-            errors = [f"{getattr(v, 'path', '')}: {getattr(v, 'message', v)}" for v in violations][:10]
-            raise SystemExit(f"pyavd rejected the inputs ({node_type}): {errors}")
-        validated[node_type] = result.validated_data
-    all_inputs = {host: validated[node_type] for host, node_type in hosts.items()}
+    validated: dict[tuple[str, str], dict[str, Any]] = {}
+    all_inputs = {}
+    for host, node_type in hosts.items():
+        key = (node_type, groups.get(host, ""))
+        if key not in validated:
+            host_inputs = {**shared, "type": node_type, "servers": servers.get(key[1], [])}
+            result = pyavd.validate_inputs(host_inputs)
+            violations = result.validation_result.violations
+            if violations or result.validated_data is None:
+                errors = [f"{getattr(v, 'path', '')}: {getattr(v, 'message', v)}" for v in violations][:10]
+                raise SystemExit(f"pyavd rejected the inputs ({node_type}): {errors}")
+            validated[key] = result.validated_data
+        all_inputs[host] = validated[key]
     timings["validate"] = time.perf_counter() - start
 
     start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Run a command and report its own wall time and peak RSS.
+"""Run a command and report its own wall time, CPU time and peak RSS.
 
 Linux keeps a process's peak RSS across ``exec``, so a command forked straight from a large
 benchmark process would report at least that process's size. Measured commands are started
@@ -20,7 +20,7 @@ from typing import Any
 
 
 def measured(cmd: list[str], cwd: Path, log: Path) -> dict[str, Any]:
-    """Run ``cmd`` through the launcher; its exit code, wall seconds and peak RSS (MiB)."""
+    """Run ``cmd`` through the launcher; its exit code, wall seconds, CPU seconds and peak RSS (MiB)."""
     result = log.with_suffix(".rusage.json")
     with log.open("w") as out:
         subprocess.run(
@@ -41,7 +41,8 @@ def main() -> None:
     seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     rc = proc.returncode
-    result.write_text(json.dumps({"rc": rc, "seconds": seconds, "peak_rss_mib": usage.ru_maxrss / 1024}))
+    cpu = usage.ru_utime + usage.ru_stime
+    result.write_text(json.dumps({"rc": rc, "seconds": seconds, "cpu": cpu, "peak_rss_mib": usage.ru_maxrss / 1024}))
 
 
 if __name__ == "__main__":

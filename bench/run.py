@@ -1,22 +1,25 @@
 """Every benchmark in one run, and ``bench/RESULTS.md`` written from it (``make bench``).
 
-1. compile: the example and the scaled intents, each size in a fresh process (stages, RSS);
-   ``fabricops compile`` of the example as a whole process;
-2. floor: a bare Jinja2 render + write of each size's config lines from ready dicts;
-3. pyavd side by side: the same compute and storage fabrics through pyavd, in a subprocess
-   of ``--pyavd-python`` (any interpreter with pyavd), right after ours at the same size;
-4. incremental: one server row added to the example;
-5. fleet: plan, deploy and drift over the lab of the chosen sizes;
-6. a cProfile of the largest compile, for where the time goes.
+1. start: ``fabricops --help``, ``check`` and ``compile`` of the example as whole processes
+   (medians of many runs), and where a compile's start goes (``bench/startup.py``);
+2. per size (the example, and the design scaled 4x, 16x, 64x by ``bench/scale.py``):
+   fabricops and pyavd side by side, each as a whole process started cold, medians of
+   ``--runs`` (``bench/sidebyside.py``); the bare Jinja2 floor of the same files
+   (``bench/floor.py``); and the in-process compile per stage (a warm interpreter: the figure
+   earlier runs reported, kept under its own name);
+3. incremental: one server row added to the example;
+4. fleet: plan, deploy and drift over the lab of the chosen sizes, with the lab's share;
+5. a cProfile of the largest compile, for where the time goes.
 
-    python bench/run.py [--sizes 1,4,16,64] [--avd-sizes 1,4,16] [--fleet-sizes 1,16]
-                        [--runs 3] [--pyavd-python PATH] [--out bench/RESULTS.md]
+    python bench/run.py [--sizes 1,4,16] [--avd-sizes 1,4,16] [--fleet-sizes 1,16]
+                        [--runs 5] [--pyavd-python PATH] [--out bench/RESULTS.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,8 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import compile as compile_bench
-from bench import fleet, floor, hotspots, incremental, machine, results
-from bench.avd_inputs import avd_inputs
+from bench import fleet, floor, hotspots, incremental, machine, results, sidebyside
 from bench.scale import scaled_intent
 
 BENCH = Path(__file__).resolve().parent
@@ -56,56 +58,36 @@ def _has_pyavd(python: str) -> str | None:
     return probe.stdout.strip() if probe.returncode == 0 else None
 
 
-def _pyavd(root: Path, python: str, runs: int) -> dict[str, Any]:
-    """pyavd over the fabrics of ``root/intent``: the median run by total seconds, and its samples."""
-    inputs = root / "avd-inputs.json"
-    inputs.write_text(json.dumps(avd_inputs(root / "intent")))
-    samples = []
-    for _ in range(runs):
-        out = subprocess.run(
-            [python, str(BENCH / "avd_run.py"), str(inputs), "--out", str(root / "avd-configs")],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if out.returncode != 0:
-            return {"error": (out.stderr or out.stdout).strip().splitlines()[-1:]}
-        samples.append(json.loads(out.stdout))
-    samples.sort(key=lambda s: s["timings"]["total"])
-    median = samples[len(samples) // 2]
-    return {**median, "runs": runs, "samples": [s["timings"]["total"] for s in samples]}
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
 
 
 def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[str, Any]:
-    """One size: our compile in a fresh process, the floor, and pyavd right after when asked."""
+    """One size: both compilers as whole processes, the floor, and our compile in-process per stage."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     _prepare(root, factor)
-    compile_runs = runs if factor < 16 else max(1, runs - 1) if factor < 64 else 1
-    entry: dict[str, Any] = {"factor": factor}
-    print(f"[bench] {factor}x: compile ({compile_runs} runs)", file=sys.stderr, flush=True)
-    entry["compile"] = compile_bench.in_fresh_process(root / "intent", root / "generated", compile_runs)
-    entry["floor"] = floor.both(root / "generated", compile_runs)
-    if factor == 1:
-        entry["process_seconds"] = compile_bench.process_seconds(root, max(5, runs))
-    if pyavd_python:
-        avd_runs = runs if factor == 1 else 1
-        print(f"[bench] {factor}x: pyavd ({avd_runs} runs)", file=sys.stderr, flush=True)
-        entry["pyavd"] = _pyavd(root, pyavd_python, avd_runs)
+    entry: dict[str, Any] = {"factor": factor, "load_at_start": _load()}
+    print(f"[bench] {factor}x: side by side ({runs} runs each{'' if pyavd_python else ', no pyavd'})", file=sys.stderr)
+    entry["sidebyside"] = sidebyside.compare(root, runs, pyavd_python)
+    entry["floor"] = floor.both(root / "generated", runs)
+    inprocess_runs = runs if factor < 64 else 1
+    print(f"[bench] {factor}x: in-process compile ({inprocess_runs} runs)", file=sys.stderr, flush=True)
+    entry["inprocess"] = compile_bench.in_fresh_process(root / "intent", root / "inprocess-generated", inprocess_runs)
+    shutil.rmtree(root / "inprocess-generated", ignore_errors=True)
+    entry["load_at_end"] = _load()
     return entry
 
 
 def _sections(report: dict[str, Any]) -> set[str]:
     """The measured sections of a report, by name (for telling which ones a resume added)."""
-    names = {f"{f}x compile" for f in report["sizes"]}
-    names |= {f"{f}x pyavd" for f, e in report["sizes"].items() if "pyavd" in e}
+    names = {f"{f}x" for f in report["sizes"]}
     names |= {f"{f}x fleet" for f in report.get("fleet", {})}
-    names |= {k for k in ("incremental", "profile") if k in report}
-    names |= {"startup" for e in report["sizes"].values() if "startup" in e}
+    names |= {k for k in ("startup", "incremental", "profile") if k in report}
     return names
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load_report(path: Path) -> dict[str, Any]:
     """A saved report, its size keys back to numbers."""
     report: dict[str, Any] = json.loads(path.read_text())
     report["sizes"] = {int(k): v for k, v in report["sizes"].items()}
@@ -117,22 +99,22 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
     """Every section the report lacks, saving after each one."""
     sizes, avd_sizes, fleet_sizes = _sizes(args.sizes), _sizes(args.avd_sizes), _sizes(args.fleet_sizes)
     pyavd_version = report["pyavd"]["version"]
-    for factor in sorted(set(sizes) | set(avd_sizes) | set(fleet_sizes)):
+    if "startup" not in report:
+        print("[bench] start-up", file=sys.stderr, flush=True)
+        out = subprocess.run(
+            [sys.executable, str(BENCH / "startup.py"), "--runs", str(args.startup_runs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        report["startup"] = {**json.loads(out.stdout), "load_at_start": _load()}
+        _save(report, args.out, raw)
+    for factor in sorted(set(sizes) | set(fleet_sizes)):
         if factor in report["sizes"]:
             continue
         avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
         report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
         _save(report, args.out, raw)
-    for factor in avd_sizes:
-        entry = report["sizes"][factor]
-        if pyavd_version and "pyavd" not in entry:
-            # A size whose own compile was measured before: pyavd now, marked as such.
-            print(f"[bench] {factor}x: pyavd (resumed)", file=sys.stderr, flush=True)
-            entry["pyavd"] = {**_pyavd(scratch / f"x{factor}", args.pyavd_python, 1), "resumed": True}
-            _save(report, args.out, raw)
-    one = report["sizes"].get(1)
-    if one is not None and "startup" not in one:
-        one["startup"] = compile_bench.startup_seconds(max(5, args.runs))
     if "incremental" not in report:
         print("[bench] incremental", file=sys.stderr, flush=True)
         report["incremental"] = incremental.measure(args.runs)
@@ -140,13 +122,14 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
         print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
         report["profile"] = hotspots.top(scratch / f"x{profiled}" / "intent", scratch / "profile-generated")
+        shutil.rmtree(scratch / "profile-generated", ignore_errors=True)
     _save(report, args.out, raw)
     for factor in fleet_sizes:
         if factor in report["fleet"]:
             continue
         print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
         try:
-            report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers)
+            report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers, args.fleet_runs)
         except (subprocess.CalledProcessError, OSError) as exc:
             report["fleet"][factor] = {"error": str(exc)}
         _save(report, args.out, raw)
@@ -163,10 +146,12 @@ def _save(report: dict[str, Any], out: Path, raw: Path | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run every benchmark and write RESULTS.md.")
-    parser.add_argument("--sizes", default="1,4,16,64", help="compile sizes (scale factors)")
-    parser.add_argument("--avd-sizes", default="1,4", help="pyavd sizes (empty: skip pyavd)")
+    parser.add_argument("--sizes", default="1,4,16", help="compile sizes (scale factors); 64 runs long")
+    parser.add_argument("--avd-sizes", default="1,4,16", help="sizes pyavd compiles too (empty: skip pyavd)")
     parser.add_argument("--fleet-sizes", default="1,16", help="lab sizes for plan/deploy/drift (empty: skip)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (16x: one less; 64x, pyavd > 1x: 1)")
+    parser.add_argument("--runs", type=int, default=5, help="whole-process runs per compiler and size (medians)")
+    parser.add_argument("--fleet-runs", type=int, default=5, help="plan and drift runs over a fleet in sync")
+    parser.add_argument("--startup-runs", type=int, default=20, help="runs of each start-up command")
     parser.add_argument("--pyavd-python", default=sys.executable, help="an interpreter that has pyavd")
     parser.add_argument("--workers", type=int, default=20, help="fleet workers")
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md")
@@ -175,7 +160,7 @@ def main() -> None:
     parser.add_argument("--profile-size", type=int, default=16, help="the size profiled for where the time goes")
     parser.add_argument("--resume", type=Path, default=None, help="a --json of a cut-short run: do only what it lacks")
     args = parser.parse_args()
-    report = _load(args.resume) if args.resume else None
+    report = _load_report(args.resume) if args.resume else None
     before = _sections(report) if report else set()
     if report is None:
         report = {"machine": machine.describe(), "sizes": {}, "fleet": {}, "started": time.time()}

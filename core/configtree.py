@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from core.masking import secret_spans
+from core.masking import secret_hint, secret_spans
 from core.platforms import PlatformRules
 
 __all__ = [
@@ -72,7 +72,7 @@ ChangeKind = Literal["added", "removed", "changed", "secret", "order"]
 Fingerprinter = Callable[[str], str | None]
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One line and its sub-block.
 
@@ -88,18 +88,21 @@ class Node:
 
     def add(self, child: Node, rules: PlatformRules) -> Node:
         """Add ``child`` as EOS would: a repeated section is merged, a single value replaced."""
-        same = self.children.get(child.text)
+        children, text = self.children, child.text
+        same = children.get(text)
         if same is not None:
             if child.secret is not None:
                 same.secret, same.raw = child.secret, child.raw
             return same
-        key = line_key(child.text, rules)
+        keys = _KEYS.get(rules.name)
+        key = keys[text] if keys is not None and text in keys else line_key(text, rules)
         if key is not None:
             # At most one sibling holds a key (this method is the only way in), but trees
-            # edited by hand may not: look at all of them.
-            for text in [t for t in self.children if line_key(t, rules) == key]:
-                del self.children[text]
-        self.children[child.text] = child
+            # edited by hand may not: look at all of them (their keys are cached by now).
+            keys = _KEYS[rules.name]
+            for sibling in [t for t in children if (keys[t] if t in keys else line_key(t, rules)) == key]:
+                del children[sibling]
+        children[text] = child
         return child
 
     def walk(self, depth: int = 0) -> Iterator[tuple[int, Node]]:
@@ -153,11 +156,11 @@ def line_key(text: str, rules: PlatformRules) -> str | None:
         >>> line_key("ntp server 10.0.0.1", eos) is None
         True
     """
-    cache = _KEYS.setdefault(rules.name, {})
-    try:
+    cache = _KEYS.get(rules.name)
+    if cache is None:
+        cache = _KEYS.setdefault(rules.name, {})
+    elif text in cache:
         return cache[text]
-    except KeyError:
-        pass
     body = text[3:] if text.startswith("no ") else text
     match = _idempotent_rx(rules).match(body)
     key = match.group(0).strip() if match else None
@@ -177,15 +180,19 @@ def _idempotent_rx(rules: PlatformRules) -> re.Pattern[str]:
 
 
 def _alternation(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
-    """One compiled alternation of ``patterns``: one regex call per line instead of one per rule."""
-    rx = _ALTERNATIONS.get(patterns)
-    if rx is None:
-        rx = re.compile("|".join(f"(?:{p.pattern})" for p in patterns))
-        _ALTERNATIONS[patterns] = rx
-    return rx
+    """One compiled alternation of ``patterns``: one regex call per line instead of one per rule.
+
+    Keyed by identity (the rules hold their tuples for good): hashing forty patterns on every
+    call cost more than the match.
+    """
+    found = _ALTERNATIONS.get(id(patterns))
+    if found is None or found[0] is not patterns:
+        found = (patterns, re.compile("|".join(f"(?:{p.pattern})" for p in patterns)))
+        _ALTERNATIONS[id(patterns)] = found
+    return found[1]
 
 
-_ALTERNATIONS: dict[tuple[re.Pattern[str], ...], re.Pattern[str]] = {}
+_ALTERNATIONS: dict[int, tuple[tuple[re.Pattern[str], ...], re.Pattern[str]]] = {}
 
 
 def negate(text: str, rules: PlatformRules) -> str:
@@ -229,7 +236,11 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     """
     root = Node("")
     stack: list[tuple[int, Node]] = [(-1, root)]
-    volatile = _alternation(rules.volatile)
+    volatile = _alternation(rules.volatile).match
+    heredocs = _alternation(rules.heredocs).match if rules.heredocs else None
+    holds_secret = secret_hint(rules.secrets).search
+    keyed: dict[int, dict[str, str]] = {}  # section (by id) -> key of a single-valued command -> its line
+    keys = _KEYS.setdefault(rules.name, {})  # line -> its key, as line_key caches them
     heredoc: Node | None = None
     for raw_line in text.splitlines():
         line = raw_line.rstrip()
@@ -239,18 +250,43 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
             elif line.strip():
                 heredoc.children.setdefault(line.strip(), Node(line.strip(), line))
             continue
-        if volatile.match(line):
+        if volatile(line):
             continue
-        indent = len(line) - len(line.lstrip(" "))
+        unindented = line.lstrip(" ")
+        indent = len(line) - len(unindented)
         while stack[-1][0] >= indent:
             stack.pop()
-        stripped = line.strip()
-        masked, secret = _mask(stripped, rules, fingerprint)
-        node = stack[-1][1].add(Node(masked, stripped, secret), rules)
+        stripped = unindented.lstrip()
+        masked, secret = _mask(stripped, rules, fingerprint) if holds_secret(stripped) else (stripped, None)
+        parent = stack[-1][1]
+        if masked in parent.children or keys.get(masked, masked) is not None:
+            node = _add(parent, Node(masked, stripped, secret), rules, keyed)
+        else:  # known to be no single-valued command, new in its section: nothing to replace
+            node = parent.children[masked] = Node(masked, stripped, secret)
         stack.append((indent, node))
-        if indent == 0 and any(rx.match(stripped) for rx in rules.heredocs):
+        if indent == 0 and heredocs is not None and heredocs(stripped):
             heredoc = node
     return root
+
+
+def _add(parent: Node, child: Node, rules: PlatformRules, keyed: dict[int, dict[str, str]]) -> Node:
+    """:meth:`Node.add` for a tree being parsed: the single-valued commands of each section are
+    kept in ``keyed`` as they are added, so a new one finds the line it replaces without looking
+    at every sibling (a parse is the only way into that tree: the index is exact)."""
+    same = parent.children.get(child.text)
+    if same is not None:
+        if child.secret is not None:
+            same.secret, same.raw = child.secret, child.raw
+        return same
+    key = line_key(child.text, rules)
+    if key is not None:
+        section = keyed.setdefault(id(parent), {})
+        replaced = section.get(key)
+        if replaced is not None:
+            del parent.children[replaced]
+        section[key] = child.text
+    parent.children[child.text] = child
+    return child
 
 
 def normalise(tree: Node, rules: PlatformRules) -> Node:
@@ -273,7 +309,7 @@ def _normalise(node: Node, path: tuple[str, ...], rules: PlatformRules) -> None:
             _normalise(child, (*path, text), rules)
             if child.children:
                 continue
-        if any(d.matches(path, text) for d in rules.default_lines) or (not path and _empty_default(text, rules)):
+        if rules.defaults.matches(path, text) or (not path and _empty_default(text, rules)):
             del node.children[text]
 
 
@@ -300,11 +336,11 @@ def _with_empty_defaults(expected: Node, actual: Node, rules: PlatformRules) -> 
 
 
 def _empty_default(text: str, rules: PlatformRules) -> bool:
-    return any(rx.match(text) for rx in rules.empty_sections)
+    return bool(rules.empty_sections) and _alternation(rules.empty_sections).match(text) is not None
 
 
 def _is_ordered(header: str, rules: PlatformRules) -> bool:
-    return any(rx.match(header) for rx in rules.ordered)
+    return bool(rules.ordered) and _alternation(rules.ordered).match(header) is not None
 
 
 def diff(expected: Node, actual: Node, rules: PlatformRules, path: tuple[str, ...] = ()) -> list[Change]:
@@ -334,7 +370,8 @@ def diff(expected: Node, actual: Node, rules: PlatformRules, path: tuple[str, ..
             continue
         if want.secret and have.secret and want.secret != have.secret:
             changes.append(Change(path, "secret", text))
-        changes += diff(want, have, rules, (*path, text))
+        if want.children or have.children:  # two bare lines have nothing below them to differ
+            changes += diff(want, have, rules, (*path, text))
     return changes
 
 
@@ -347,7 +384,8 @@ def unverified_secrets(expected: Node, actual: Node, path: tuple[str, ...] = ())
             continue
         if want.secret == "" or have.secret == "":
             found.append((path, text))
-        found += unverified_secrets(want, have, (*path, text))
+        if want.children and have.children:
+            found += unverified_secrets(want, have, (*path, text))
     return found
 
 
@@ -378,7 +416,7 @@ def _remediation(expected: Node, actual: Node, rules: PlatformRules, depth: int)
             out.append(pad + negate(want.raw, rules))
             out += [pad + line for line in want.lines(rules, raw=True)]
             continue
-        inner = _remediation(want, have, rules, depth + 1)
+        inner = _remediation(want, have, rules, depth + 1) if want.children or have.children else []
         if want.secret and have.secret != want.secret:
             out.append(pad + want.raw)
         elif inner:

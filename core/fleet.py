@@ -1,10 +1,13 @@
 """Fleet access: Nornir over the inventory in ``generated/`` at a ref, for real switches or the lab.
 
-The inventory files of the snapshot are handed to Nornir's own ``SimpleInventory``; the
-transform function :func:`fabricops_transform` then sets credentials and, for ``--lab``,
-points each host at its emulated switch (127.0.0.1, its port, eAPI over HTTPS with the lab's
-self-signed certificate, as a switch serves it by default; plain HTTP for a lab that lists no
-HTTPS port). The inventory itself is never copied or edited.
+The inventory files of the snapshot, in Nornir's SimpleInventory format, are read by
+:class:`GeneratedInventory` (the same hosts, groups and defaults SimpleInventory builds, parsed
+with libyaml: SimpleInventory's pure-Python YAML took a second for 683 hosts); the transform
+function :func:`fabricops_transform` then sets credentials, hands NAPALM the eAPI transport that
+keeps one connection per device (:mod:`core.eapi`) and, for ``--lab``, points each host at its
+emulated switch (127.0.0.1, its port, eAPI over HTTPS with the lab's self-signed certificate,
+as a switch serves it by default; plain HTTP for a lab that lists no HTTPS port). The
+inventory itself is never copied or edited.
 
 Credentials come from ``FABRICOPS_USERNAME``/``FABRICOPS_PASSWORD``, from a YAML file outside
 git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.yaml`` with
@@ -13,10 +16,10 @@ git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.y
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +32,7 @@ from core.generated import INVENTORY_FILES, LAB_INFO, Snapshot, unknown_names
 
 if TYPE_CHECKING:
     from nornir.core import Nornir
-    from nornir.core.inventory import Host
+    from nornir.core.inventory import Host, Inventory
 
 _UNAUTHORIZED = re.compile(r"\bUnauthorized\b|\b401\b|authentication failed", re.IGNORECASE)
 _CLI_ERROR = re.compile(r"CLI command \d+ of \d+ '(?P<line>.*?)' failed: (?P<why>.*?)(?: \[errors: (?P<errors>.*)\])?$")
@@ -42,6 +45,7 @@ _CONNECTION_ERRORS = (
     ("certificate verify failed", "TLS certificate not trusted"),
 )
 TRANSFORM = "fabricops"
+INVENTORY = "fabricops-generated"
 ENV_USERNAME = "FABRICOPS_USERNAME"
 ENV_PASSWORD = "FABRICOPS_PASSWORD"
 ENV_CREDENTIALS_FILE = "FABRICOPS_CREDENTIALS_FILE"
@@ -137,29 +141,38 @@ def describe_error(exc: BaseException) -> str:
 
 
 def fabricops_transform(host: Host, **options: Any) -> None:
-    """Nornir transform: credentials on every host and, for the lab, its local endpoint.
+    """Nornir transform: credentials and the keep-alive eAPI transport on every host and, for
+    the lab, its local endpoint.
 
     Options: ``username``, ``password`` and, for the lab, ``lab`` = {name: [host, port, transport]}.
     A host the lab does not serve is marked ``data["unreachable"]`` and left pointing nowhere.
     """
     from nornir.core.inventory import ConnectionOptions
 
+    from core.eapi import transport_class
+
     host.username = options["username"]
     host.password = options["password"]
     lab: dict[str, list[Any]] | None = options.get("lab")
     if lab is None:
-        return
-    endpoint = lab.get(host.name)
-    transport = "http"
-    if endpoint is None:
-        host.data["unreachable"] = "not served by the lab"
-        host.hostname, host.port = "127.0.0.1", 1
+        extras = dict(host.get_connection_parameters("napalm").extras or {})
+        optional = dict(extras.get("optional_args") or {})
     else:
-        host.hostname, host.port = str(endpoint[0]), int(endpoint[1])
-        transport = str(endpoint[2]) if len(endpoint) > 2 else "http"
-    host.connection_options["napalm"] = ConnectionOptions(
-        extras={"optional_args": {"transport": transport, "port": host.port}, "timeout": LAB_TIMEOUT}
-    )
+        endpoint = lab.get(host.name)
+        transport = "http"
+        if endpoint is None:
+            host.data["unreachable"] = "not served by the lab"
+            host.hostname, host.port = "127.0.0.1", 1
+        else:
+            host.hostname, host.port = str(endpoint[0]), int(endpoint[1])
+            transport = str(endpoint[2]) if len(endpoint) > 2 else "http"
+        extras = {"timeout": LAB_TIMEOUT}
+        optional = {"transport": transport, "port": host.port}
+    keep_alive = transport_class(str(optional.get("transport", "https")))
+    if keep_alive is not None:
+        optional["transport"] = keep_alive
+    # One dict per host: NAPALM pops its own keys out of optional_args.
+    host.connection_options["napalm"] = ConnectionOptions(extras={**extras, "optional_args": optional})
 
 
 def _lab_endpoint(lab: LabTarget, name: str) -> list[Any]:
@@ -169,11 +182,84 @@ def _lab_endpoint(lab: LabTarget, name: str) -> list[Any]:
     return [host, https, "https"] if https else [host, port, "http"]
 
 
+class GeneratedInventory:
+    """A Nornir inventory plugin: the hosts, groups and defaults of ``generated/inventory/``
+    (Nornir's SimpleInventory format), from mappings already parsed, built as SimpleInventory
+    builds them (each element with its own copy of what Nornir may change: data, options).
+
+    Example:
+        >>> inventory = GeneratedInventory(
+        ...     {"leaf1": {"hostname": "10.0.0.1", "groups": ["leaves"], "data": {"role": "leaf"}}},
+        ...     {"leaves": {"data": {"network": "compute"}}},
+        ...     {"platform": "eos"},
+        ... ).load()
+        >>> leaf = inventory.hosts["leaf1"]
+        >>> leaf.hostname, leaf.platform, leaf["role"], leaf["network"]
+        ('10.0.0.1', 'eos', 'leaf', 'compute')
+    """
+
+    def __init__(self, hosts: dict[str, Any], groups: dict[str, Any], defaults: dict[str, Any]) -> None:
+        self.hosts, self.groups, self.defaults = hosts, groups, defaults
+
+    def load(self) -> Inventory:
+        from nornir.core.inventory import Defaults, Group, Groups, Host, Hosts, Inventory, ParentGroups
+
+        d = self.defaults
+        defaults = Defaults(
+            hostname=d.get("hostname"),
+            port=d.get("port"),
+            username=d.get("username"),
+            password=d.get("password"),
+            platform=d.get("platform"),
+            data=copy.deepcopy(d.get("data") or {}),
+            connection_options=_connection_options(d.get("connection_options") or {}),
+        )
+        hosts = Hosts({name: _element(Host, name, entry or {}, defaults) for name, entry in self.hosts.items()})
+        groups = Groups({name: _element(Group, name, entry or {}, defaults) for name, entry in self.groups.items()})
+        for elements, raw in ((groups, self.groups), (hosts, self.hosts)):
+            for name, element in elements.items():
+                element.groups = ParentGroups([groups[parent] for parent in (raw[name] or {}).get("groups") or ()])
+        return Inventory(hosts=hosts, groups=groups, defaults=defaults)
+
+
+def _element(kind: Any, name: str, data: dict[str, Any], defaults: Any) -> Any:
+    """A Host or Group as SimpleInventory makes it (its parent groups are set by the caller)."""
+    return kind(
+        name=name,
+        hostname=data.get("hostname"),
+        port=data.get("port"),
+        username=data.get("username"),
+        password=data.get("password"),
+        platform=data.get("platform"),
+        data=dict(data.get("data") or {}),
+        defaults=defaults,
+        connection_options=_connection_options(data.get("connection_options") or {}),
+    )
+
+
+def _connection_options(data: dict[str, Any]) -> dict[str, Any]:
+    from nornir.core.inventory import ConnectionOptions
+
+    return {
+        name: ConnectionOptions(
+            hostname=c.get("hostname"),
+            port=c.get("port"),
+            username=c.get("username"),
+            password=c.get("password"),
+            platform=c.get("platform"),
+            extras=copy.deepcopy(c.get("extras")),
+        )
+        for name, c in data.items()
+    }
+
+
 def _register() -> None:
-    from nornir.core.plugins.inventory import TransformFunctionRegister
+    from nornir.core.plugins.inventory import InventoryPluginRegister, TransformFunctionRegister
 
     if TRANSFORM not in TransformFunctionRegister.available:
         TransformFunctionRegister.register(TRANSFORM, fabricops_transform)
+    if INVENTORY not in InventoryPluginRegister.available:
+        InventoryPluginRegister.register(INVENTORY, GeneratedInventory)
 
 
 def open_fleet(
@@ -192,29 +278,20 @@ def open_fleet(
         raise FabricopsError(f"{lacks} missing at {snapshot.short}: run 'fabricops compile' and commit")
     credentials = Credentials(lab.username, lab.password) if lab is not None else Credentials.load()
     _register()
-    with tempfile.TemporaryDirectory(prefix="fabricops-inventory-") as tmp:
-        paths = {}
-        for relpath in INVENTORY_FILES:
-            path = Path(tmp) / Path(relpath).name
-            path.write_bytes(snapshot.read_bytes(relpath))
-            paths[path.name] = str(path)
-        options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
-        if lab is not None:
-            options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
-        nornir = InitNornir(
-            runner={"plugin": "threaded", "options": {"num_workers": workers}},
-            inventory={
-                "plugin": "SimpleInventory",
-                "options": {
-                    "host_file": paths["hosts.yaml"],
-                    "group_file": paths["groups.yaml"],
-                    "defaults_file": paths["defaults.yaml"],
-                },
-                "transform_function": TRANSFORM,
-                "transform_function_options": options,
-            },
-            logging={"enabled": False},
-        )
+    options: dict[str, Any] = {"username": credentials.username, "password": credentials.password}
+    if lab is not None:
+        options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
+    hosts, groups, defaults = snapshot.inventory()
+    nornir = InitNornir(
+        runner={"plugin": "threaded", "options": {"num_workers": workers}},
+        inventory={
+            "plugin": INVENTORY,
+            "options": {"hosts": hosts, "groups": groups, "defaults": defaults},
+            "transform_function": TRANSFORM,
+            "transform_function_options": options,
+        },
+        logging={"enabled": False},
+    )
     if devices:
         unknown = set(devices) - set(nornir.inventory.hosts)
         if unknown:

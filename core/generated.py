@@ -187,32 +187,53 @@ def parse_cabling(text: str) -> list[CableRow]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """``generated/`` at one ref: ``WORKTREE`` or a full commit sha (``intent`` holds intent/ there)."""
+    """``generated/`` at one ref: ``WORKTREE`` or a full commit sha (``intent`` holds intent/ there).
+
+    At a ref, its file list is known up front and a file's content is read when first asked for
+    (a blob never changes), the readers of many files (:meth:`configs`, :meth:`verify`) reading
+    them in one git call: a drift audit needs the configs and the inventory, not the 28 files per
+    switch beside them. The work tree is read whole when opened, as it was at that moment.
+    """
 
     root: Path
     ref: str
-    _files: dict[str, bytes] = field(repr=False)
+    #: Path under ``generated/`` -> where to read it: a blob sha at a ref, a file in the work tree.
+    _index: dict[str, str] = field(repr=False)
     intent: dict[str, bytes] = field(default_factory=dict, repr=False)
+    _read: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    _inventory: list[tuple[Any, Any, Any]] = field(default_factory=list, repr=False, compare=False)
 
     def list(self, prefix: str = "") -> list[str]:
         """Paths under ``generated/`` (relative to it) that start with ``prefix``, sorted."""
-        return sorted(p for p in self._files if p.startswith(prefix))
+        return sorted(p for p in self._index if p.startswith(prefix))
 
     def exists(self, relpath: str) -> bool:
-        return relpath in self._files
+        return relpath in self._index
 
     def read_bytes(self, relpath: str) -> bytes:
-        try:
-            return self._files[relpath]
-        except KeyError:
+        if relpath not in self._index:
             missing = f"generated/{relpath} does not exist at {self.short}"
-            raise FabricopsError(f"{missing}: run 'fabricops compile'") from None
+            raise FabricopsError(f"{missing}: run 'fabricops compile'")
+        return self._load([relpath])[relpath]
 
     def read_text(self, relpath: str) -> str:
         return self.read_bytes(relpath).decode()
 
     def read_yaml(self, relpath: str) -> Any:
-        return yaml.safe_load(self.read_text(relpath))
+        return yaml.load(self.read_text(relpath), Loader=_YAML_LOADER)
+
+    def _load(self, paths: Iterable[str]) -> dict[str, bytes]:
+        """The contents of ``paths`` (all listed), reading the ones not read yet in one go."""
+        wanted = list(paths)
+        unread = [p for p in wanted if p not in self._read]
+        if unread:
+            from core.gitobjects import read_blobs
+
+            for path, data in zip(unread, read_blobs(self.root, [self._index[p] for p in unread]), strict=True):
+                if data is None:
+                    raise FabricopsError(f"generated/{path} at {self.short} cannot be read from git: git fsck")
+                self._read[path] = data
+        return {p: self._read[p] for p in wanted}
 
     @property
     def short(self) -> str:
@@ -233,13 +254,21 @@ class Snapshot:
 
     def configs(self) -> dict[str, str]:
         """Device name -> config text, from ``configs/<device>.cfg``."""
-        return {PurePosixPath(p).stem: self.read_text(p) for p in self.list(CONFIGS) if p.endswith(".cfg")}
+        paths = [p for p in self.list(CONFIGS) if p.endswith(".cfg")]
+        return {PurePosixPath(p).stem: data.decode() for p, data in self._load(paths).items()}
+
+    def inventory(self) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """``inventory/hosts.yaml``, ``groups.yaml`` and ``defaults.yaml`` as parsed YAML (empty when
+        absent), parsed once: callers read them and copy what they keep, never change them."""
+        if not self._inventory:
+            parsed = (self.read_yaml(path) or {} if self.exists(path) else {} for path in INVENTORY_FILES)
+            hosts, groups, defaults = parsed
+            self._inventory.append((hosts, groups, defaults))
+        return self._inventory[0]
 
     def hosts(self) -> dict[str, Host]:
         """The Nornir inventory's hosts (empty when ``inventory/hosts.yaml`` is absent)."""
-        if not self.exists(HOSTS):
-            return {}
-        raw = self.read_yaml(HOSTS) or {}
+        raw = self.inventory()[0]
         return {
             str(name): Host(
                 str(name),
@@ -276,7 +305,8 @@ class Snapshot:
         manifest = self.manifest()
         if manifest is None:
             raise FabricopsError(f"{where} has no {MANIFEST}: it was not written by 'fabricops compile' ({fix})")
-        actual = {p: hashlib.sha256(data).hexdigest() for p, data in self._files.items() if p != MANIFEST}
+        files = self._load(p for p in self._index if p != MANIFEST)
+        actual = {p: hashlib.sha256(data).hexdigest() for p, data in files.items()}
         edited = sorted(p for p, sha in actual.items() if manifest.files.get(p, sha) != sha)
         problems = [f"edited since compiled: generated/{p}" for p in edited]
         problems += [f"not written by the compiler: generated/{p}" for p in sorted(set(actual) - set(manifest.files))]
@@ -287,32 +317,28 @@ class Snapshot:
             raise FabricopsError(f"{where} is stale: intent/ changed since it was compiled ({fix})")
 
 
+#: libyaml where PyYAML has it (ten times faster on a fleet's inventory), the same YAML otherwise.
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
     """``generated/`` under ``root`` in the work tree (``ref=None``) or at a git ref."""
     if ref is None:
+        # The work tree changes under a reader: its files are read now, a snapshot of that moment.
         base = root / GENERATED
-        files = {p.relative_to(base).as_posix(): p.read_bytes() for p in sorted(base.rglob("*")) if p.is_file()}
+        index = {p.relative_to(base).as_posix(): str(p) for p in sorted(base.rglob("*")) if p.is_file()}
         intent = {n: (root / INTENT / n).read_bytes() for n in INTENT_FILES if (root / INTENT / n).is_file()}
-        return Snapshot(root, WORKTREE, files, intent)
-    import git
+        files = {relpath: Path(path).read_bytes() for relpath, path in index.items()}
+        return Snapshot(root, WORKTREE, index, intent, files)
+    from core.gitobjects import read_blobs, tree_files
 
     commit = resolve_commit(root, ref)
-    try:
-        tree = commit.tree / GENERATED
-    except KeyError:
-        raise FabricopsError(f"generated/ does not exist at {ref}: run 'fabricops compile' and commit") from None
-    files = {
-        str(item.path)[len(GENERATED) + 1 :]: item.data_stream.read()
-        for item in tree.traverse()
-        if isinstance(item, git.Blob)
-    }
-    intent = {}
-    for name in INTENT_FILES:
-        try:
-            intent[name] = (commit.tree / INTENT / name).data_stream.read()
-        except KeyError:
-            continue
-    return Snapshot(root, commit.hexsha, files, intent)
+    index = tree_files(root, commit.hexsha, GENERATED)
+    if not index:
+        raise FabricopsError(f"generated/ does not exist at {ref}: run 'fabricops compile' and commit")
+    texts = read_blobs(root, [f"{commit.hexsha}:{INTENT}/{name}" for name in INTENT_FILES])
+    intent = {name: data for name, data in zip(INTENT_FILES, texts, strict=True) if data is not None}
+    return Snapshot(root, commit.hexsha, index, intent)
 
 
 # ------------------------------------------------------------------------------- git refs
@@ -342,29 +368,34 @@ def resolve_commit(root: Path, ref: str) -> Any:
 
 def deploy_tags(repo: Repo) -> list[str]:
     """Every ``deploy/*`` tag, oldest first (their stamps sort in time order)."""
-    return sorted(t.name for t in repo.tags if t.name.startswith(DEPLOY_TAG_PREFIX))
+    return sorted(_deploy_tag_commits(repo))
 
 
 def version_tags(repo: Repo) -> dict[str, str]:
     """Commit -> the newest ``deploy/*`` tag on it: the fleet versions by commit."""
-    return {str(repo.commit(tag).hexsha): tag for tag in deploy_tags(repo)}
+    tags = _deploy_tag_commits(repo)
+    return {tags[name]: name for name in sorted(tags)}
+
+
+def _deploy_tag_commits(repo: Repo) -> dict[str, str]:
+    """Each ``deploy/*`` tag and the commit it names, from one ``git for-each-ref`` (a fleet makes
+    a tag per version: reading each tag object on its own grows with the history)."""
+    fields = "--format=%(refname:short) %(objectname) %(*objectname)"
+    listed = str(repo.git.for_each_ref(fields, f"refs/tags/{DEPLOY_TAG_PREFIX}"))
+    out = {}
+    for line in listed.splitlines():
+        name, sha, *peeled = line.split()
+        out[name] = peeled[0] if peeled else sha  # an annotated tag names its commit through the tag object
+    return out
 
 
 def configs_at(root: Path, commit: str, devices: Iterable[str]) -> dict[str, str]:
-    """Generated configs of ``devices`` at a commit (one tree walk, a blob each); those it lacks are left out."""
-    import git
+    """Generated configs of ``devices`` at a commit (one git call); those it lacks are left out."""
+    from core.gitobjects import read_blobs
 
-    try:
-        tree = open_repo(root).commit(commit).tree / GENERATED / CONFIGS.rstrip("/")
-    except (KeyError, ValueError, git.exc.GitError):
-        return {}
-    out = {}
-    for device in devices:
-        try:
-            out[device] = (tree / f"{device}.cfg").data_stream.read().decode()
-        except KeyError:
-            continue
-    return out
+    names = list(devices)
+    texts = read_blobs(root, [f"{commit}:{GENERATED}/{config_path(device)}" for device in names])
+    return {device: text.decode() for device, text in zip(names, texts, strict=True) if text is not None}
 
 
 def config_at(root: Path, commit: str, device: str) -> str | None:

@@ -25,8 +25,6 @@ import secrets as _random
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
 from core.errors import FabricopsError
 
 PLACEHOLDER = re.compile(r"<secret:([a-z0-9_]+)>")
@@ -121,6 +119,8 @@ def _file_values() -> dict[str, str]:
     if not path.is_file():
         return {}
     _refuse_inside_git(path)
+    import yaml  # here: every command starts by importing this module, few read the file
+
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise FabricopsError(f"{path}: expected a mapping of secret name to value")

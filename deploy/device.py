@@ -128,15 +128,18 @@ def wrong_model(task: Task, driver: Any) -> str | None:
     """Why the switch is not the model ``generated/`` names, or None.
 
     Checked only when ``generated/inventory/hosts.yaml`` names a model of the catalog
-    (:mod:`core.hardware`): NAPALM's ``get_facts()["model"]`` is what ``show version`` reports,
-    with an airflow suffix (``DCS-7060DX5-32-F``); the base models are compared.
+    (:mod:`core.hardware`): the ``modelName`` of ``show version`` (what NAPALM's
+    ``get_facts()["model"]`` reports), with an airflow suffix (``DCS-7060DX5-32-F``); the base
+    models are compared. It is read through NAPALM's ``cli`` as JSON: ``get_facts`` would also
+    fetch ``show interfaces``, tens to hundreds of kilobytes per switch, for the same field.
     """
     from core.hardware import match_model, same_model
 
     expected = str(task.host.data.get("model") or "")
     if match_model(expected) is None:
         return None
-    live = str(driver.get_facts().get("model") or "")
+    version = driver.cli(["show version"], encoding="json")["show version"]
+    live = str(version.get("modelName") or "")
     if same_model(live, expected):
         return None
     return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"

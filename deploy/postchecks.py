@@ -1,9 +1,11 @@
 """Post-checks: what must hold on a device after a commit, before the commit is confirmed.
 
-Read through NAPALM getters (``get_facts``, ``get_lldp_neighbors``, ``get_interfaces``) and
-judged by :func:`evaluate`, a pure function:
+Read through NAPALM (``show hostname`` through its ``cli`` as JSON, ``get_lldp_neighbors``,
+``get_interfaces``) and judged by :func:`evaluate`, a pure function:
 
-1. **The device answers** ``get_facts`` and reports the hostname its config sets.
+1. **The device answers** and reports the hostname its config sets (the ``hostname`` of
+   ``show hostname``, what ``get_facts`` reports: ``get_facts`` would also fetch ``show
+   interfaces`` a second time, the largest reply a switch gives, which ``get_interfaces`` reads).
 2. **No LLDP neighbour contradicts the cabling plan.** On every switch-to-switch cable of
    ``generated/inventory/cabling.csv`` whose local port the config does not shut down, any
    neighbour LLDP reports must be the far end the plan names (device and port). A neighbour
@@ -120,5 +122,8 @@ def evaluate(
 
 
 def gather(driver: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
-    """The three getters the checks read, from an opened NAPALM driver."""
-    return driver.get_facts(), driver.get_lldp_neighbors(), driver.get_interfaces()
+    """What the checks read, from an opened NAPALM driver: the facts they judge (the hostname),
+    LLDP neighbours and interfaces."""
+    hostname = driver.cli(["show hostname"], encoding="json")["show hostname"]
+    facts = {"hostname": hostname.get("hostname", ""), "fqdn": hostname.get("fqdn", "")}
+    return facts, driver.get_lldp_neighbors(), driver.get_interfaces()

@@ -59,7 +59,7 @@ from core.generated import (
     unknown_names,
     version_tags,
 )
-from core.platforms.versions import USER_TABLE
+from core.platforms.versions import USER_TABLE, version_from_header
 from core.secrets import load_values, placeholders, run_key
 from drift.compare import compare_config
 
@@ -258,8 +258,10 @@ def _audit_devices(
 ) -> dict[str, _Read]:
     """Read each running config and LLDP neighbours through the stock NAPALM driver, and judge it.
 
-    ``get_facts`` comes in the same task: its ``os_version`` (``show version``) says which
-    release's default lines the comparison drops.
+    The release whose default lines the comparison drops is the one the running config's
+    ``! device: NAME (MODEL, EOS-VERSION)`` header names, as EOS prints it; a config without
+    that header asks ``get_facts`` (its ``os_version``, from ``show version``): one request
+    less per device, and the largest (``get_facts`` also reads ``show interfaces``).
 
     The comparison runs in the device's worker thread, so it overlaps with the other devices'
     I/O instead of waiting for the slowest device.
@@ -278,7 +280,7 @@ def _audit_devices(
             try:
                 driver = task.host.get_connection("napalm", task.nornir.config)
                 running = str(driver.get_config(retrieve="running")["running"])
-                version = str(driver.get_facts().get("os_version") or "") or None
+                version = version_from_header(running) or str(driver.get_facts().get("os_version") or "") or None
                 lldp = {
                     port: [(str(n.get("hostname", "")), str(n.get("port", ""))) for n in neighbours]
                     for port, neighbours in driver.get_lldp_neighbors().items()

@@ -85,7 +85,10 @@ def compare_config(
     have = normalise(parse(running, rules, lambda secret: keyed_hash(secret, key)), rules)
     changes = tuple(diff(want, have, rules))
     notes = tuple(f"{' > '.join((*path, line))}: {NOT_SET}" for path, line in unverified_secrets(want, have))
-    return Comparison(changes, notes, _safe_remediation(want, have, rules, key, values))
+    # Nothing differs, nothing to restore: every line remediation writes is a change diff lists
+    # (the device side's secrets always have a fingerprint here, so a secret is never "unknown").
+    remedy = _safe_remediation(want, have, rules, key, values) if changes else ()
+    return Comparison(changes, notes, remedy)
 
 
 def _safe_remediation(

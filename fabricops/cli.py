@@ -21,24 +21,66 @@ from core.errors import FabricopsError
 from core.masking import mask, mask_logging
 from core.secrets import run_key
 
-# Verb -> "module:attribute". A verb's module is imported only when that verb runs (or for
-# --help), so `fabricops compile` never pays for the lab, deploy or drift imports.
-VERBS = {
-    "compile": "fabricops.commands.compile:compile_cmd",
-    "check": "fabricops.commands.compile:check_cmd",
-    "diff": "fabricops.commands.review:diff_cmd",
-    "plan": "fabricops.commands.deploy:plan_cmd",
-    "deploy": "fabricops.commands.deploy:deploy_cmd",
-    "rollback": "fabricops.commands.deploy:rollback_cmd",
-    "status": "fabricops.commands.deploy:status_cmd",
-    "history": "fabricops.commands.deploy:history_cmd",
-    "lock": "fabricops.commands.deploy:lock_group",
-    "backups": "fabricops.commands.deploy:backups_group",
-    "drift": "fabricops.commands.drift:drift_cmd",
-    "health": "fabricops.commands.drift:health_cmd",
-    "lab": "fabricops.commands.lab:lab_group",
-    "validate": "fabricops.commands.validate:validate",
-    "view": "fabricops.commands.view:view_cmd",
+# Verb -> ("module:attribute", the first paragraph of its help). A verb's module is imported only
+# when that verb runs, so `fabricops compile` never pays for the lab, deploy or drift imports and
+# `fabricops --help` lists the verbs from this table without importing any (a test keeps each
+# summary equal to its command's help).
+VERBS: dict[str, tuple[str, str]] = {
+    "compile": (
+        "fabricops.commands.compile:compile_cmd",
+        "Compile intent/ into generated/ (configs, structured data, inventory, manifest).",
+    ),
+    "check": ("fabricops.commands.compile:check_cmd", "Run the design rules over the intent and print every finding."),
+    "diff": (
+        "fabricops.commands.review:diff_cmd",
+        "Explain what generated/ changes against BASE: summary, blast radius, sections, checks, full diff.",
+    ),
+    "plan": (
+        "fabricops.commands.deploy:plan_cmd",
+        "Diff each device's live config against generated/ at REF, grouped into deploy waves.",
+    ),
+    "deploy": (
+        "fabricops.commands.deploy:deploy_cmd",
+        "Apply generated/ at REF to every device that differs, in waves, with commit-confirm.",
+    ),
+    "rollback": (
+        "fabricops.commands.deploy:rollback_cmd",
+        "Return devices to a fleet version of generated/, or one device to its own backup.",
+    ),
+    "status": (
+        "fabricops.commands.deploy:status_cmd",
+        "What each device was last verified to run: the generated/ commit, when, by which run.",
+    ),
+    "history": (
+        "fabricops.commands.deploy:history_cmd",
+        "Deploys, rollbacks and restores, newest first: tag, when, who, devices, result.",
+    ),
+    "lock": (
+        "fabricops.commands.deploy:lock_group",
+        "The fleet lock: one deploy or rollback at a time, from any clone.",
+    ),
+    "backups": (
+        "fabricops.commands.deploy:backups_group",
+        "Pre-change backups of running configs, kept on branch fabricops-state.",
+    ),
+    "drift": (
+        "fabricops.commands.drift:drift_cmd",
+        "Compare every device's running config, by meaning, with what it was last deployed with and with the intent.",
+    ),
+    "health": (
+        "fabricops.commands.drift:health_cmd",
+        "Read interface counters through NAPALM and report them against the thresholds.",
+    ),
+    "lab": (
+        "fabricops.commands.lab:lab_group",
+        "Emulated EOS switches on 127.0.0.1 that the stock NAPALM driver drives.",
+    ),
+    "validate": ("fabricops.commands.validate:validate", "Judge validation results against the design (V1, V2)."),
+    "view": (
+        "fabricops.commands.view:view_cmd",
+        "Build the fabric view: rack elevations, per-server cabling, per-switch port maps, configs and diffs "
+        "against the last deploy, topology pictures and a search box; one HTML file per page.",
+    ),
 }
 #: Libraries that log (or print tracebacks through logging) while talking to devices.
 LIBRARY_LOGGERS = ("nornir", "napalm", "pyeapi", "urllib3", "paramiko", "netmiko", "git")
@@ -56,13 +98,22 @@ class LazyGroup(click.Group):
         return sorted(VERBS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = VERBS.get(cmd_name)
-        if target is None:
+        verb = VERBS.get(cmd_name)
+        if verb is None:
             return None
-        module, attribute = target.split(":")
+        module, attribute = verb[0].split(":")
         command = getattr(importlib.import_module(module), attribute)
         assert isinstance(command, click.Command)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The verbs and their summaries, as click lists them, from :data:`VERBS` (nothing imported)."""
+        limit = formatter.width - 6 - max(len(name) for name in VERBS)
+        # a bare command holding only the summary shortens it exactly as the real one would
+        rows = [(name, click.Command(name, help=VERBS[name][1]).get_short_help_str(limit)) for name in VERBS]
+        rows.sort()
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 def configure_logging(verbose: bool) -> None:

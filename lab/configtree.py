@@ -30,6 +30,8 @@ from functools import lru_cache
 from lab.grammar import MatchResult, match_specs
 from lab.modes import HEREDOCS, MODES, Cmd, Words, setting_rank, verbatim_family, verbatim_opener
 
+_UNRANKED = setting_rank("", "")  # the rank of a setting in a mode without an order table
+
 #: The mode of a block the lab does not model: its lines are stored as written.
 VERBATIM = "verbatim"
 #: The mode of a heredoc (``banner login``): its children are text lines, printed up to ``EOF``.
@@ -132,6 +134,39 @@ def _strip_no(words: Words) -> Words:
     return words[1:] if words and words[0] == "no" else words
 
 
+class _Children:
+    """One block's children by line, its sub-blocks and its settings by key (the first of each, as
+    a scan finds them).
+
+    Valid while the block's list of children is the one it was built from, at the length it
+    knows: the editor appends through :meth:`add`; anything else that edits the list (a
+    negation, a replace) makes a new list or changes its length, and the index is rebuilt.
+    """
+
+    def __init__(self, parent: ConfigLine) -> None:
+        self.parent, self.children, self.length = parent, parent.children, len(parent.children)
+        self.by_text: dict[str, ConfigLine] = {}
+        self.blocks: dict[str, ConfigLine] = {}
+        self.settings: dict[str, ConfigLine] = {}
+        for child in parent.children:
+            self._note(child)
+
+    def fresh(self, parent: ConfigLine) -> bool:
+        return parent.children is self.children and len(parent.children) == self.length
+
+    def add(self, child: ConfigLine) -> None:
+        """``child`` was appended to the block."""
+        self.length += 1
+        self._note(child)
+
+    def _note(self, child: ConfigLine) -> None:
+        self.by_text.setdefault(child.text, child)
+        if child.mode:
+            self.blocks.setdefault(child.key, child)
+        elif child.mode is None:
+            self.settings.setdefault(child.key, child)
+
+
 class Editor:
     """Applies configuration lines to a :class:`Config`, tracking the current mode.
 
@@ -146,6 +181,9 @@ class Editor:
         self.abbreviations = abbreviations
         #: The last line stored that did not open a mode (a block when deeper lines follow).
         self.last: ConfigLine | None = None
+        #: Per parent block: its children by line and its blocks by key, so loading a config
+        #: that opens hundreds of interfaces does not scan the top level once per interface.
+        self._children: dict[int, _Children] = {}
 
     @property
     def depth(self) -> int:
@@ -281,42 +319,51 @@ class Editor:
         key = cmd.key_of(_strip_no(words))
         self.last = None
         if cmd.opens:
-            node = parent.find(text)
+            children = self._index(parent)
+            node = children.by_text.get(text)
             if node is None:
-                same = [c for c in parent.children if c.key == key and c.mode]
-                if same and cmd.key is not None:
-                    raise LineError(f"Invalid input (already configured as '{same[0].text}')")
+                same = children.blocks.get(key)
+                if same is not None and cmd.key is not None:
+                    raise LineError(f"Invalid input (already configured as '{same.text}')")
                 node = ConfigLine(text, key, cmd.opens)
                 parent.children.append(node)
+                children.add(node)
             self.stack.append(node)
             return
         node = ConfigLine(text, key)
         self._put(parent, node)
         self.last = node
 
-    @staticmethod
-    def _put(parent: ConfigLine, node: ConfigLine) -> None:
-        if parent.mode == "config":
-            for i, child in enumerate(parent.children):
-                if child.key == node.key and child.mode is None:
-                    parent.children[i] = node
-                    return
-            parent.children.append(node)  # the printer orders top-level sections
+    def _index(self, parent: ConfigLine) -> _Children:
+        """The index of ``parent``'s children, rebuilt when its list was changed behind it."""
+        found = self._children.get(id(parent))
+        if found is None or not found.fresh(parent):
+            found = self._children[id(parent)] = _Children(parent)
+        return found
+
+    def _put(self, parent: ConfigLine, node: ConfigLine) -> None:
+        children = self._index(parent)
+        same = children.settings.get(node.key)
+        if same is not None:  # a single-valued setting: the new value replaces the old in place
+            parent.children[next(i for i, child in enumerate(parent.children) if child is same)] = node
+            del self._children[id(parent)]  # same length, another line: not seen by fresh()
             return
         rank = setting_rank(parent.mode or "", node.text)
+        if parent.mode == "config" or (not children.blocks and rank == _UNRANKED):
+            # the printer orders top-level sections; with no block and no order table, the end
+            parent.children.append(node)
+            children.add(node)
+            return
         place = len(parent.children)
         for i, child in enumerate(parent.children):
-            if child.key == node.key and child.mode is None:
-                parent.children[i] = node
-                return
             # EOS prints a mode's own settings before its nested blocks (router-id before
             # address-family), and interface settings in its own order: a new setting goes
             # before the first block or the first setting that EOS prints after it.
-            if place == len(parent.children) and (
-                (child.mode is not None and parent.mode not in _BLOCKS_FIRST)
-                or setting_rank(parent.mode or "", child.text) > rank
-            ):
+            if (child.mode is not None and parent.mode not in _BLOCKS_FIRST) or setting_rank(
+                parent.mode or "", child.text
+            ) > rank:
                 place = i
+                break
         parent.children.insert(place, node)
 
     def _negate(self, depth: int, cmd: Cmd | None, words: Words, verb: str) -> None:

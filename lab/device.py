@@ -30,7 +30,7 @@ from lab.configtree import Config, Editor, LineError
 from lab.faults import Faults
 from lab.hardware import active_ports, default_bandwidth, port_error
 from lab.modes import HEREDOCS
-from lab.printer import DEFAULT_MODEL, EOS_VERSION, render
+from lab.printer import DEFAULT_MODEL, EOS_VERSION, body_lines, header
 from lab.shows import ShowError, run_show
 from lab.topology import Fabric, hostname, interface_blocks
 
@@ -114,6 +114,7 @@ class EmulatedDevice:
         self._ports: tuple[tuple[bool, int], list[str]] | None = None
         self._model_ports: tuple[Config, int, list[str]] | None = None
         self._clean_mark: tuple[object, ...] = ()
+        self._printed: dict[int, tuple[Config, tuple[int, str, tuple[str, ...]], str]] = {}
 
     # ------------------------------------------------------------------ wiring
     def attach(self, fabric: Fabric) -> None:
@@ -175,16 +176,28 @@ class EmulatedDevice:
         if command.startswith("show startup-config"):
             stamp = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(self.boot_time))
             extra.append(f"! Startup-config last modified at {stamp} by admin")
-        return render(
-            config,
-            device=hostname(config, self.name),
-            # The header names the model without its airflow suffix (as the captures show).
-            model=self.hardware.id if self.hardware is not None else self.model,
-            version=self.version,
-            physical=self.physical_ports(config),
-            command=command,
-            extra_header=extra,
-        )
+        # The header names the model without its airflow suffix (as the captures show).
+        model = self.hardware.id if self.hardware is not None else self.model
+        top = header(command, hostname(config, self.name), model, self.version, extra)
+        return top + self._body(config)
+
+    def _body(self, config: Config) -> str:
+        """The config's text below the header, printed once per change of the config.
+
+        Keyed by the config object itself (held, so its id cannot be reused), its version (every
+        edit bumps it), the release and the physical ports: a fleet read over and over prints
+        each config once.
+        """
+        physical = tuple(self.physical_ports(config))
+        mark = (config.version, self.version, physical)
+        cached = self._printed.get(id(config))
+        if cached is None or cached[0] is not config or cached[1] != mark:
+            text = "\n".join(body_lines(config, physical, self.version)) + "\n"
+            cached = (config, mark, text)
+            self._printed[id(config)] = cached
+            while len(self._printed) > 4:  # running, startup, a session: a few configs at a time
+                del self._printed[next(iter(self._printed))]
+        return cached[2]
 
     def running_config(self) -> str:
         """``show running-config`` as EOS prints it."""
@@ -216,13 +229,13 @@ class EmulatedDevice:
         return None
 
     def _diff(self, session: Session) -> str:
-        def body(config: Config) -> list[str]:
-            return self.render(config).splitlines()[1:]
-
+        before, after = self.render(self.running), self.render(session.config)
+        if before == after:  # what a plan of a fleet in sync asks most: no difflib over equal texts
+            return ""
         lines = list(
             difflib.unified_diff(
-                body(self.running),
-                body(session.config),
+                before.splitlines()[1:],
+                after.splitlines()[1:],
                 fromfile="system:/running-config",
                 tofile=f"session:/{session.name}-session-config",
                 lineterm="",

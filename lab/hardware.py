@@ -45,7 +45,15 @@ def active_ports(hw: Model, config: Config) -> list[str]:
         mode = port.mode_for_keyword(speeds[0]) if speeds else None
         if mode is not None and mode.name != port.kind.default:
             modes[port.label] = mode.name
-    return [*hw.active_interfaces(modes), *hw.management]
+    # A model's interfaces under breakouts: the same few sets for every switch of a fleet, sorted once.
+    key = (hw.id, tuple(sorted(modes.items())))
+    found = _ACTIVE.get(key)
+    if found is None:
+        found = _ACTIVE[key] = (*hw.active_interfaces(modes), *hw.management)
+    return list(found)
+
+
+_ACTIVE: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, ...]] = {}
 
 
 def port_error(hw: Model | None, line: str, *, abbreviations: bool = False) -> str | None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lab.grammar import Spec, compile_spec
 from lab.hashing import sha512_crypt, type7_encode
@@ -845,6 +846,7 @@ INTERFACE_ORDER: tuple[str, ...] = (
 _INTERFACE_ORDER = [re.compile(rx) for rx in INTERFACE_ORDER]
 
 
+@lru_cache(maxsize=65536)
 def setting_rank(mode: str, text: str) -> int:
     """Where a setting goes among its siblings (only ``interface`` has an order table).
 

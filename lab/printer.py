@@ -223,6 +223,7 @@ def strip_hidden_defaults(text: str, version: str = EOS_VERSION) -> str:
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
+@lru_cache(maxsize=65536)
 def section_of(text: str) -> tuple[int, str]:
     """(rank, name) of a top-level line; unknown lines sort last.
 
@@ -402,10 +403,23 @@ def render(
     extra_header: Iterable[str] = (),
 ) -> str:
     """The full text EOS returns for ``show running-config`` (or ``command``)."""
-    head = [f"! Command: {command}", f"! device: {device} ({model}, EOS-{version})"]
-    head += list(extra_header)
-    head.append("!")
-    return "\n".join(head + body_lines(config, physical, version)) + "\n"
+    body = "\n".join(body_lines(config, physical, version))
+    return header(command, device, model, version, extra_header) + body + "\n"
+
+
+def header(
+    command: str, device: str, model: str = DEFAULT_MODEL, version: str = EOS_VERSION, extra: Iterable[str] = ()
+) -> str:
+    """The header lines of a config EOS prints, each with its newline.
+
+    Example:
+        >>> print(header("show running-config", "leaf1"), end="")
+        ! Command: show running-config
+        ! device: leaf1 (cEOSLab, EOS-4.31.2F)
+        !
+    """
+    lines = (f"! Command: {command}", f"! device: {device} ({model}, EOS-{version})", *extra, "!")
+    return "".join(f"{line}\n" for line in lines)
 
 
 _HEADER = re.compile(r"^! (Command:|device:|Startup-config last modified)")

@@ -9,6 +9,7 @@ control token come from the environment (never the command line, which
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import threading
@@ -61,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {error}", flush=True)
     lab.start(control_token=token)
     assert lab.server is not None
+    # Hundreds of switches' configs, grammar and caches live as long as the lab: out of the
+    # garbage collector's full passes, which otherwise walk all of them again and again. A
+    # deploy replaces every config (trees of thousands of objects each, no cycles among them):
+    # collections far apart, so the collector does not walk the new ones after every few.
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
     info: dict[str, Any] = {
         "pid": os.getpid(),
         "username": args.username,

@@ -21,14 +21,15 @@ Examples:
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from core.errors import FabricopsError
 from core.masking import SecretRule
 
-__all__ = ["DefaultLine", "PlatformRules", "get_rules"]
+__all__ = ["DefaultIndex", "DefaultLine", "PlatformRules", "get_rules"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,45 @@ class DefaultLine:
             and all(rx.match(header) for rx, header in zip(self.path, path, strict=True))
             and self.line.match(text) is not None
         )
+
+
+class DefaultIndex:
+    """The default lines grouped by depth, each group behind one alternation of its line patterns.
+
+    A config line is looked up once per comparison side: one regex call tells the (almost
+    all) lines that are no default at that depth, and only a line that matches one of the
+    patterns has its headers checked.
+
+    Example:
+        >>> rx = re.compile
+        >>> index = DefaultIndex((DefaultLine((rx("interface"),), rx("no shutdown$"), "admin up"),))
+        >>> index.matches(("interface Ethernet1",), "no shutdown"), index.matches((), "no shutdown")
+        (True, False)
+    """
+
+    def __init__(self, lines: tuple[DefaultLine, ...]) -> None:
+        by_depth: dict[int, list[DefaultLine]] = {}
+        for line in lines:
+            by_depth.setdefault(len(line.path), []).append(line)
+        self._by_depth = {depth: (_any_of(group), tuple(group)) for depth, group in by_depth.items()}
+
+    def matches(self, path: tuple[str, ...], text: str) -> bool:
+        """Whether ``text`` under the headers ``path`` is one of the default lines."""
+        group = self._by_depth.get(len(path))
+        if group is None:
+            return False
+        prefilter, lines = group
+        if prefilter is not None and prefilter.match(text) is None:
+            return False
+        return any(line.matches(path, text) for line in lines)
+
+
+def _any_of(lines: list[DefaultLine]) -> re.Pattern[str] | None:
+    """One pattern that matches where any of ``lines`` matches (None if they do not combine)."""
+    try:
+        return re.compile("|".join(f"(?:{line.line.pattern})" for line in lines))
+    except re.error:  # e.g. a group name used twice across the table's regexes
+        return None
 
 
 @dataclass(frozen=True)
@@ -81,6 +121,11 @@ class PlatformRules:
     #: Headers whose body is free text up to ``EOF`` (``banner login``).
     heredocs: tuple[re.Pattern[str], ...] = ()
 
+    @cached_property
+    def defaults(self) -> DefaultIndex:
+        """:attr:`default_lines`, indexed for one regex call per line."""
+        return DefaultIndex(self.default_lines)
+
 
 def _load() -> dict[str, PlatformRules]:
     from core.platforms.eos import EOS
@@ -101,7 +146,11 @@ def get_rules(platform: str, version: str | None = None, table: Path | None = No
     if platform != "eos":
         return base
     stamp = table.stat().st_mtime_ns if table is not None and table.is_file() else 0
-    return _for_release(base, version, str(table) if stamp else "", stamp)
+    with _BUILDING:  # the threads of an audit ask at once: build each release's rules once
+        return _for_release(base, version, str(table) if stamp else "", stamp)
+
+
+_BUILDING = threading.Lock()
 
 
 @lru_cache(maxsize=64)

@@ -135,10 +135,14 @@ def _applies(entry: _Entry, number: tuple[int, ...] | None) -> bool:
     return (entry.since is None or number >= entry.since) and (entry.until is None or number < entry.until)
 
 
+#: libyaml where PyYAML has it: the table is read in the first comparison of every run.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 @lru_cache(maxsize=8)
 def _entries(path: Path) -> tuple[_Entry, ...]:
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.load(path.read_text(), Loader=_LOADER)
     except OSError as exc:
         raise FabricopsError(f"{path}: cannot read the EOS defaults table: {exc.strerror}") from None
     except yaml.YAMLError as exc:

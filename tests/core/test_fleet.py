@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from nornir_napalm.plugins.tasks import napalm_get
 
+from core.eapi import KeepAliveHttpsEapiConnection
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
 from core.generated import open_snapshot
@@ -41,7 +42,7 @@ def test_inventory_keeps_management_addresses_and_roles(gitops_repo: Path, lab_r
     nornir = open_fleet(open_snapshot(gitops_repo, "HEAD"), lab=LabTarget.load(gitops_repo), devices=["rack02-leaf-b"])
     host = nornir.inventory.hosts["rack02-leaf-b"]
     assert host.hostname == "127.0.0.1" and host.port == lab_running.endpoints(https=True)["rack02-leaf-b"][1]
-    assert host.get_connection_parameters("napalm").extras["optional_args"]["transport"] == "https"
+    assert host.get_connection_parameters("napalm").extras["optional_args"]["transport"] is KeepAliveHttpsEapiConnection
     assert host.data["role"] == "leaf" and host.data["mlag_peer"] == "rack02-leaf-a"
     assert host.platform == "eos"
 
@@ -52,7 +53,9 @@ def test_production_fleet_uses_management_addresses(gitops_repo: Path, monkeypat
     nornir = open_fleet(open_snapshot(gitops_repo, "HEAD"), devices=["spine01"])
     host = nornir.inventory.hosts["spine01"]
     assert host.hostname == "172.16.13.7" and host.username == "netops"
-    assert host.get_connection_parameters("napalm").extras["optional_args"]["transport"] == "https"
+    extras = host.get_connection_parameters("napalm").extras
+    assert extras["optional_args"]["transport"] is KeepAliveHttpsEapiConnection, "the inventory's https, kept alive"
+    assert extras["timeout"] == 60, "the inventory's other options stay"
 
 
 def test_missing_credentials_say_what_to_set(

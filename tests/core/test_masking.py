@@ -6,7 +6,18 @@ import logging
 
 import pytest
 
-from core.masking import MASKED, MaskingFilter, keyed_hash, mask, secret_spans, secret_values, unmask
+from core.masking import (
+    MASKED,
+    SECRET_RULES,
+    MaskingFilter,
+    SecretRule,
+    keyed_hash,
+    mask,
+    secret_hint,
+    secret_spans,
+    secret_values,
+    unmask,
+)
 
 #: (a line as EOS prints it, the secret values in it): one row per form of SECRET_RULES.
 FORMS = [
@@ -43,6 +54,14 @@ def test_every_form_is_found_and_masked(line: str, values: list[str]) -> None:
     masked = mask(line, b"k")
     assert not any(value in masked for value in values)
     assert len(MASKED.findall(masked)) == len(values)
+
+
+@pytest.mark.parametrize("rule", SECRET_RULES, ids=[rule.form for rule in SECRET_RULES])
+def test_every_rule_names_words_of_its_own_pattern_as_hints(rule: SecretRule) -> None:
+    """A line without any hint is never searched: each hint is a word the rule's pattern spells
+    out, and every example line of the rules passes the first test."""
+    assert rule.hints and all(hint in rule.pattern.pattern for hint in rule.hints)
+    assert all(secret_hint().search(line) for line, _ in FORMS)
 
 
 @pytest.mark.parametrize(("line", "values"), FORMS)

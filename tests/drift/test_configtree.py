@@ -73,6 +73,16 @@ def test_circle_running_remediation_future_is_generated(case: str) -> None:
     assert diff(have, back, EOS) == []
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_remediation_is_empty_exactly_when_nothing_differs(case: str) -> None:
+    """``compare_config`` computes remediation only when diff lists a change: on every case, each way
+    round, after the fix and against itself, both agree on whether anything differs."""
+    want, have = trees(case)
+    fixed = future(have, remediation(want, have, EOS), EOS, expected_fp)
+    for expected, actual in ((want, have), (have, want), (want, fixed), (want, want), (have, have)):
+        assert bool(diff(expected, actual, EOS)) == bool(remediation(expected, actual, EOS))
+
+
 def test_cases_cover_every_kind_of_out_of_band_edit() -> None:
     """The golden set holds every change kind, and a case with none (equivalent configs)."""
     kinds = {c.kind for case in CASES for c in diff(*trees(case), EOS)}

@@ -135,7 +135,7 @@ def exits_3(ctx: click.Context) -> None:
 
 def test_a_verb_that_exits_with_a_code_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """click returns a ctx.exit code instead of exiting when it runs inside main: main exits with it."""
-    monkeypatch.setitem(VERBS, "probe", f"{__name__}:exits_3")
+    monkeypatch.setitem(VERBS, "probe", (f"{__name__}:exits_3", "A verb that ends with ctx.exit(3)."))
     with pytest.raises(SystemExit) as ended:
         main(["probe"])
     assert ended.value.code == 3

@@ -1,0 +1,95 @@
+"""Whole-process start: ``fabricops --help``, ``check`` and ``compile`` of the example, and where it goes.
+
+Each command runs ``runs`` times as a new process (medians): the interpreter alone, ``--help``,
+``check`` and ``compile`` of the example into a ``generated/`` already current (the everyday
+case: a compile that writes nothing) and into an empty one. Then ``python -X importtime``
+of ``compile`` names the modules whose import costs the most, and ``compile --timings`` the
+compile's own stages in that process.
+
+    python bench/startup.py [--runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "intent"
+
+
+def _seconds(cmd: list[str], cwd: Path, runs: int, before: list[str] | None = None) -> dict[str, Any]:
+    """Median wall seconds of ``cmd`` over ``runs`` new processes (``before`` runs untimed first each time)."""
+    samples = []
+    for _ in range(runs):
+        if before:
+            subprocess.run(before, cwd=cwd, check=True, capture_output=True)
+        start = time.perf_counter()
+        subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+        samples.append(time.perf_counter() - start)
+    return {"median": statistics.median(samples), "min": min(samples), "runs": runs}
+
+
+def imports(cmd: list[str], cwd: Path, top: int = 12) -> dict[str, Any]:
+    """``-X importtime`` of one run: total import seconds and the costliest modules (with what they import)."""
+    done = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], cwd=cwd, capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if match:
+            rows.append((int(match.group(2)) / 1e6, int(match.group(1)) / 1e6, len(match.group(3)), match.group(4)))
+    total = sum(cumulative for cumulative, _own, depth, _name in rows if depth == 1)
+    packages: dict[str, float] = {}
+    for _cumulative, own, _depth, name in rows:
+        packages[name.split(".")[0]] = packages.get(name.split(".")[0], 0.0) + own
+    ranked = sorted(packages.items(), key=lambda item: item[1], reverse=True)[:top]
+    return {"total": total, "by_package": ranked}
+
+
+def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
+    """Every start-up figure, in a scratch copy of the example."""
+    cli = [python, "-m", "fabricops"]
+    with tempfile.TemporaryDirectory(prefix="fabricops-startup-") as tmp:
+        root = Path(tmp)
+        shutil.copytree(EXAMPLE, root / "intent")
+        subprocess.run([*cli, "compile"], cwd=root, check=True, capture_output=True)
+        clear = [python, "-c", "import shutil; shutil.rmtree('generated')"]
+        out: dict[str, Any] = {
+            "python -c pass": _seconds([python, "-c", "pass"], root, runs),
+            "fabricops --help": _seconds([*cli, "--help"], root, runs),
+            "fabricops check": _seconds([*cli, "check"], root, runs),
+            "fabricops compile (generated/ current)": _seconds([*cli, "compile"], root, runs),
+            "fabricops compile (empty generated/)": _seconds([*cli, "compile"], root, max(3, runs // 4), clear),
+        }
+        timings = subprocess.run([*cli, "compile", "--timings"], cwd=root, capture_output=True, text=True, check=True)
+        found = re.search(r"seconds: (.*)", timings.stdout)
+        stages = (
+            {name: float(value) for name, value in (p.split() for p in found.group(1).split(", "))} if found else {}
+        )
+        return {
+            "seconds": out,
+            "stages": stages,
+            "imports": {
+                "fabricops --help": imports([*cli, "--help"], root),
+                "fabricops compile": imports([*cli, "compile"], root),
+            },
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Whole-process start-up of fabricops; JSON.")
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    print(json.dumps(measure(args.runs)))
+
+
+if __name__ == "__main__":
+    main()
