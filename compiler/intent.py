@@ -19,7 +19,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
-import hashlib
 import io
 import ipaddress
 import re
@@ -43,10 +42,10 @@ from compiler.specifics import (
     VlansFile,
 )
 from core.errors import FabricopsError, IntentError
+from core.generated import INTENT_FILES, INTENT_MODELS, intent_digest
 from core.hardware import Catalog, Model, catalog
 
-INTENT_FILES = ("fabric.yaml", "racks.yaml", "servers.csv")
-HARDWARE_DIR = "hardware"
+HARDWARE_DIR = INTENT_MODELS.rstrip("/")
 """``intent/hardware/``: the repository's own switch models, in the catalog's layout (optional)."""
 SPEEDS_GBPS = {"1g": 1, "10g": 10, "25g": 25, "40g": 40, "50g": 50, "100g": 100, "200g": 200, "400g": 400, "800g": 800}
 
@@ -1004,10 +1003,7 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
-    specifics = [name.encode() + raw[name] for name in SPECIFIC_FILES if name in raw]
-    digest = hashlib.sha256(
-        b"".join([*(raw[n] for n in INTENT_FILES), *specifics, *_model_files(hardware)])
-    ).hexdigest()
+    digest = intent_digest({**raw, **_model_files(directory)})
     intent = Intent(
         fabric=fabric,
         racks=rack_map,
@@ -1035,11 +1031,12 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     return intent
 
 
-def _model_files(hardware: Path) -> list[bytes]:
-    """The repository's own model files, in a stable order (they are part of the intent)."""
+def _model_files(directory: Path) -> dict[str, bytes]:
+    """The repository's own model files under ``intent/`` (they are part of the intent)."""
+    hardware = directory / HARDWARE_DIR
     if not hardware.is_dir():
-        return []
-    return [p.relative_to(hardware).as_posix().encode() + p.read_bytes() for p in sorted(hardware.rglob("*.yaml"))]
+        return {}
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(hardware.rglob("*.yaml"))}
 
 
 def _show(path: Path) -> str:

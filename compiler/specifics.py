@@ -32,7 +32,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-SPECIFIC_FILES = ("vlans.yaml", "ports.yaml", "devices.yaml")
+from core.generated import OPTIONAL_INTENT_FILES
+
+SPECIFIC_FILES = OPTIONAL_INTENT_FILES
 """The optional files of ``intent/`` this module reads (absent: nothing specific)."""
 
 FabricName = Literal["compute", "storage"]

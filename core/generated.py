@@ -43,8 +43,12 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------------------------- names
 GENERATED = "generated"
 INTENT = "intent"
-#: The intent files whose bytes, concatenated in this order, the manifest's digest is taken of.
+#: The intent files every compile reads; the manifest's digest is taken of their bytes in this order,
+#: then of the optional day-2 files that exist, then of the repository's own switch models.
 INTENT_FILES = ("fabric.yaml", "racks.yaml", "servers.csv")
+OPTIONAL_INTENT_FILES = ("vlans.yaml", "ports.yaml", "devices.yaml")
+#: The repository's own switch models, ``intent/hardware/**.yaml``.
+INTENT_MODELS = "hardware/"
 CONFIGS = "configs/"
 STRUCTURED = "structured/"
 INVENTORY = "inventory/"
@@ -81,13 +85,35 @@ def deploy_tag(stamp: str) -> str:
 
 
 def intent_digest(files: Mapping[str, bytes]) -> str:
-    """The digest of the intent a ``generated/`` came from: sha256 of :data:`INTENT_FILES` in order.
+    """The digest of the intent a ``generated/`` came from (``files``: path under ``intent/`` -> bytes).
+
+    sha256 of :data:`INTENT_FILES` in order, then each optional file and each model under
+    :data:`INTENT_MODELS` prefixed with its name, so moving bytes between files changes it.
 
     Example:
         >>> intent_digest({"fabric.yaml": b"a", "racks.yaml": b"b", "servers.csv": b"c"})[:12]
         'ba7816bf8f01'
+        >>> intent_digest({"fabric.yaml": b"a", "racks.yaml": b"b", "servers.csv": b"c", "vlans.yaml": b""})[:12]
+        'ed172efe31d6'
     """
-    return hashlib.sha256(b"".join(files.get(name, b"") for name in INTENT_FILES)).hexdigest()
+    parts = [files.get(name, b"") for name in INTENT_FILES]
+    parts += [name.encode() + files[name] for name in OPTIONAL_INTENT_FILES if name in files]
+    parts += [
+        path[len(INTENT_MODELS) :].encode() + files[path]
+        for path in sorted(files)
+        if path.startswith(INTENT_MODELS) and path.endswith(".yaml")
+    ]
+    return hashlib.sha256(b"".join(parts)).hexdigest()
+
+
+def read_intent(directory: Path) -> dict[str, bytes]:
+    """The files of ``directory`` (an ``intent/``) that :func:`intent_digest` covers, as they are now."""
+    names = [*INTENT_FILES, *OPTIONAL_INTENT_FILES]
+    files = {name: (directory / name).read_bytes() for name in names if (directory / name).is_file()}
+    models = directory / INTENT_MODELS
+    if models.is_dir():
+        files.update({p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(models.rglob("*.yaml"))})
+    return files
 
 
 def manifest_bytes(files: Mapping[str, bytes], digest: str) -> bytes:
@@ -327,7 +353,7 @@ def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
         # The work tree changes under a reader: its files are read now, a snapshot of that moment.
         base = root / GENERATED
         index = {p.relative_to(base).as_posix(): str(p) for p in sorted(base.rglob("*")) if p.is_file()}
-        intent = {n: (root / INTENT / n).read_bytes() for n in INTENT_FILES if (root / INTENT / n).is_file()}
+        intent = read_intent(root / INTENT)
         files = {relpath: Path(path).read_bytes() for relpath, path in index.items()}
         return Snapshot(root, WORKTREE, index, intent, files)
     from core.gitobjects import read_blobs, tree_files
@@ -336,8 +362,10 @@ def open_snapshot(root: Path, ref: str | None = None) -> Snapshot:
     index = tree_files(root, commit.hexsha, GENERATED)
     if not index:
         raise FabricopsError(f"generated/ does not exist at {ref}: run 'fabricops compile' and commit")
-    texts = read_blobs(root, [f"{commit.hexsha}:{INTENT}/{name}" for name in INTENT_FILES])
-    intent = {name: data for name, data in zip(INTENT_FILES, texts, strict=True) if data is not None}
+    models = [f"{INTENT_MODELS}{p}" for p in tree_files(root, commit.hexsha, f"{INTENT}/{INTENT_MODELS}")]
+    names = [*INTENT_FILES, *OPTIONAL_INTENT_FILES, *models]
+    texts = read_blobs(root, [f"{commit.hexsha}:{INTENT}/{name}" for name in names])
+    intent = {name: data for name, data in zip(names, texts, strict=True) if data is not None}
     return Snapshot(root, commit.hexsha, index, intent)
 
 

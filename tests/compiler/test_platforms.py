@@ -19,11 +19,11 @@ COMPILER = REPO / "compiler"
 EOS_SYNTAX = re.compile(
     r"^(Ethernet|Port-Channel|Vlan|Loopback|Management)$"
     r"|\b(Ethernet|Port-Channel|Vlan|Loopback|Management)\d"
-    r"|random-detect|prefix-list|channel-group|switchport|tx-queue \d|\borigin \w"
+    r"|random-detect|prefix-list|channel-group|switchport(?!_)|tx-queue \d|\borigin \w"
 )
-# Outside the compile stages: NetworkManager's connection type is "Ethernet"; the checks' messages
-# name EOS objects to the user.
-NOT_EOS = {("compiler/artifacts/servers.py", "Ethernet")}
+# Outside the compile stages: the host's ifcfg TYPE is "Ethernet" or "Vlan"; the checks' messages
+# name EOS objects to the user. Structured field names (``switchport_mode``) are no EOS text.
+NOT_EOS = {("compiler/artifacts/servers.py", "Ethernet"), ("compiler/artifacts/servers.py", "Vlan")}
 SCANNED = [p for p in COMPILER.rglob("*.py") if not {"platforms", "checks"} & set(p.relative_to(COMPILER).parts)]
 
 
