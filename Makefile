@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup browser demo test test-e2e lint bench clean
+.PHONY: setup browser demo test test-e2e test-all lint bench clean
 
 setup: $(STAMP)
 
@@ -28,16 +28,21 @@ demo: $(STAMP)
 	bash scripts/demo.sh
 
 # Two tiers (tests/conftest.py): `make test` before every commit, `make test-e2e` for the GitOps
-# loop and the long lab runs; CI (.ci/run) runs both. Test files run in parallel, one pytest-xdist
-# worker per core (PYTEST_WORKERS=0: in this process); PYTEST_ARGS passes options, e.g. --durations=30.
+# loop and the long lab runs; `make test-all` runs both in one session (CI: one lab and one compile
+# per worker, not two). Test files run in parallel, one pytest-xdist worker per core, grouped by
+# file or costly fixture, e2e first (PYTEST_WORKERS=0: in this process); PYTEST_ARGS passes
+# options, e.g. --durations=30. Tests marked `bench` (bench-sized) run in `make bench` only.
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test: $(STAMP)
-	$(PYTEST) -m "not e2e" $(PYTEST_ARGS)
+	$(PYTEST) -m "not e2e and not bench" $(PYTEST_ARGS)
 
 test-e2e: $(STAMP)
-	$(PYTEST) -m e2e $(PYTEST_ARGS)
+	$(PYTEST) -m "e2e and not bench" $(PYTEST_ARGS)
+
+test-all: $(STAMP)
+	$(PYTEST) -m "not bench" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -50,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/configtree.py
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+	$(PYTEST) -m bench $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) .tools .lab build *.egg-info

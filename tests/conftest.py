@@ -50,6 +50,20 @@ example intent and its generated/ on disk) are made once per session and must no
 to: copy them (``project`` copies the intent, ``gitops_repo`` gives a git repository of
 both, cloned from one built per session). A test that needs the example's files as compiled
 reads ``example_compile.files`` rather than compiling again.
+
+The bench's 16x intent (683 switches) is as costly: ``intent_16x`` (its files, read-only),
+``resolved_16x`` (loaded and resolved, for facts, checks and pictures) and ``compile_16x``
+(the whole compile, in memory) are made once per session too. A test that takes one of them
+runs on the pytest-xdist worker that has it (the ``16x`` group, below).
+
+Scheduling (pytest-xdist)
+-------------------------
+``make test`` and ``make test-e2e`` run ``--dist loadgroup``: each test file is one unit of
+work (so module fixtures hold, as with ``--dist loadfile``), except that every test taking a
+fixture of :data:`GROUPS` joins that fixture's group, so one worker builds it once. e2e tests
+are sent first (``--no-loadscope-reorder`` keeps this order), so that the long ones do not
+start last on one worker while the other sits idle. ``make test-all`` (CI) runs both tiers
+in one session: one lab, one compile of the example and one 16x compile per worker, not two.
 """
 
 from __future__ import annotations
@@ -63,12 +77,31 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from compiler.fabric import ResolvedFabric
+    from compiler.intent import Intent
     from compiler.pipeline import CompileResult
     from lab import Lab
     from lab.emulator import SavedDevice
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_INTENT = REPO / "intent"
+E2E = REPO / "tests" / "e2e"
+
+#: Session fixtures costly enough that the tests taking them share one pytest-xdist worker.
+GROUPS = {"intent_16x": "16x", "resolved_16x": "16x", "compile_16x": "16x"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """One xdist group per test file, or the group of a costly fixture; e2e tests first.
+
+    Tryfirst: before pytest-xdist reads the groups. The order is the same on every worker.
+    """
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            shared = sorted({GROUPS[name] for name in getattr(item, "fixturenames", ()) if name in GROUPS})
+            item.add_marker(pytest.mark.xdist_group(shared[0] if shared else item.path.as_posix()))
+    items.sort(key=lambda item: not (item.get_closest_marker("e2e") or E2E in item.path.parents))
 
 
 @pytest.fixture
@@ -108,6 +141,34 @@ def compiled_example(tmp_path_factory: pytest.TempPathFactory, example_compile: 
     shutil.copytree(EXAMPLE_INTENT, root / "intent")
     write_generated(example_compile, root / "generated")
     return root
+
+
+@pytest.fixture(scope="session")
+def intent_16x(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bench's 16x intent (1,732 servers, 683 switches), written once per session (read-only)."""
+    from bench.scale import scaled_intent
+
+    root = tmp_path_factory.mktemp("intent-16x") / "intent"
+    scaled_intent(16, root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def resolved_16x(intent_16x: Path) -> tuple[Intent, ResolvedFabric]:
+    """The 16x intent loaded and resolved, once per session (read-only): facts, checks, pictures."""
+    from compiler.fabric import resolve
+    from compiler.intent import load_intent
+
+    intent = load_intent(intent_16x)
+    return intent, resolve(intent)
+
+
+@pytest.fixture(scope="session")
+def compile_16x(intent_16x: Path) -> CompileResult:
+    """The compile of the 16x intent, once per session, in memory (read-only; e2e: it takes a while)."""
+    from compiler.pipeline import compile_intent
+
+    return compile_intent(intent_16x)
 
 
 def git(root: Path, *args: str) -> str:

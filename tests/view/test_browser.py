@@ -47,6 +47,8 @@ LOAD_BOUND_S = 60.0
 if TYPE_CHECKING := False:
     from selenium.webdriver.remote.webdriver import WebDriver
 
+    from compiler.pipeline import CompileResult
+
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
@@ -180,15 +182,16 @@ def test_switch_page_front_panel_and_neighbours(browser: WebDriver, site: Path) 
 
 
 @pytest.fixture(scope="module")
-def site_16x(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, float]]:
+def site_16x(
+    tmp_path_factory: pytest.TempPathFactory, intent_16x: Path, compile_16x: CompileResult
+) -> tuple[Path, dict[str, float]]:
     """The bench's 16x intent (683 switches, 1,732 servers) compiled and viewed; build times."""
-    from bench.scale import scaled_intent
-    from compiler.pipeline import compile_intent, write_generated
+    from compiler.pipeline import write_generated
     from view.site import build_site
 
     root = tmp_path_factory.mktemp("view-16x")
-    scaled_intent(16, root / "intent")
-    write_generated(compile_intent(root / "intent"), root / "generated")
+    shutil.copytree(intent_16x, root / "intent")
+    write_generated(compile_16x, root / "generated")
     started = time.perf_counter()
     build_site(root, None, root / "site")
     built = time.perf_counter() - started

@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from PIL import ImageFont
 
-from bench.scale import scaled_intent
 from compiler.artifacts.diagram import diagram_files
-from compiler.fabric import resolve
-from compiler.intent import load_intent
+from compiler.fabric import ResolvedFabric, resolve
+from compiler.intent import Intent, load_intent
 from core.textmetrics import FONT_FAMILY, FONT_FILES, text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -90,11 +89,8 @@ def pictures_1x() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def pictures_16x(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    root = tmp_path_factory.mktemp("intent-16x")
-    scaled_intent(16, root)
-    intent = load_intent(root)
-    return diagram_files(intent, resolve(intent))
+def pictures_16x(resolved_16x: tuple[Intent, ResolvedFabric]) -> dict[str, str]:
+    return diagram_files(*resolved_16x)
 
 
 def test_one_picture_per_network(pictures_1x: dict[str, str]) -> None:
