@@ -2,10 +2,12 @@
 
 Two tiers
 ---------
-``make test`` runs the fast tier (``pytest -m "not e2e"``), before every commit, in about a
-minute. ``make test-e2e`` runs the tests marked ``@pytest.mark.e2e`` (``pytest -m e2e``): the
-GitOps loop end to end and the long lab runs (a deploy of all 55 switches from factory
-default, a wait for a real commit timer). ``.ci/run`` runs both. Markers are declared in
+``make test`` runs the fast tier (``pytest -m "not e2e and not bench"``), before every commit,
+in about a minute. ``make test-e2e`` runs the tests marked ``@pytest.mark.e2e``: the GitOps
+loop end to end and the long lab runs (a deploy of all 55 switches from factory default, a
+wait for a real commit timer, the browser). ``.ci/run`` runs both in one session
+(``make test-all``). ``@pytest.mark.bench`` marks bench-sized checks (the 64x compile): only
+``make bench`` runs them. Markers are declared in
 ``pyproject.toml`` and ``--strict-markers`` refuses any other, so a typo cannot hide a test.
 Mark a test, a class or a module (``pytestmark = pytest.mark.e2e``) when it takes seconds
 of lab time that a smaller test cannot replace; everything under ``tests/e2e/`` is in that
