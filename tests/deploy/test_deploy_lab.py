@@ -181,6 +181,7 @@ def test_continue_on_error_deploys_the_others(deployed: Lab, repo: Path, cli: Fa
     assert "RESERVED_GO_ON" not in running(deployed, LEAF)
 
 
+@pytest.mark.e2e  # the stock EOS driver waits 10 s for the lock (_obtain_lock(wait_time=10)) before it gives up
 def test_a_locked_config_session_halts_the_rollout(deployed: Lab, repo: Path, cli: Fabricops) -> None:
     """Someone left a config session pending on the console: NAPALM's lock check fails before any change."""
     reserve(repo, LEAF, "RESERVED_LOCKED")
