@@ -30,6 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import checks as checks_bench
 from bench import compile as compile_bench
 from bench import fleet, floor, hotspots, incremental, machine, results, sidebyside
 from bench.scale import scaled_intent
@@ -83,8 +84,18 @@ def _sections(report: dict[str, Any]) -> set[str]:
     """The measured sections of a report, by name (for telling which ones a resume added)."""
     names = {f"{f}x" for f in report["sizes"]}
     names |= {f"{f}x fleet" for f in report.get("fleet", {})}
-    names |= {k for k in ("startup", "incremental", "profile") if k in report}
+    names |= {k for k in ("startup", "incremental", "checks", "profile") if k in report}
     return names
+
+
+def _intent_at(scratch: Path, factor: int) -> Path:
+    """The intent of ``factor`` in the scratch root (written when no size section made it)."""
+    intent = scratch / f"x{factor}" / "intent"
+    if not intent.is_dir():
+        shutil.rmtree(intent.parent, ignore_errors=True)
+        intent.parent.mkdir(parents=True)
+        _prepare(intent.parent, factor)
+    return intent
 
 
 def _load_report(path: Path) -> dict[str, Any]:
@@ -115,9 +126,19 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
         report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
         _save(report, args.out, raw)
+    if "checks" not in report and _sizes(args.check_sizes):
+        print(f"[bench] checks per rule at {args.check_sizes}", file=sys.stderr, flush=True)
+        intents = {f: _intent_at(scratch, f) for f in _sizes(args.check_sizes)}
+        report["checks"] = {**checks_bench.measure(intents, args.runs), "load_at_start": _load()}
+        _save(report, args.out, raw)
     if "incremental" not in report:
-        print("[bench] incremental", file=sys.stderr, flush=True)
-        report["incremental"] = incremental.measure(args.runs)
+        report["incremental"] = {}
+        for factor in _sizes(args.incremental_sizes):
+            print(f"[bench] incremental {factor}x", file=sys.stderr, flush=True)
+            runs = args.runs if factor < 16 else args.big_runs
+            load = _load()
+            report["incremental"][factor] = {**incremental.measure(runs, factor), "load_at_start": load}
+            _save(report, args.out, raw)
     if "profile" not in report:
         profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
         print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
@@ -159,12 +180,26 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="keep the scratch roots here")
     parser.add_argument("--profile-size", type=int, default=16, help="the size profiled for where the time goes")
     parser.add_argument("--resume", type=Path, default=None, help="a --json of a cut-short run: do only what it lacks")
+    parser.add_argument("--check-sizes", default="4,16", help="sizes whose checks are timed rule by rule")
+    parser.add_argument("--incremental-sizes", default="1,16", help="sizes of the one-row incremental recompile")
+    parser.add_argument("--big-runs", type=int, default=3, help="runs of the incremental recompile from 16x on")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a run that fits a shared machine: sizes 1,4 side by side (pyavd too), 3 runs, no lab;"
+        " checks at 4x and 16x, incremental at 1x and 16x (2 runs)",
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.avd_sizes, args.fleet_sizes = "1,4", "1,4", ""
+        args.runs, args.startup_runs, args.big_runs = 3, 10, 2
+        args.profile_size = 4
     report = _load_report(args.resume) if args.resume else None
     before = _sections(report) if report else set()
     if report is None:
         report = {"machine": machine.describe(), "sizes": {}, "fleet": {}, "started": time.time()}
         report["pyavd"] = {"python": args.pyavd_python, "version": None}
+        report["mode"] = "quick" if args.quick else "full"
         if _sizes(args.avd_sizes):
             report["pyavd"]["version"] = _has_pyavd(args.pyavd_python)
     raw = args.json or args.resume

@@ -36,18 +36,24 @@ root_option = click.option(
 @root_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 3 naming the stale files.")
 @click.option("--timings", is_flag=True, help="Print seconds per stage.")
-def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
+@click.option("--full", is_flag=True, help="Render every switch again: ignore .fabricops-cache/ (then rewrite it).")
+def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None:
     """Compile intent/ into generated/ (configs, structured data, inventory, manifest).
+
+    Only what changed is redone: a switch whose structured data (and the compiler) is unchanged
+    keeps its files, an unchanged intent over an untouched generated/ is recognised at once
+    (the record is .fabricops-cache/, outside git).
 
     \b
     Examples:
       fabricops compile
       fabricops compile --check      # in CI: fails when generated/ is stale
+      fabricops compile --full       # render everything, as on a fresh checkout
     """
-    from compiler.cache import CompileCache, source_key
+    from compiler.cache import CompileCache, code_digest, source_key
 
     intent_dir, generated_dir = _paths(root)
-    cache = CompileCache.load(root)
+    cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
     source = source_key(intent_dir)
     summary = cache.unchanged(source, generated_dir)
     if summary is not None:
