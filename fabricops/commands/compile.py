@@ -65,7 +65,10 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         return
     from compiler.output import read_tree, recover
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
+    from compiler.render import keep_bytecode
 
+    with contextlib.suppress(OSError):
+        keep_bytecode(cache.path.parent / "templates")
     recover(generated_dir)
     current = read_tree(generated_dir)
     result = compile_intent(intent_dir, lambda name, key: cache.reusable(name, key, current))
