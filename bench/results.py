@@ -142,8 +142,8 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "Written by `make bench` (`bench/run.py`); every figure below comes from that one run"
         + (
-            " in its quick mode (`make bench BENCH_ARGS=--quick`: sizes 1x and 4x side by side, 3 runs each,"
-            " no lab; checks at 4x and 16x, the incremental recompile at 1x and 16x)."
+            " in its quick mode (`make bench BENCH_ARGS=--quick`: sizes 1x and 4x side by side, 3 runs each;"
+            " checks at 4x and 16x, the incremental recompile at 1x and 16x; the lab at the sizes of its table)."
             if report.get("mode") == "quick"
             else "."
         ),
@@ -426,6 +426,20 @@ def _fleet_table(report: dict[str, Any]) -> list[str]:
     ]
     if samples:
         out += ["", "Every run: " + "; ".join(samples) + "."]
+    compared = [(int(f), r["compare"]) for f, r in fleet.items() if "compare" in r]
+    if compared:
+        out += [
+            "",
+            "The comparison alone (`bench/compare.py`: each switch's config compared with itself as drift"
+            " compares, parse, defaults, diff; no lab, no network; CPU of this process): "
+            + "; ".join(
+                f"{f}x: {c['ms_per_switch']:.2f} ms per switch ({c['cpu_seconds']:.2f} s for {c['switches']}),"
+                f" at most {c['ceiling_per_core']:.0f} switches/s on one core"
+                for f, c in sorted(compared)
+            )
+            + ". The rest of a run's wall time is the lab answering (its CPU in the table), the transport"
+            " and the CLI's start.",
+        ]
     return [*out, ""]
 
 

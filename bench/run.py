@@ -31,8 +31,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import checks as checks_bench
+from bench import compare, fleet, floor, hotspots, incremental, machine, results, sidebyside
 from bench import compile as compile_bench
-from bench import fleet, floor, hotspots, incremental, machine, results, sidebyside
 from bench.scale import scaled_intent
 
 BENCH = Path(__file__).resolve().parent
@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         )
         report["startup"] = {**json.loads(out.stdout), "load_at_start": _load()}
         _save(report, args.out, raw)
-    for factor in sorted(set(sizes) | set(fleet_sizes)):
+    for factor in sorted(sizes):
         if factor in report["sizes"]:
             continue
         avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
@@ -149,8 +149,13 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         if factor in report["fleet"]:
             continue
         print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
+        root = _intent_at(scratch, factor).parent
+        if not (root / "generated").is_dir():
+            compile_cmd = [sys.executable, "-m", "fabricops", "compile", "--root", str(root)]
+            subprocess.run(compile_cmd, check=True, capture_output=True)
         try:
-            report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers, args.fleet_runs)
+            report["fleet"][factor] = fleet.run(root, args.workers, args.fleet_runs)
+            report["fleet"][factor]["compare"] = compare.measure(root / "generated")
         except (subprocess.CalledProcessError, OSError) as exc:
             report["fleet"][factor] = {"error": str(exc)}
         _save(report, args.out, raw)
@@ -169,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Run every benchmark and write RESULTS.md.")
     parser.add_argument("--sizes", default="1,4,16", help="compile sizes (scale factors); 64 runs long")
     parser.add_argument("--avd-sizes", default="1,4,16", help="sizes pyavd compiles too (empty: skip pyavd)")
-    parser.add_argument("--fleet-sizes", default="1,16", help="lab sizes for plan/deploy/drift (empty: skip)")
+    parser.add_argument("--fleet-sizes", default=None, help="lab sizes for plan/deploy/drift (default 1,16; quick: 1)")
     parser.add_argument("--runs", type=int, default=5, help="whole-process runs per compiler and size (medians)")
     parser.add_argument("--fleet-runs", type=int, default=5, help="plan and drift runs over a fleet in sync")
     parser.add_argument("--startup-runs", type=int, default=20, help="runs of each start-up command")
@@ -186,14 +191,16 @@ def main() -> None:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a run that fits a shared machine: sizes 1,4 side by side (pyavd too), 3 runs, no lab;"
+        help="a run that fits a shared machine: sizes 1,4 side by side (pyavd too), 3 runs, the lab at 1x;"
         " checks at 4x and 16x, incremental at 1x and 16x (2 runs)",
     )
     args = parser.parse_args()
     if args.quick:
-        args.sizes, args.avd_sizes, args.fleet_sizes = "1,4", "1,4", ""
+        args.sizes, args.avd_sizes = "1,4", "1,4"
+        args.fleet_sizes = "1" if args.fleet_sizes is None else args.fleet_sizes
         args.runs, args.startup_runs, args.big_runs = 3, 10, 2
         args.profile_size = 4
+    args.fleet_sizes = "1,16" if args.fleet_sizes is None else args.fleet_sizes
     report = _load_report(args.resume) if args.resume else None
     before = _sections(report) if report else set()
     if report is None:
