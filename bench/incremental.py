@@ -32,7 +32,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "intent"
+from bench.scale import write_intent
+
 SERVER = "rack03-gpu010"
 NEW_ROW = f"{SERVER},gpu-8x-h100,GPU-0310"
 
@@ -61,15 +62,6 @@ def _compile(root: Path, python: str, *options: str) -> tuple[float, str]:
     return time.perf_counter() - start, done.stdout
 
 
-def _prepare(root: Path, factor: int) -> None:
-    if factor == 1:
-        shutil.copytree(EXAMPLE, root / "intent")
-    else:
-        from bench.scale import scaled_intent
-
-        scaled_intent(factor, root / "intent")
-
-
 def _rendered(stdout: str) -> int | None:
     found = re.search(r"\((\d+) of \d+ switches rendered\)", stdout)
     return int(found.group(1)) if found else None
@@ -82,7 +74,7 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
     rendered: int | None = None
     with tempfile.TemporaryDirectory(prefix="fabricops-incremental-") as tmp:
         root = Path(tmp) / "root"
-        _prepare(root, factor)
+        write_intent(factor, root / "intent")
         servers = root / "intent" / "servers.csv"
         base = servers.read_text()
         rows = base.splitlines()

@@ -33,22 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import checks as checks_bench
 from bench import compare, fleet, floor, hotspots, incremental, machine, results, sidebyside
 from bench import compile as compile_bench
-from bench.scale import scaled_intent
+from bench.scale import write_intent
 
 BENCH = Path(__file__).resolve().parent
-EXAMPLE = BENCH.parent / "intent"
 
 
 def _sizes(text: str) -> list[int]:
     return [int(s) for s in text.split(",") if s.strip()]
-
-
-def _prepare(root: Path, factor: int) -> None:
-    """``root/intent``: the example itself at 1x, else the scaled design."""
-    if factor == 1:
-        shutil.copytree(EXAMPLE, root / "intent")
-    else:
-        scaled_intent(factor, root / "intent")
 
 
 def _has_pyavd(python: str) -> str | None:
@@ -67,7 +58,7 @@ def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[
     """One size: both compilers as whole processes, the floor, and our compile in-process per stage."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    _prepare(root, factor)
+    write_intent(factor, root / "intent")
     entry: dict[str, Any] = {"factor": factor, "load_at_start": _load()}
     print(f"[bench] {factor}x: side by side ({runs} runs each{'' if pyavd_python else ', no pyavd'})", file=sys.stderr)
     entry["sidebyside"] = sidebyside.compare(root, runs, pyavd_python)
@@ -94,7 +85,7 @@ def _intent_at(scratch: Path, factor: int) -> Path:
     if not intent.is_dir():
         shutil.rmtree(intent.parent, ignore_errors=True)
         intent.parent.mkdir(parents=True)
-        _prepare(intent.parent, factor)
+        write_intent(factor, intent)
     return intent
 
 

@@ -22,6 +22,7 @@ Addresses and ASNs come from the pools and 4-byte private ASNs set here.
 from __future__ import annotations
 
 import math
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,14 @@ CHASSIS_SLOTS = range(3, 11)
 CORE_CARD = "7800R3-48CQ-LC"
 PDU_HEADROOM = 0.8
 """A network rack's PDU is sized so its switches draw 80% of it (below the 90% warning)."""
+
+
+def write_intent(factor: int, dest: Path) -> None:
+    """``dest``: the example itself at 1x, else the design scaled ``factor`` times."""
+    if factor == 1:
+        shutil.copytree(EXAMPLE, dest)
+    else:
+        scaled_intent(factor, dest)
 
 
 def scaled_intent(factor: int, dest: Path, servers_per_rack: int = 9) -> int:
