@@ -4,8 +4,9 @@ A compile builds every file in memory first and writes nothing until every stage
 so a failed compile leaves ``generated/`` byte-identical. Then only the files that differ are
 written, as a small transaction: they are staged beside the tree (``.generated.staging/``), a
 commit marker listing every change is written atomically, and the staged files are moved into
-place with ``os.replace``. A write interrupted before the marker is discarded; one interrupted
-after it is rolled forward by the next compile. Creating files is what costs on a large tree, so
+place with ``os.replace`` (into an empty or missing tree, the staged tree is renamed into place
+at once). A write interrupted before the marker is discarded; one interrupted after it is
+rolled forward by the next compile. Creating files is what costs on a large tree, so
 a one-server change writes a few dozen files rather than every file of the fleet.
 """
 
@@ -95,7 +96,8 @@ def write_tree(directory: Path, files: dict[str, bytes], current: dict[str, byte
     """
     directory = directory.resolve()
     recover(directory)
-    change = diff_trees(read_tree(directory) if current is None else current, files)
+    current_files = read_tree(directory) if current is None else current
+    change = diff_trees(current_files, files)
     if not change.stale:
         return change
     staging = staging_dir(directory)
@@ -106,7 +108,10 @@ def write_tree(directory: Path, files: dict[str, bytes], current: dict[str, byte
             target = staging / "files" / relpath
             _ensure_dir(target.parent, made)
             target.write_bytes(files[relpath])
-        marker = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
+        marker: dict[str, object] = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
+        if not current_files:
+            # Nothing there yet: the staged tree becomes generated/ by one rename, not one per file.
+            marker["whole"] = True
         (staging / f"{COMMIT}.tmp").write_text(json.dumps(marker))
         os.replace(staging / f"{COMMIT}.tmp", staging / COMMIT)
     except BaseException:
@@ -130,6 +135,13 @@ def recover(directory: Path) -> None:
 def _apply(directory: Path, staging: Path) -> None:
     """Move the staged files into place and remove the dropped ones; idempotent."""
     marker = json.loads((staging / COMMIT).read_text())
+    if marker.get("whole") and (staging / "files").is_dir() and not _holds_files(directory):
+        if directory.is_dir():
+            shutil.rmtree(directory)  # empty folders at most
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / "files", directory)
+        shutil.rmtree(staging, ignore_errors=True)
+        return
     made: set[Path] = set()
     for relpath in marker["write"]:
         source = staging / "files" / relpath
@@ -141,6 +153,10 @@ def _apply(directory: Path, staging: Path) -> None:
         (directory / relpath).unlink(missing_ok=True)
         _prune_empty(directory, (directory / relpath).parent)
     shutil.rmtree(staging, ignore_errors=True)
+
+
+def _holds_files(directory: Path) -> bool:
+    return directory.is_dir() and any(p.is_file() for p in directory.rglob("*"))
 
 
 def _ensure_dir(folder: Path, made: set[Path]) -> None:
