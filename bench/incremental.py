@@ -23,15 +23,14 @@ import json
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.launch import measured
 from bench.scale import write_intent
 
 SERVER = "rack03-gpu010"
@@ -54,12 +53,13 @@ def compare(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str
     }
 
 
-def _compile(root: Path, python: str, *options: str) -> tuple[float, str]:
-    """Wall seconds and stdout of ``fabricops compile`` as a whole process."""
-    start = time.perf_counter()
-    cmd = [python, "-m", "fabricops", "compile", "--root", str(root), *options]
-    done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    return time.perf_counter() - start, done.stdout
+def _compile(root: Path, python: str, *options: str) -> tuple[dict[str, Any], str]:
+    """Wall and CPU seconds (``bench/launch.py``) and output of ``fabricops compile`` as a whole process."""
+    log = root.parent / "compile.log"
+    run = measured([python, "-m", "fabricops", "compile", "--root", str(root), *options], root.parent, log)
+    if run["rc"] != 0:
+        raise RuntimeError(f"fabricops compile failed: {log.read_text()[-500:]}")
+    return run, log.read_text()
 
 
 def _rendered(stdout: str) -> int | None:
@@ -69,8 +69,8 @@ def _rendered(stdout: str) -> int | None:
 
 def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[str, Any]:
     """Median whole-process incremental and full recompile seconds after adding one row; files touched."""
-    incremental: list[float] = []
-    full: list[float] = []
+    incremental: list[dict[str, Any]] = []
+    full: list[dict[str, Any]] = []
     rendered: int | None = None
     with tempfile.TemporaryDirectory(prefix="fabricops-incremental-") as tmp:
         root = Path(tmp) / "root"
@@ -84,8 +84,8 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         before = tree(root / "generated")
         for _ in range(runs):
             servers.write_text(changed)
-            seconds, stdout = _compile(root, python)
-            incremental.append(seconds)
+            run, stdout = _compile(root, python)
+            incremental.append(run)
             rendered = _rendered(stdout)
             after = tree(root / "generated")
             servers.write_text(base)
@@ -102,15 +102,20 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         identical = tree(fresh / "generated") == after
         devices = len(list((root / "generated" / "configs").glob("*.cfg")))
     touched = diff["added"] + diff["removed"] + diff["changed"]
+    wall, cpu = (statistics.median(r[k] for r in incremental) for k in ("seconds", "cpu"))
+    full_wall, full_cpu = (statistics.median(r[k] for r in full) for k in ("seconds", "cpu"))
     return {
         "factor": factor,
         "runs": runs,
         "switches_total": devices,
-        "process_seconds": statistics.median(incremental),
-        "full_seconds": statistics.median(full),
-        "speedup": statistics.median(full) / statistics.median(incremental),
-        "samples": [round(x, 3) for x in incremental],
-        "full_samples": [round(x, 3) for x in full],
+        "process_seconds": wall,
+        "full_seconds": full_wall,
+        "speedup": full_wall / wall,
+        "cpu_seconds": cpu,
+        "full_cpu_seconds": full_cpu,
+        "cpu_speedup": full_cpu / cpu,
+        "samples": [round(r["seconds"], 3) for r in incremental],
+        "full_samples": [round(r["seconds"], 3) for r in full],
         "rendered": rendered,
         "identical": identical,
         "files_total": len(touched),

@@ -82,7 +82,8 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
     for factor, inc in sorted((int(k), v) for k, v in (report.get("incremental") or {}).items()):
         inc["foreign"] = foreign(inc["touched"], inc["server"], set(inc["switches"]))  # derived, not timed
         text = (
-            f"{_s(inc['process_seconds'], 2)} s vs {_s(inc['full_seconds'], 2)} s full: {_x(inc['speedup'])};"
+            f"{_s(inc['process_seconds'], 2)} s vs {_s(inc['full_seconds'], 2)} s full: {_x(inc['speedup'])}"
+            f" (CPU {_x(inc.get('cpu_speedup'))});"
             f" {inc['rendered']} of {inc['switches_total']} switches rendered,"
             f" {'byte-identical' if inc['identical'] else 'DIFFERS from a full compile'}"
         )
@@ -484,14 +485,15 @@ def _incremental(report: dict[str, Any]) -> list[str]:
         "rendered again, `generated/` current). *Identical*: the incremental `generated/` equals a full",
         "compile of the same intent into an empty root, file by file.",
         "",
-        "| size | switches rendered | incremental s | full s | speedup | files touched | other switches' files"
-        " | identical | runs | load |",
-        "| --- " * 10 + "|",
+        "| size | switches rendered | incremental s | full s | speedup | incremental CPU s | full CPU s"
+        " | CPU speedup | files touched | other switches' files | identical | runs | load |",
+        "| --- " * 13 + "|",
     ]
     for factor, inc in sorted((int(k), v) for k, v in found.items()):
         out.append(
             f"| {factor}x | {inc['rendered']} of {inc['switches_total']} | {_s(inc['process_seconds'], 2)} |"
-            f" {_s(inc['full_seconds'], 2)} | {_x(inc['speedup'])} | {len(inc['touched'])} |"
+            f" {_s(inc['full_seconds'], 2)} | {_x(inc['speedup'])} | {_s(inc.get('cpu_seconds'), 2)} |"
+            f" {_s(inc.get('full_cpu_seconds'), 2)} | {_x(inc.get('cpu_speedup'))} | {len(inc['touched'])} |"
             f" {len(inc['foreign']) or 'none'} | {'yes' if inc['identical'] else 'NO'} | {inc['runs']} |"
             f" {inc.get('load_at_start', '-')} |"
         )

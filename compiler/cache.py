@@ -164,6 +164,19 @@ class CompileCache:
             return None
         return self.summary if stamps(generated_dir) == self.tree else None
 
+    def known_digests(self, now: Mapping[str, list[int]], generated_dir: Path) -> dict[str, str]:
+        """The sha256 of each file of ``generated_dir`` whose size and time (``now``: :func:`stamps`)
+        are those the last compile left, from its ``MANIFEST.json`` (itself unchanged): files
+        that need not be read to be compared."""
+        manifest = "MANIFEST.json"
+        if not self.tree or now.get(manifest) != self.tree.get(manifest):
+            return {}
+        try:
+            listed = json.loads((generated_dir / manifest).read_text())["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
+        return {path: listed[path] for path, stamp in now.items() if path in listed and self.tree.get(path) == stamp}
+
     def reusable(self, name: str, key: str, current: Mapping[str, bytes]) -> dict[str, str] | None:
         """``name``'s files as ``current`` holds them, when it was rendered from a document with
         fingerprint ``key`` and those files are still the bytes then written; else None."""

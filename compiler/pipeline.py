@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,11 +114,17 @@ def refuse_errors(result: CompileResult) -> None:
         )
 
 
-def write_generated(result: CompileResult, generated_dir: Path, current: dict[str, bytes] | None = None) -> Staleness:
-    """Write a compile to ``generated_dir``, refusing when a check found an error."""
+def write_generated(
+    result: CompileResult,
+    generated_dir: Path,
+    current: Mapping[str, bytes] | None = None,
+    digests: Mapping[str, str] | None = None,
+) -> Staleness:
+    """Write a compile to ``generated_dir``, refusing when a check found an error
+    (``current``, ``digests``: see :func:`compiler.output.write_tree`)."""
     refuse_errors(result)
     with _timed(result.timings, "write"):
-        return write_tree(generated_dir, result.files, current)
+        return write_tree(generated_dir, result.files, current, digests)
 
 
 def staleness(result: CompileResult, generated_dir: Path) -> Staleness:

@@ -63,14 +63,19 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
                 click.echo(line, err=line.startswith("warning "))
         click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
         return
-    from compiler.output import read_tree, recover
+    from compiler.cache import stamps
+    from compiler.output import TreeOnDisk, recover
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
     from compiler.render import keep_bytecode
 
     with contextlib.suppress(OSError):
         keep_bytecode(cache.path.parent / "templates")
     recover(generated_dir)
-    current = read_tree(generated_dir)
+    # Files as the last compile left them are known by their digests: only the others, and the
+    # switches' files that are reused, are read.
+    now = stamps(generated_dir)
+    digests = cache.known_digests(now, generated_dir)
+    current = TreeOnDisk(generated_dir, now)
     result = compile_intent(intent_dir, lambda name, key: cache.reusable(name, key, current))
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
@@ -86,7 +91,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
             )
         click.echo(f"generated/ is up to date ({len(result.files)} files)")
         return
-    written = write_generated(result, generated_dir, current)
+    written = write_generated(result, generated_dir, current, digests)
     fabric = result.fabric
     roles: dict[str, int] = {}
     for device in fabric.devices.values():
