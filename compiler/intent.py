@@ -43,7 +43,7 @@ from compiler.specifics import (
 )
 from core.errors import FabricopsError, IntentError
 from core.generated import INTENT_FILES, INTENT_MODELS, intent_digest
-from core.hardware import Catalog, Model, catalog
+from core.hardware import Catalog, Model, ModelFiles, catalog
 
 HARDWARE_DIR = INTENT_MODELS.rstrip("/")
 """``intent/hardware/``: the repository's own switch models, in the catalog's layout (optional)."""
@@ -961,13 +961,12 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         with contextlib.suppress(FileNotFoundError):
             raw[name] = (directory / name).read_bytes()
 
-    hardware = directory / HARDWARE_DIR
+    own = _model_files(directory)
     models = catalog()
-    if hardware.is_dir():
-        try:
-            models = catalog(hardware.resolve())
-        except FabricopsError as exc:
-            problems.append(str(exc))
+    try:
+        models = catalog(ModelFiles.of(own, folder=_show(directory)))
+    except FabricopsError as exc:
+        problems.append(str(exc))
     text = {name: _text(directory / name, data, problems) for name, data in raw.items()}
     fabric = _load_yaml_model(directory / "fabric.yaml", text["fabric.yaml"], FabricFile, problems)
     racks = _load_yaml_model(directory / "racks.yaml", text["racks.yaml"], RacksFile, problems)
@@ -1003,7 +1002,7 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
-    digest = intent_digest({**raw, **_model_files(directory)})
+    digest = intent_digest({**raw, **own})
     intent = Intent(
         fabric=fabric,
         racks=rack_map,
