@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from PIL import ImageFont
 
-from bench.scale import scaled_intent
 from compiler.artifacts import diagram
 from compiler.artifacts.diagram import diagram_files
 from compiler.fabric import ResolvedFabric, resolve
@@ -89,14 +88,6 @@ def _check(name: str, svg: str) -> int:
 def pictures_1x() -> dict[str, str]:
     intent = load_intent(Path("intent"))
     return diagram_files(intent, resolve(intent))
-
-
-@pytest.fixture(scope="module")
-def fabric_16x(tmp_path_factory: pytest.TempPathFactory) -> tuple[Intent, ResolvedFabric]:
-    root = tmp_path_factory.mktemp("intent-16x")
-    scaled_intent(16, root)
-    intent = load_intent(root)
-    return intent, resolve(intent)
 
 
 @pytest.fixture(scope="module")
