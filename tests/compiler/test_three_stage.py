@@ -98,6 +98,31 @@ def test_pods_spines_and_planes_follow_the_rules(tmp_path: Path) -> None:
     assert topology.switches["plane4-superspine02"].rack == 21
 
 
+def test_a_plane_may_stand_in_several_racks(tmp_path: Path) -> None:
+    """Chassis too tall for one rack together: plane 2's two super-spines fill racks 19 and 20."""
+    intent = three_stage(tmp_path)
+    fabric = intent / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("racks: [18, 19, 20, 21]}", "racks: [18, [19, 20], 21]}"))
+    switches = build_facts(load_intent(intent)).topology.switches
+    placed = {name: switches[name].rack for name in switches if "superspine" in name}
+    assert placed == {
+        "plane1-superspine01": 18,
+        "plane1-superspine02": 18,
+        "plane2-superspine01": 19,
+        "plane2-superspine02": 20,
+        "plane3-superspine01": 21,
+        "plane3-superspine02": 21,
+        "plane4-superspine01": 21,
+        "plane4-superspine02": 21,
+    }
+    fabric.write_text(fabric.read_text().replace("[19, 20]", "[19, 99]"))
+    with pytest.raises(IntentError) as caught:
+        load_intent(intent)
+    assert caught.value.problems[0].endswith(
+        "fabrics.compute.pods.super_spines.racks[1][1]: rack 99 is not in racks.yaml"
+    )
+
+
 def test_links_addresses_and_asns_are_numbered_by_pod(tmp_path: Path) -> None:
     """A leaf takes its pod's spines on its local number; a pod spine shares its eight uplinks
     out over the two super-spines of its plane; ASNs and loopbacks by pod and plane."""
