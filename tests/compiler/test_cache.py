@@ -15,7 +15,11 @@ from compiler.pipeline import CompileResult, compile_intent
 from fabricops.cli import cli
 
 SERVER_ROW = ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "rack03-gpu010,gpu-8x-h100,GPU-0310\n")
-PORT_DESCRIBED = ("ports.yaml", "ports: {}\n", "ports:\n  rack01-leaf-a:\n    Ethernet1/3:\n      description: burn-in\n")
+PORT_DESCRIBED = (
+    "ports.yaml",
+    "ports: {}\n",
+    "ports:\n  rack01-leaf-a:\n    Ethernet1/3:\n      description: burn-in\n",
+)
 
 
 def _compile(root: Path) -> str:
