@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup browser demo test test-e2e test-all lint bench clean
+.PHONY: setup browser screenshots demo test test-e2e test-all lint bench clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,10 @@ browser:
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends \
 	    -o Dpkg::Options::=--force-unsafe-io chromium chromium-driver >/dev/null; }
 	@chromium --version 2>/dev/null | head -1
+
+# docs/view-elevation.png and docs/view-server.png, taken afresh from generated/ in the work tree.
+screenshots: $(STAMP) browser
+	$(BIN)/python scripts/screenshots.py
 
 demo: $(STAMP)
 	bash scripts/demo.sh
@@ -52,7 +56,8 @@ lint: $(STAMP)
 
 # pyavd (the peer compiler), hier_config and netutils (the config tree's peers) are the optional
 # `bench` extra; BENCH_ARGS passes options to bench/run.py, e.g. BENCH_ARGS='--sizes 1,4,16,64
-# --avd-sizes 1,4 --runs 3'. It runs long (the 16x sizes, pyavd and the lab): run it on a quiet machine.
+# --avd-sizes 1,4 --runs 3'; BENCH_ARGS=--quick is the run that fits a shared machine. The full run is long
+# (the 16x sizes, pyavd and the lab): run it on a quiet machine.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/configtree.py

@@ -53,8 +53,8 @@ to: copy them (``project`` copies the intent, ``gitops_repo`` gives a git reposi
 both, cloned from one built per session). A test that needs the example's files as compiled
 reads ``example_compile.files`` rather than compiling again.
 
-The bench's 16x intent (683 switches) is as costly: ``intent_16x`` (its files, read-only),
-``resolved_16x`` (loaded and resolved, for facts, checks and pictures) and ``compile_16x``
+The bench's 16x intent (1,732 servers) is as costly: ``intent_16x`` (its files, read-only),
+``fabric_16x`` (loaded and resolved, for facts, checks and pictures) and ``compile_16x``
 (the whole compile, in memory) are made once per session too. A test that takes one of them
 runs on the pytest-xdist worker that has it (the ``16x`` group, below).
 
@@ -90,7 +90,7 @@ EXAMPLE_INTENT = REPO / "intent"
 E2E = REPO / "tests" / "e2e"
 
 #: Session fixtures costly enough that the tests taking them share one pytest-xdist worker.
-GROUPS = {"intent_16x": "16x", "resolved_16x": "16x", "compile_16x": "16x"}
+GROUPS = {"intent_16x": "16x", "fabric_16x": "16x", "compile_16x": "16x"}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -147,7 +147,7 @@ def compiled_example(tmp_path_factory: pytest.TempPathFactory, example_compile: 
 
 @pytest.fixture(scope="session")
 def intent_16x(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bench's 16x intent (1,732 servers, 683 switches), written once per session (read-only)."""
+    """The bench's 16x intent (1,732 servers, three-stage), written once per session (read-only)."""
     from bench.scale import scaled_intent
 
     root = tmp_path_factory.mktemp("intent-16x") / "intent"
@@ -156,7 +156,7 @@ def intent_16x(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def resolved_16x(intent_16x: Path) -> tuple[Intent, ResolvedFabric]:
+def fabric_16x(intent_16x: Path) -> tuple[Intent, ResolvedFabric]:
     """The 16x intent loaded and resolved, once per session (read-only): facts, checks, pictures."""
     from compiler.fabric import resolve
     from compiler.intent import load_intent

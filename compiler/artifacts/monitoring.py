@@ -93,7 +93,7 @@ def _m(role: str) -> str:
     return metric_name(METRICS[role])
 
 
-def _ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]]]:
+def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]]]:
     """Per switch: (its port, the link, the far end) for every cable, Management1 excluded."""
     out: dict[str, list[tuple[str, Cable, str]]] = defaultdict(list)
     for link in fabric.links:
@@ -281,11 +281,6 @@ def gnmic_config(intent: Intent, fabric: ResolvedFabric) -> dict[str, Any]:
     }
 
 
-def device_ends(fabric: ResolvedFabric, name: str) -> list[tuple[str, Cable, str]]:
-    """(port, cable, far end) of every cabled front-panel port of switch ``name``."""
-    return _ends(fabric).get(name, [])
-
-
 def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
     """The lossless queue of the device's RoCE fabric (None outside one)."""
     roce = fabric.facts.qos.fabrics.get(device.network)
@@ -294,7 +289,7 @@ def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
 
 def all_rules(intent: Intent, fabric: ResolvedFabric) -> dict[str, dict[str, Any]]:
     """The alert group of every switch, by name."""
-    ends = _ends(fabric)
+    ends = cabled_ends(fabric)
     return {
         name: device_rules(intent, device, ends.get(name, []), ecn_queue(fabric, device))
         for name, device in fabric.devices.items()
@@ -357,6 +352,6 @@ def unproduced_queries(rules: dict[str, Any], config: dict[str, Any]) -> list[st
 def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Alert rules per switch, the expected counters, and the collector configuration."""
     files = {f"monitoring/rules/{name}.rules.yaml": to_yaml(group) for name, group in all_rules(intent, fabric).items()}
-    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, _ends(fabric)))
+    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, cabled_ends(fabric)))
     files["monitoring/gnmic.yaml"] = to_yaml(gnmic_config(intent, fabric))
     return files

@@ -8,6 +8,7 @@ regression) are made by replacing a part of the resolved fabric (its records are
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 import shutil
 from collections.abc import Callable
@@ -241,6 +242,47 @@ def test_max_switch_hops_on_a_chain() -> None:
     assert topology.max_switch_hops(chain, island)[0] is None
 
 
+def _hops_by_search(switch_links: list[Cable], server_links: list[Cable], limit: int) -> tuple[Any, ...]:
+    """HOP001's answer the plain way: a search from every group of servers to every other."""
+    graph = topology._adjacency(switch_links)
+    attached: dict[str, set[str]] = {}
+    for link in server_links:
+        attached.setdefault(link.b.device, set()).add(link.a.device)
+    groups: dict[frozenset[str], list[str]] = {}
+    for server, switches in sorted(attached.items()):
+        groups.setdefault(frozenset(switches), []).append(server)
+    keys = sorted(groups, key=lambda g: groups[g][0])
+    worst: tuple[Any, ...] = (0, "", "", 0)
+    over = 0
+    for i, first in enumerate(keys):
+        dist = topology._distances(graph, first)
+        for second in keys[i:]:
+            if first == second and len(groups[first]) < 2:
+                continue
+            edges = [dist[b] for b in second if b in dist]
+            hops = min(edges) + 1 if edges else None
+            over += hops is None or hops > limit
+            if worst[0] is not None and (hops is None or hops > worst[0]):
+                worst = (hops, groups[first][0], groups[second][-1], 0)
+    return worst[0], worst[1], worst[2], over
+
+
+def test_max_switch_hops_agrees_with_a_search_per_group() -> None:
+    """Grouping leaf pairs by their neighbourhood gives every random graph the answer a search per group does."""
+    rng = random.Random(18)
+
+    def cable(a: str, b: str, kind: str) -> Cable:
+        return Cable("compute", kind, Endpoint(a, "p"), Endpoint(b, "p"), "100g", "100g", 9214, 9214)  # type: ignore[arg-type]
+
+    for _ in range(400):
+        switches = [f"w{i}" for i in range(rng.randint(1, 9))]
+        pairs = [(rng.choice(switches), rng.choice(switches)) for _ in range(rng.randint(0, 12))]
+        fabric = [cable(a, b, "fabric") for a, b in pairs if a != b]
+        servers = [cable(rng.choice(switches), f"h{rng.randint(0, 8)}", "server") for _ in range(rng.randint(0, 14))]
+        limit = rng.choice([3, 5])
+        assert topology.max_switch_hops(fabric, servers, limit) == _hops_by_search(fabric, servers, limit)
+
+
 def test_link_speed_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """A 400G leaf uplink against a 100G spine port cannot come up: every such link is named."""
     checks_edit("fabric.yaml", "model: DCS-7060DX5-64S, rack: 13", "model: DCS-7050CX3-32S, rack: 13")
@@ -408,6 +450,20 @@ def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_e
     findings = _check(checks_intent_dir)
     assert _ids(findings) == {"PRT002"}
     assert all("rack01-gpu013" in f.message for f in _of(findings, "PRT002"))
+
+
+def test_a_rack_short_of_units(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Rack 1's nine 4U servers and five 1U switches take 41U: a 40U rack is one finding naming it."""
+    checks_edit(
+        "racks.yaml",
+        "{id: 1, row: A, position: 1, pdu_kw: 70, role: gpu, units: 48}",
+        "{id: 1, row: A, position: 1, pdu_kw: 70, role: gpu, units: 40}",
+    )
+    findings = _check(checks_intent_dir)
+    assert [f.line() for f in findings if f.severity != "info"] == [
+        "error RCK001 [C9] rack01: 5 switches take 5U and 9 servers 36U: 41U of its 40U: "
+        "move devices to another rack or set units in racks.yaml"
+    ]
 
 
 def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:

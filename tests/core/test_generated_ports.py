@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from compiler.pipeline import CompileResult
-from core.hardware import Model, match_model
+from core.hardware import Model, ModelFiles, catalog
 
 REPO = Path(__file__).resolve().parents[2]
 _STANZA = re.compile(r"^interface (\S+)\n((?:   .*\n)*)", re.MULTILINE)
@@ -36,10 +36,12 @@ def load_yaml(text: str) -> Any:
 
 
 def models_of(files: Files) -> dict[str, Model]:
-    """Each switch's catalog model (a chassis with the linecards the inventory names)."""
+    """Each switch's catalog model (a chassis with the linecards the inventory names), the
+    repository's own models of ``intent/hardware/`` included, as the lab and deploy read them."""
+    models = catalog(ModelFiles.read(REPO / "intent" / "hardware"))
     out: dict[str, Model] = {}
     for name, host in load_yaml(files("inventory/hosts.yaml")).items():
-        found = match_model(host["data"]["model"])
+        found = models.match(host["data"]["model"])
         assert found is not None, f"{name}: {host['data']['model']} is not a catalog model"
         cards = host["data"].get("linecards")
         out[name] = found.with_linecards({int(k): v for k, v in cards.items()}) if cards else found
