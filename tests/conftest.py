@@ -70,6 +70,7 @@ in one session: one lab, one compile of the example and one 16x compile per work
 
 from __future__ import annotations
 
+import collections
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -95,15 +96,20 @@ GROUPS = {"intent_16x": "16x", "fabric_16x": "16x", "compile_16x": "16x"}
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """One xdist group per test file, or the group of a costly fixture; e2e tests first.
+    """One xdist group per test file, or the group of a costly fixture; e2e groups first, then
+    the groups with most tests (as pytest-xdist orders files by default).
 
     Tryfirst: before pytest-xdist reads the groups. The order is the same on every worker.
     """
+    groups: dict[pytest.Item, str] = {}
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             shared = sorted({GROUPS[name] for name in getattr(item, "fixturenames", ()) if name in GROUPS})
             item.add_marker(pytest.mark.xdist_group(shared[0] if shared else item.path.as_posix()))
-    items.sort(key=lambda item: not (item.get_closest_marker("e2e") or E2E in item.path.parents))
+        groups[item] = str(item.get_closest_marker("xdist_group").args[0])  # type: ignore[union-attr]
+    size = collections.Counter(groups.values())
+    e2e = {groups[i] for i in items if i.get_closest_marker("e2e") or E2E in i.path.parents}
+    items.sort(key=lambda item: (groups[item] not in e2e, -size[groups[item]]))
 
 
 @pytest.fixture
