@@ -286,6 +286,7 @@ def _servers(
             storage_gateway=storage.gateway if storage else None,
             nics=tuple(sorted(nics.get(server.name, ()), key=lambda n: n.name)),
             links=links.get(server.name, ()),
+            active=server.active,
         )
     return out
 
