@@ -45,6 +45,7 @@ from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cab
 from compiler.facts.common import Network, Problem, Role
 from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
+from compiler.facts.moves import vacated_ports
 from compiler.facts.ports import PortSpecifics, build_port_specifics, settings_of
 from compiler.facts.provenance import (
     Provenance,
@@ -227,6 +228,10 @@ def build_facts(intent: Intent) -> Facts:
     cabling = build_cabling(intent, topology, attachments, addressing)
     routing = build_routing(intent, topology, cabling, addressing, vlans)
     links_of_servers = build_links(intent, attachments, addressing, vlans)
+    vacated = vacated_ports(intent, topology, cabling)
+    if vacated:
+        settings = {d: {**vacated.get(d, {}), **ports.settings.get(d, {})} for d in {*ports.settings, *vacated}}
+        ports = ports._replace(settings=settings)
     book = ProvenanceBook()
     record_design(book, intent, topology, cabling)
     record_specifics(book, intent, topology, ports)
