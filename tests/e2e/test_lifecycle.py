@@ -9,7 +9,6 @@ lives in this process); the lab is the session's, put back by the next test's fi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -176,7 +175,9 @@ def test_a_failed_switch_replaced_by_a_factory_default_unit_gets_its_full_config
 
     lab.replace("rack05-leaf-a", "JPE24170XYZ", "00:1c:73:12:34:56")  # fabricops lab replace
     assert changed(deploy_and_audit(repo, ["rack05-leaf-a"])) == {"rack05-leaf-a"}
-    backups = fabricops(repo, "backups", "list", "rack05-leaf-a").out
-    assert "rack05-leaf-a" in backups
-    status = fabricops(repo, "status", "--devices", "rack05-leaf-a", "--format", "json").json()
-    assert json.dumps(status).count("current") >= 1
+    (backup,) = fabricops(repo, "backups", "list", "rack05-leaf-a").out.splitlines()  # the factory config's
+    stamp = backup.split()[1]
+    factory = fabricops(repo, "backups", "show", "rack05-leaf-a", "--at", stamp).out
+    assert "hostname rack05-leaf-a" in factory and "router ospf" not in factory
+    (status,) = fabricops(repo, "status", "--devices", "rack05-leaf-a", "--format", "json").json()
+    assert (status["intent"], status["commit"]) == ("current", git(repo, "rev-parse", "HEAD").strip())
