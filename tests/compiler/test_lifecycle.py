@@ -161,3 +161,16 @@ def test_a_moved_from_that_is_no_position_is_one_line(tmp_path: Path) -> None:
         compile_intent(root)
     (problem,) = refused.value.problems
     assert "servers.csv:24: moved_from: 'rack99-gpu005' is not a position the server left: give a name" in problem
+
+
+def test_a_port_held_for_a_decommissioned_server_cannot_be_taken_meanwhile(tmp_path: Path) -> None:
+    """Another server's ``compute_port`` on the held port is refused and says why."""
+    root = _intent(tmp_path, HEADER, HEADER.replace("\n", ",compute_port,status\n"))
+    path = root / "servers.csv"
+    rows = path.read_text().replace("GPU-0305\n", "GPU-0305,,decommissioned\n")
+    path.write_text(rows.replace("GPU-0306\n", "GPU-0306,Ethernet2/1,\n"))
+    messages = {f.subject: f.message for f in compile_intent(root).errors if f.rule == "PRT007"}
+    assert messages["rack03-leaf-a"] == (
+        "rack03-gpu006: Ethernet2/1 is already used "
+        "(held for decommissioned server rack03-gpu005 enp65s0f0 until its row is removed)"
+    )
