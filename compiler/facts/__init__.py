@@ -12,6 +12,7 @@ frozen result, in this order::
     routing       router ids, ASNs, BGP sessions, OSPF                      (topology, cabling, addressing)
     qos           RoCE DSCP classes, queues, ECN, PFC per fabric            (intent)
     hosts         each server's bond or per-NIC addresses on each fabric    (servers, addressing)
+    moves         the ports a moved server left, described as vacated      (topology, cabling)
 
 :meth:`Facts.device` cuts out the facts that name one switch (:class:`DeviceFacts`): its
 structured config is a function of them and of the design alone.
