@@ -147,7 +147,9 @@ class Lab:
         dev.slash_ports = slash or bool(spec.config and _SLASH_PORT.search(spec.config))
         saved = read_state(self.state_dir / f"{spec.name}.json") if self.state_dir else None
         if saved is not None:
-            dev.running, dev.startup, dev.files = saved
+            dev.running, dev.startup, dev.files, unit = saved
+            if unit is not None:
+                dev.serial, dev.system_mac = unit
         else:
             dev.running, errors = self._boot_config(dev, spec)
             if errors:
@@ -220,7 +222,10 @@ class Lab:
             # Called with the lab lock held, maybe from the event loop itself: never wait on it.
             self.server.set_listening_soon(dev.name, self.should_listen(dev))
         if self._persist and self.state_dir is not None:
-            state = device_state(dev.running, dev.startup, dev.files)
+            replaced = (dev.serial, dev.system_mac) != unit_identity(dev.name)
+            state = device_state(
+                dev.running, dev.startup, dev.files, (dev.serial, dev.system_mac) if replaced else None
+            )
             # Compact: rewritten on every change, read only by a restarted lab.
             write_json_atomic(self.state_dir / f"{dev.name}.json", state, indent=None)
 

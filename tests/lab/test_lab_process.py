@@ -182,5 +182,17 @@ def test_up_on_a_running_lab_adds_the_new_switches_and_touches_none_it_has(repo:
         assert process.status(repo)["devices"]["spine1"]["hostname"] == "spine1"
         bad = runner.invoke(lab_group, ["replace", "spine1", "--root", str(repo), "--serial", "x", "--base-mac", "1"])
         assert bad.exit_code == 2 and "4 to 32 letters and digits" in bad.output
+        process.down(repo)
+        again = process.up(repo)  # the replaced unit and the joined switch are in .lab/state
+        assert set(again["devices"]) == {"spine1", "leaf1", "leaf2"}
+        ep = again["devices"]["spine1"]
+        driver = get_network_driver("eos")(
+            ep["host"], "admin", again["password"], timeout=5, optional_args={"transport": "http", "port": ep["port"]}
+        )
+        driver.open()
+        try:
+            assert driver.get_facts()["serial_number"] == "JPE24170XYZ"
+        finally:
+            driver.close()
     finally:
         process.down(repo)
