@@ -39,6 +39,8 @@ from deploy.postchecks import Expectations, evaluate, gather
 if TYPE_CHECKING:
     from nornir.core.task import Result, Task
 
+    from core.hardware import Catalog
+
 CONNECTION = "napalm"
 #: Seconds to wait past the commit timer before checking that the device reverted.
 REVERT_GRACE = 1.5
@@ -124,28 +126,28 @@ def _result(task: Task, value: Survey | Outcome) -> Result:
     return Result(host=task.host, result=value, changed=getattr(value, "status", None) == Status.CHANGED)
 
 
-def wrong_model(task: Task, driver: Any) -> str | None:
+def wrong_model(task: Task, driver: Any, models: Catalog) -> str | None:
     """Why the switch is not the model, or the unit, ``generated/`` names; None when it is.
 
-    The model is checked only when ``generated/inventory/hosts.yaml`` names a model of the
-    catalog (:mod:`core.hardware`): the ``modelName`` of ``show version`` (what NAPALM's
-    ``get_facts()["model"]`` reports), with an airflow suffix (``DCS-7060DX5-32-F``); the base
-    models are compared. The unit is checked only when the inventory names one
-    (``intent/devices.yaml`` ``serial`` and ``base_mac``): a switch replaced after a failure
-    whose new unit intent does not name yet is refused, so a config meant for one box never
-    lands on another by mistake. ``show version`` is read through NAPALM's ``cli`` as JSON:
-    ``get_facts`` would also fetch ``show interfaces``, tens to hundreds of kilobytes per
-    switch, for the same fields.
+    The model is checked only when ``generated/inventory/hosts.yaml`` names a model of ``models``
+    (the catalog with the repository's own models, :meth:`core.generated.Snapshot.catalog`): the
+    ``modelName`` of ``show version`` (what NAPALM's ``get_facts()["model"]`` reports), with an
+    airflow suffix (``DCS-7060DX5-32-F``); the base models are compared. The unit is checked only
+    when the inventory names one (``intent/devices.yaml`` ``serial`` and ``base_mac``): a switch
+    replaced after a failure whose new unit intent does not name yet is refused, so a config
+    meant for one box never lands on another by mistake. ``show version`` is read through
+    NAPALM's ``cli`` as JSON: ``get_facts`` would also fetch ``show interfaces``, tens to
+    hundreds of kilobytes per switch, for the same fields.
     """
-    from core.hardware import match_model, same_model
-
     expected = str(task.host.data.get("model") or "")
     serial = str(task.host.data.get("serial") or "")
-    if match_model(expected) is None and not serial:
+    wanted = models.match(expected)
+    if wanted is None and not serial:
         return None
     version = driver.cli(["show version"], encoding="json")["show version"]
     live = str(version.get("modelName") or "")
-    if match_model(expected) is not None and not same_model(live, expected):
+    found = models.match(live)
+    if wanted is not None and (found is None or found.id != wanted.id):
         return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
     return wrong_unit(task.host.name, version, serial, str(task.host.data.get("base_mac") or ""))
 
@@ -172,13 +174,13 @@ def wrong_unit(device: str, version: dict[str, Any], serial: str, base_mac: str)
     )
 
 
-def read_task(task: Task, key: bytes, progress: ProgressCallback | None = None) -> Result:
+def read_task(task: Task, key: bytes, models: Catalog, progress: ProgressCallback | None = None) -> Result:
     """Read the running config (a getter only: nothing is loaded); a switch of another model
     than ``generated/`` names is refused (:func:`wrong_model`) before anything is read."""
     name = task.host.name
     try:
         driver = _connect(task)
-        mismatch = wrong_model(task, driver)
+        mismatch = wrong_model(task, driver, models)
         if mismatch is not None:
             survey = Survey(name, Status.REFUSED, error=mismatch)
         else:
@@ -191,7 +193,9 @@ def read_task(task: Task, key: bytes, progress: ProgressCallback | None = None) 
     return _result(task, survey)
 
 
-def survey_task(task: Task, configs: Mapping[str, str], key: bytes, progress: ProgressCallback | None = None) -> Result:
+def survey_task(
+    task: Task, configs: Mapping[str, str], key: bytes, models: Catalog, progress: ProgressCallback | None = None
+) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
     A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).
@@ -200,7 +204,7 @@ def survey_task(task: Task, configs: Mapping[str, str], key: bytes, progress: Pr
     survey: Survey
     try:
         driver = _connect(task)
-        mismatch = wrong_model(task, driver)
+        mismatch = wrong_model(task, driver, models)
     except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -41,13 +42,20 @@ def handle_control(lab: Lab, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def join_devices(lab: Lab, request: dict[str, Any]) -> dict[str, Any]:
-    """``join``: add the devices of ``request["devices"]`` (DeviceSpec fields) that the lab lacks,
-    with the cables of ``request["links"]`` that reach them; answer their endpoints."""
+    """``join``: add the devices of ``request["devices"]`` (DeviceSpec fields but the catalog)
+    that the lab lacks, with the cables of ``request["links"]`` that reach them; answer their
+    endpoints. The catalog is the one of ``generated/`` in ``request["root"]`` at
+    ``request["ref"]`` (with the repository's own models), as ``lab up`` reads it."""
+    from core.generated import open_snapshot
     from lab.emulator import DeviceSpec
     from lab.topology import Link
 
+    catalog = open_snapshot(Path(request["root"]), request.get("ref")).catalog() if request.get("root") else None
     specs = [
-        DeviceSpec(**{**item, "linecards": tuple((int(slot), str(card)) for slot, card in item.get("linecards", ()))})
+        DeviceSpec(
+            **{**item, "linecards": tuple((int(slot), str(card)) for slot, card in item.get("linecards", ()))},
+            catalog=catalog,
+        )
         for item in request.get("devices") or []
     ]
     added = lab.join(specs, [Link(**item) for item in request.get("links") or []])

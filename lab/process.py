@@ -168,7 +168,7 @@ def join(
     their cables, and list them in ``lab.json``. The lab's devices are not touched: their
     configs, state, endpoints and the lab's credentials stay. ``info["joined"]``: the names added.
     """
-    from dataclasses import asdict
+    from dataclasses import asdict, fields
 
     from core.generated import open_snapshot
     from lab.fromgenerated import specs_from_snapshot
@@ -182,8 +182,13 @@ def join(
         models=models,
         eos_version=eos_version,
     )
-    new = [asdict(spec) for spec in specs if spec.name not in info["devices"]]
-    answer = ask(root, {"action": "join", "devices": new, "links": [asdict(link) for link in links]}) if new else {}
+    new = [
+        {f.name: getattr(spec, f.name) for f in fields(spec) if f.name != "catalog"}
+        for spec in specs
+        if spec.name not in info["devices"]
+    ]
+    request = {"action": "join", "root": str(root), "ref": ref, "devices": new, "links": [asdict(c) for c in links]}
+    answer = ask(root, request) if new else {}
     info = {**info, "devices": {**info["devices"], **answer.get("endpoints", {})}, "ref": snapshot.ref}
     write_json_atomic(info_path(root), info)
     os.chmod(info_path(root), 0o600)
