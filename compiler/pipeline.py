@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiler.artifacts import nornir_inventory, structured_configs
+from compiler.artifacts.provenance import provenance_files
 from compiler.artifacts.site import site_artifacts
 from compiler.artifacts.structured import structured_documents
 from compiler.checks import Finding, run_checks
@@ -67,6 +68,7 @@ def compile_intent(intent_dir: Path) -> CompileResult:
         files.update(structured_configs(documents))
         files.update(nornir_inventory(intent, fabric))
         files.update(site_artifacts(intent, fabric))
+        files.update(provenance_files(fabric.devices, fabric.facts.provenance))
         encoded = with_manifest(files, intent.digest)
     return CompileResult(intent, fabric, findings, encoded, timings)
 
