@@ -49,7 +49,6 @@ ACCESS_SECTIONS = frozenset({"access_lists", "management_api", "management_ssh",
 #: The design keys behind a port that carries a fabric's or a rack's traffic up.
 UPLINK_KEYS = frozenset({"uplink_ports", "spines", "uplinks", "switch_uplink_port", "upstream_port", "downlinks"})
 SPINE_ROLES = frozenset({"spine", "super-spine"})
-UNTRACED = "(not traced to one intent element)"
 
 
 @dataclass(frozen=True)
@@ -125,6 +124,8 @@ class _Side:
     vlans: dict[str, Any]
     ports: dict[str, Any]
     devices: dict[str, Any]
+    #: The intent files that differ between the refs (named by a change no element explains).
+    edited: list[str] = field(default_factory=list)
 
     @classmethod
     def read(cls, snapshot: Snapshot, data: Mapping[str, dict[str, Any]], devices: Iterable[str]) -> _Side:
@@ -234,6 +235,10 @@ def causes(
         # A line no element explains follows the one element that changed this device.
         target = next(iter(traced)) if len(traced) == 1 else None
         groups[target].extend(untraced)
+    edited = [
+        name for name in sorted(set(base.intent) | set(head.intent)) if base.intent.get(name) != head.intent.get(name)
+    ]
+    before.edited = after.edited = edited
     found = [_cause(source, touches, before, after) for source, touches in groups.items() if touches]
     found += [_switches(status, touches, before, after) for status, touches in sorted(switches.items())]
     return sorted(_merge_moves(found, before, after), key=_order)
@@ -283,18 +288,8 @@ def _radius(cause: Cause, before: _Side, after: _Side) -> None:
     servers: set[str] = set()
     risks: list[str] = []
     for touch in cause.touches:
+        risks += _line_risks(cause, touch)
         name = _interface(touch)
-        sections = {touch.path.split("/", 1)[0]} | {_field(d) for d in touch.details}
-        if sections & QOS_FIELDS:
-            risks.append("QoS/PFC policy")
-        if sections & ROUTING_SECTIONS:
-            risks.append("routing")
-        if sections & ACCESS_SECTIONS:
-            risks.append("management access")
-        if "mlag" in sections:
-            risks.append("MLAG peer-link")
-        if any(d.startswith("shutdown: added") or d.startswith("shutdown: False -> True") for d in touch.details):
-            risks.append("port shut")
         if name is None:
             continue
         ports.add(f"{touch.device} {name}")
@@ -304,17 +299,43 @@ def _radius(cause: Cause, before: _Side, after: _Side) -> None:
                 servers.add(str(origin.path[0]))
             elif origin is not None and origin.path and origin.path[-1] in UPLINK_KEYS:
                 risks.append("uplink")
-            elif origin is not None and origin.path and origin.path[-1] == "peer_link_ports":
+            elif (origin is not None and origin.path[-1:] == ("peer_link_ports",)) or name == side.peer_link(
+                touch.device
+            ):
                 risks.append("MLAG peer-link")
-            if name == side.peer_link(touch.device):
-                risks.append("MLAG peer-link")
-    roles = {after.role(d) or before.role(d) for d in devices}
-    if roles & SPINE_ROLES:
+    if {after.role(d) or before.role(d) for d in devices} & SPINE_ROLES:
         risks.insert(0, "spine")
     if cause.kind == "switch" and cause.status == "removed":
         risks.append("switch removed")
     cause.devices, cause.ports, cause.servers = devices, sorted(ports), sorted(servers)
     cause.risks = list(dict.fromkeys(risks))
+
+
+_SHUT = ("shutdown: added", "shutdown: False -> True")
+
+
+def _line_risks(cause: Cause, touch: Touch) -> list[str]:
+    """What makes one changed item risky, whatever port it is on."""
+    sections = {touch.path.split("/", 1)[0]} | {_field(d) for d in touch.details}
+    risks = []
+    # A port that starts or stops serving gains or loses its QoS lines: no policy change.
+    if "qos" in sections or any(_field(d) in QOS_FIELDS and " -> " in d for d in touch.details):
+        risks.append("QoS/PFC policy")
+    # A new network advertised beside a new subnet is expected; anything removed or changed is not.
+    if sections & ROUTING_SECTIONS and touch.status != "added" and not _only_additions(touch):
+        risks.append("routing")
+    if sections & ACCESS_SECTIONS:
+        risks.append("management access")
+    if "mlag" in sections:
+        risks.append("MLAG peer-link")
+    # A server's moved or retired ports are shut by design; any other shut stops traffic.
+    if cause.kind != "server" and any(d.startswith(_SHUT) for d in touch.details):
+        risks.append("port shut")
+    return risks
+
+
+def _only_additions(touch: Touch) -> bool:
+    return bool(touch.details) and all(": added " in detail for detail in touch.details)
 
 
 # ------------------------------------------------------------------------ titles
@@ -324,7 +345,8 @@ def _title(source: Source | None, cause: Cause, before: _Side, after: _Side) -> 
     """The status of a cause's element between the refs, and its title."""
     where = _where(cause)
     if source is None:
-        return "changed", f"other lines not traced to one intent element, on {where}"
+        files = ", ".join(before.edited) or "no intent file"
+        return "changed", f"other lines ({files} edited) on {where}"
     path = source.path
     if source.file == "vlans.yaml" and len(path) == 2:
         key = str(path[1])
@@ -393,7 +415,7 @@ def _port_edit(old: Any, new: Any) -> tuple[str, str]:
 def _server_title(name: str, cause: Cause, before: _Side, after: _Side) -> tuple[str, str]:
     old, new = before.servers.get(name), after.servers.get(name)
     where = _where(cause)
-    if old is None and new is not None:
+    if old is None:
         return "added", f"server {name} added on {where}"
     if new is None:
         return "removed", f"server {name} removed from {where}"
@@ -451,8 +473,9 @@ def pair_names(devices: Iterable[str]) -> list[str]:
 _NUMBERED = re.compile(r"^(?P<stem>[A-Za-z-]+)(?P<head>(?:\d+/)*)(?P<last>\d+)$")
 
 
-def compact_ports(names: Iterable[str], limit: int = 8) -> str:
-    """Interface names with their common stem once and runs collapsed (``Ethernet3-6, 9``)."""
+def compact_ports(names: Iterable[str], limit: int = 6) -> str:
+    """Interface names with their common stem once and runs collapsed (``Ethernet3-6, 9``); past
+    ``limit`` runs, the count and the first and last (``9 ports Ethernet1/1 .. 3/1``)."""
     parsed = []
     rest = []
     for name in names:
@@ -476,8 +499,9 @@ def compact_ports(names: Iterable[str], limit: int = 8) -> str:
         stem_seen.add(stem)
         i += 1
     parts += sorted(rest)
-    shown = parts[:limit]
-    return ", ".join(shown) + (f" (+{len(parts) - limit} more)" if len(parts) > limit else "")
+    if len(parts) <= limit:
+        return ", ".join(parts)
+    return f"{len(parsed) + len(rest)} ports {parts[0]} .. {parts[-1]}"
 
 
 def _where(cause: Cause) -> str:

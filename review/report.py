@@ -23,8 +23,10 @@ MAX_LISTED_CAUSES = 12
 MAX_TOUCHES = 20
 #: Past this many changed devices, the per-device table is folded.
 MAX_DEVICE_ROWS = 12
-#: The folded config diffs stop here: a GitHub comment holds 65,536 characters.
-MAX_DIFF_CHARS = 40_000
+#: The comment stops adding folded detail here: a GitHub comment holds 65,536 characters.
+MAX_COMMENT_CHARS = 60_000
+#: The folded config lines by intent change stop here.
+MAX_CAUSE_LINES_CHARS = 15_000
 RISK_MARK = "\u26a0\ufe0f"
 
 
@@ -185,7 +187,7 @@ def as_markdown(review: Review, findings: list[dict[str, Any]], topology: Topolo
         out.append(f"**`generated/{table.path}`**: +{len(table.added)} -{len(table.removed)} rows")
         rows = [f"+ {r}" for r in table.added[:MAX_LISTED_ROWS]] + [f"- {r}" for r in table.removed[:MAX_LISTED_ROWS]]
         out += ["```diff", *rows, "```", ""]
-    budget = MAX_DIFF_CHARS
+    budget = MAX_COMMENT_CHARS - sum(len(line) + 1 for line in out)
     for index, device in enumerate(review.devices):
         block = [
             f"<details><summary><code>{device.device}</code> config diff</summary>",
@@ -227,7 +229,13 @@ def _causes_markdown(causes: list[Cause]) -> list[str]:
         out += [bullet(cause) for cause in causes]
         out += ["", "</details>"]
     out += ["", "<details><summary>Config lines by intent change</summary>", ""]
-    for cause in causes:
-        out += [f"**{cause.title}**", "", *(f"- `{line}`" for line in _cause_lines(cause)), ""]
+    budget = MAX_CAUSE_LINES_CHARS
+    for index, cause in enumerate(causes):
+        block = [f"**{cause.title}**", "", *(f"- `{line}`" for line in _cause_lines(cause)), ""]
+        budget -= sum(len(line) + 1 for line in block)
+        if budget < 0:
+            out += [f"_{len(causes) - index} more: `fabricops diff --base ...` prints every line._", ""]
+            break
+        out += block
     out += ["</details>", ""]
     return out
