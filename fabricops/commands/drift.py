@@ -210,3 +210,38 @@ def health_cmd(root: Path, ref: str | None, devices: tuple[str, ...], lab: bool,
     if report.findings:
         devices_over = sorted({f.device for f in report.findings})
         raise DifferencesFound(f"thresholds exceeded on {len(devices_over)} device(s): {', '.join(devices_over)}")
+
+
+@click.command("adopt")
+@root_option
+@click.argument("device")
+@click.option("--ref", default=None, help="Git ref of the intended generated/ (default: HEAD).")
+@lab_option
+@click.option("--write", is_flag=True, help="Write the edits into intent/ (default: print them as a patch).")
+@click.option(
+    "--reason",
+    default=None,
+    help="Why a port the device shut is shut, when its description does not say (default: 'shut on the switch').",
+)
+def adopt_cmd(root: Path, device: str, ref: str | None, lab: bool, write: bool, reason: str | None) -> None:
+    """Keep a device's drift: the intent edits that make the compile print what it runs.
+
+    Audits DEVICE as drift does; each changed line the schema can say (description, shutdown,
+    an access VLAN, speed, FEC, LLDP, storm-control, a static route, an NTP server, a syslog
+    host) becomes an edit of intent/ports.yaml, vlans.yaml or devices.yaml, comments and order
+    kept. Without --write the edits are printed as a patch of intent/. What the schema cannot
+    say is printed as extra_config lines; a secret is never adopted. Then: fabricops compile,
+    commit, review, merge, deploy (which records the device). Exit 0, 1 on error.
+
+    \b
+    Examples:
+      fabricops adopt rack03-leaf-a --lab            # the patch
+      fabricops adopt rack03-leaf-a --lab --write    # into intent/, then: fabricops compile
+    """
+    from drift.adopt import adopt_device
+    from drift.adopt import write as write_files
+
+    adopted = adopt_device(root, device, lab=lab, ref=ref, reason=reason)
+    if write and adopted.files:
+        write_files(root, adopted)
+    click.echo(adopted.text(written=write), nl=False)

@@ -21,8 +21,11 @@ from core.errors import DifferencesFound
 @click.option("--head", "head_ref", default=None, help="Ref to review (default: generated/ in the work tree).")
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
 def diff_cmd(root: Path, base_ref: str, head_ref: str | None, fmt: str) -> None:
-    """Explain what generated/ changes against BASE: the intent changes and the config lines each
-    caused, blast radius and risks, checks, the full diff.
+    """Explain what generated/ changes against BASE: each intent change and its lines, blast radius, risks.
+
+    The config lines are grouped by the intent edit that caused them (a VLAN, a port, a switch's
+    setting, a server added, moved or retired), with the devices, ports and servers each touches
+    and what makes it risky; then the checks and the full diff, folded per device.
 
     The comparison starts at the merge-base of BASE and the head (HEAD for the work tree), as a
     pull request is reviewed: what main gained since the branch left it is not the change.
