@@ -7,18 +7,9 @@ with ruamel's round-trip loader, so comments, order and style stay as people wro
 the schema cannot say (a breakout lane's ``speed 100g-2``, a trunk, an unknown VLAN) maps to no
 edit: it is left to ``extra_config``, the escape hatch.
 
-:func:`intent_field` answers without the intent at hand (for a report: where would this line
-go?); :func:`plan_adoption` decides with it (which VLAN has id 300, which server NIC the port
-serves, what the description is without its shutdown reason).
-
-Examples:
-    >>> from core.configtree import Change
-    >>> intent_field("leaf1", Change(("interface Ethernet5",), "changed", "description X", "description Y"))
-    'ports.yaml: ports.leaf1.Ethernet5.description'
-    >>> intent_field("leaf1", Change((), "added", "ip route vrf MGMT 10.9.0.0/16 10.0.0.1"))
-    'devices.yaml: devices.leaf1.static_routes'
-    >>> intent_field("leaf1", Change(("interface Ethernet5",), "added", "switchport trunk allowed vlan 10")) is None
-    True
+:func:`plan_adoption` decides with the intent at hand (which VLAN has id 300, which server NIC
+a port serves, what the description is without its shutdown reason); the line patterns, and
+where a line belongs without the intent, are :mod:`core.intentkeys`'.
 """
 
 from __future__ import annotations
@@ -33,45 +24,26 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from compiler.sources import Source, yaml_path
 from core.configtree import Change
+from core.intentkeys import ACCESS, FEC, NTP, PORT, ROUTE, SPEED, STORM, SYSLOG
 
 if TYPE_CHECKING:
     from compiler.intent import Intent
+    from core.generated import Snapshot
 
 __all__ = [
     "AdoptContext",
     "Adoption",
     "IntentEdit",
     "apply_edits",
-    "intent_field",
+    "context_for",
     "plan_adoption",
 ]
 
 Op = Literal["set", "delete", "append", "remove"]
 DEFAULT_REASON = "shut on the switch"
 
-_PORT = re.compile(r"^interface ((?:Ethernet|Port-Channel)\S+)$")
-_SPEED = re.compile(r"^speed (\d+g)$")
-_FEC = re.compile(r"^error-correction encoding (reed-solomon|fire-code)$")
-_STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level (\d+(?:\.\d+)?)$")
-_ACCESS = re.compile(r"^switchport access vlan (\d+)$")
-_ROUTE = re.compile(r"^ip route (?:vrf (?P<vrf>\S+) )?(?P<prefix>\d+\.\d+\.\d+\.\d+/\d+) (?P<hop>\d+\.\d+\.\d+\.\d+)$")
-_NTP = re.compile(r"^ntp server (?:vrf (?P<vrf>\S+) )?(?P<addr>\d+\.\d+\.\d+\.\d+)(?P<rest>(?: prefer)?(?: iburst)?)$")
-_SYSLOG = re.compile(r"^logging (?:vrf (?P<vrf>\S+) )?host (?P<addr>\d+\.\d+\.\d+\.\d+)$")
-_DEVICE_LINES = ((_ROUTE, "static_routes"), (_NTP, "ntp"), (_SYSLOG, "syslog"))
 _STORM_KEYS = {"broadcast": "broadcast", "multicast": "multicast", "unknown-unicast": "unknown_unicast"}
 _SPEEDS = frozenset({"1g", "10g", "25g", "40g", "50g", "100g", "200g", "400g", "800g"})
-
-#: A port line's prefix -> the ``ports.yaml`` key that says it.
-_PORT_KEYS = (
-    ("description", "description"),
-    ("shutdown", "shutdown"),
-    ("no shutdown", "shutdown"),
-    ("speed", "speed"),
-    ("error-correction encoding", "fec"),
-    ("no error-correction encoding", "fec"),
-    ("no lldp", "lldp"),
-    ("storm-control", "storm_control"),
-)
 
 
 @dataclass(frozen=True)
@@ -103,24 +75,6 @@ class IntentEdit:
         if self.op == "delete":
             return f"{where}: remove"
         return f"{where}: {'add' if self.op == 'append' else 'drop'} {self.value!r}"
-
-
-def intent_field(device: str, change: Change) -> str | None:
-    """Where in intent a changed line belongs (``file: yaml.path``), or None when the schema
-    cannot say it (then it is ``extra_config``)."""
-    if change.kind not in ("added", "removed", "changed"):
-        return None
-    line = change.line
-    if not change.path:
-        key = next((key for pattern, key in _DEVICE_LINES if pattern.match(line)), None)
-        return f"devices.yaml: devices.{device}.{key}" if key else None
-    match = _PORT.match(change.path[0]) if len(change.path) == 1 else None
-    if match is None or (line.startswith("speed ") and not _SPEED.match(line)):
-        return None  # a breakout lane's speed: the cage's breakout says it
-    if access := _ACCESS.match(line):
-        return f"vlans.yaml: vlans.<VLAN {access[1]}>.access"
-    key = next((key for prefix, key in _PORT_KEYS if line == prefix or line.startswith(prefix + " ")), None)
-    return f"ports.yaml: ports.{device}.{match.group(1)}.{key}" if key else None
 
 
 # ------------------------------------------------------------------------------- planning
@@ -160,6 +114,29 @@ class Adoption:
     raw: list[Change] = field(default_factory=list)
 
 
+def context_for(root: Path, snapshot: Snapshot, device: str) -> AdoptContext:
+    """The intent under ``root`` as it loads now, and each port of ``device`` as ``snapshot`` (the
+    audited ``generated/``) has it, with the server NIC cabled to it."""
+    from compiler.intent import load_intent
+
+    intent = load_intent(root / "intent")
+    path = f"structured/{device}.yaml"
+    config = ((snapshot.read_yaml(path) if snapshot.exists(path) else None) or {}).get("config", {})
+    cables = {(r.a_device, r.a_port): (r.b_device, r.b_port) for r in snapshot.cables()}
+    cables |= {(r.b_device, r.b_port): (r.a_device, r.a_port) for r in snapshot.cables()}
+    servers = {server.name for server in intent.servers}
+    ports = {}
+    for iface in config.get("interfaces", []):
+        name = str(iface["name"])
+        peer, nic = cables.get((device, name), (None, None))
+        served = peer in servers
+        ports[name] = PortNow(
+            iface.get("description"), bool(iface.get("shutdown")), peer if served else None, nic if served else None
+        )
+    vrf = next((s.get("vrf") for s in config.get("ntp_servers", []) if s.get("vrf")), None)
+    return AdoptContext(intent, ports, vrf)
+
+
 def plan_adoption(
     device: str, changes: Sequence[Change], context: AdoptContext, reason: str = DEFAULT_REASON
 ) -> Adoption:
@@ -173,7 +150,7 @@ def plan_adoption(
     by_port: dict[str, list[Change]] = {}
     device_wide: list[IntentEdit] = []
     for change in changes:
-        match = _PORT.match(change.path[0]) if len(change.path) == 1 else None
+        match = PORT.match(change.path[0]) if len(change.path) == 1 else None
         edit = _device_edit(device, change, context) if not change.path and change.kind != "changed" else None
         if match is not None and change.kind in ("added", "removed", "changed"):
             by_port.setdefault(match.group(1), []).append(change)
@@ -191,7 +168,7 @@ def plan_adoption(
 
 def _device_edit(device: str, change: Change, context: AdoptContext) -> IntentEdit | None:
     settings = context.intent.devices.get(device)
-    route, ntp, syslog = _ROUTE.match(change.line), _NTP.match(change.line), _SYSLOG.match(change.line)
+    route, ntp, syslog = ROUTE.match(change.line), NTP.match(change.line), SYSLOG.match(change.line)
     base: tuple[str | int, ...] = ("devices", device)
     if route is not None:
         item = {"prefix": route["prefix"], "next_hop": route["hop"], **({"vrf": route["vrf"]} if route["vrf"] else {})}
@@ -315,7 +292,7 @@ def _port_line(
     """The edit for one port line other than description and shutdown (None: the schema cannot say it)."""
     line, gone = change.line, change.kind == "removed"
     where: tuple[str | int, ...] = ("ports", device, port)
-    if access := _ACCESS.match(line):
+    if access := ACCESS.match(line):
         return None if gone else _access_vlan(int(access[1]), context, now, (line,))
     found = _port_value(line, gone, entry)
     if found is None:
@@ -333,9 +310,9 @@ _UNSET: Any = object()
 def _port_value(line: str, gone: bool, entry: Any) -> tuple[str, Any] | None:
     """The ``ports.yaml`` key (dotted below a port) and value that print ``line`` (or, when
     ``gone``, that leave it out); None when no key says it."""
-    if (speed := _SPEED.match(line)) and speed[1] in _SPEEDS:
+    if (speed := SPEED.match(line)) and speed[1] in _SPEEDS:
         return "speed", _UNSET if gone else speed[1]
-    if (fec := _FEC.match(line)) or line == "no error-correction encoding":
+    if (fec := FEC.match(line)) or line == "no error-correction encoding":
         return "fec", _UNSET if gone else (fec[1] if fec else "disabled")
     if line in ("no lldp transmit", "no lldp receive"):
         lldp = {"transmit": True, "receive": True}
@@ -343,7 +320,7 @@ def _port_value(line: str, gone: bool, entry: Any) -> tuple[str, Any] | None:
             lldp = {"transmit": entry.lldp.transmit, "receive": entry.lldp.receive}
         lldp[line.removeprefix("no lldp ")] = gone
         return "lldp", lldp
-    if storm := _STORM.match(line):
+    if storm := STORM.match(line):
         level = float(storm[2])
         return f"storm_control.{_STORM_KEYS[storm[1]]}", None if gone else (int(level) if level.is_integer() else level)
     return None
@@ -482,3 +459,32 @@ def patch(files: Mapping[str, tuple[str, str]]) -> str:
             before.splitlines(keepends=True), after.splitlines(keepends=True), f"a/intent/{name}", f"b/intent/{name}"
         )
     return "".join(out)
+
+
+def describe(
+    device: str,
+    plan: Adoption,
+    files: Mapping[str, tuple[str, str]],
+    extra_config: str,
+    not_adoptable: Sequence[str],
+    written: bool,
+) -> str:
+    """What ``fabricops adopt`` prints: each edit with the lines it adopts, what stays raw, then
+    the patch (or the files written)."""
+    out = []
+    for edit in plan.edits:
+        out.append(f"  {edit}    # {'; '.join(edit.adopts)}")
+        if edit.note:
+            out.append(f"    note: {edit.note}")
+    if extra_config:
+        out.append("  not in the schema: add to intent/fabric.yaml extra_config:")
+        out += [f"    {line}" for line in extra_config.splitlines()]
+    out += [f"  not adoptable: {why}" for why in not_adoptable]
+    if not files:
+        out.append("no intent edit")
+    elif written:
+        wrote = ", ".join(f"intent/{name}" for name in sorted(files))
+        out.append(f"wrote {wrote}: run 'fabricops compile' and commit")
+    else:
+        out += ["", patch(files).rstrip("\n"), "", f"(fabricops adopt {device} --write applies it)"]
+    return "\n".join(out) + "\n"

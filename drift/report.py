@@ -48,11 +48,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from compiler.adoption import intent_field
 from core import mermaid
 from core.configtree import SECRET_MASK, Change, negate
 from core.errors import FabricopsError
 from core.generated import REPORTS_DIR, open_snapshot
+from core.intentkeys import intent_field
 from core.masking import MASKED, SECRET_RULES
 from core.platforms import get_rules
 from core.topology import Link, Topology, neighbourhood

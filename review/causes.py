@@ -35,10 +35,9 @@ from typing import Any
 
 import yaml
 
-from compiler.artifacts.provenance import read_provenance
-from compiler.facts.provenance import ORIGIN, Provenance
-from compiler.sources import Source
 from core.generated import Snapshot, provenance_path
+from core.provenance import ORIGIN, DeviceProvenance, read_provenance
+from core.provenance import Origin as Source
 
 __all__ = ["Cause", "Touch", "causes", "compact_ports", "pair_names"]
 
@@ -87,7 +86,7 @@ class Cause:
 # ------------------------------------------------------------------------ reading both refs
 
 
-def _provenance(snapshot: Snapshot, devices: Iterable[str]) -> dict[str, Provenance]:
+def _provenance(snapshot: Snapshot, devices: Iterable[str]) -> dict[str, DeviceProvenance]:
     found = {}
     for device in devices:
         path = provenance_path(device)
@@ -118,7 +117,7 @@ def _servers(snapshot: Snapshot) -> dict[str, dict[str, str]]:
 class _Side:
     """What one ref says: provenance of the changed devices, structured docs, intent files."""
 
-    provenance: dict[str, Provenance]
+    provenance: dict[str, DeviceProvenance]
     data: Mapping[str, dict[str, Any]]
     servers: dict[str, dict[str, str]]
     vlans: dict[str, Any]
@@ -140,15 +139,15 @@ class _Side:
 
     def interface(self, device: str, name: str) -> Mapping[str, Source]:
         found = self.provenance.get(device)
-        return found.of_interface(device, name) if found else {}
+        return found.of_interface(name) if found else {}
 
     def vlan(self, device: str, vid: int) -> Source | None:
         found = self.provenance.get(device)
-        return found.vlans.get(device, {}).get(vid) if found else None
+        return found.vlans.get(vid) if found else None
 
     def setting(self, device: str, section: str) -> Source | None:
         found = self.provenance.get(device)
-        sources = found.settings.get(device, {}).get(section, ()) if found else ()
+        sources = found.settings.get(section, ()) if found else ()
         return sources[0] if sources else None
 
     def role(self, device: str) -> str:

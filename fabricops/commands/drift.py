@@ -238,10 +238,22 @@ def adopt_cmd(root: Path, device: str, ref: str | None, lab: bool, write: bool, 
       fabricops adopt rack03-leaf-a --lab            # the patch
       fabricops adopt rack03-leaf-a --lab --write    # into intent/, then: fabricops compile
     """
-    from drift.adopt import adopt_device
-    from drift.adopt import write as write_files
+    from compiler.adoption import apply_edits, context_for, describe, plan_adoption
+    from core.generated import open_snapshot
+    from drift.audit import DRIFTED, DeviceResult, run_audit
+    from drift.report import adoption
 
-    adopted = adopt_device(root, device, lab=lab, ref=ref, reason=reason)
-    if write and adopted.files:
-        write_files(root, adopted)
-    click.echo(adopted.text(written=write), nl=False)
+    audit = run_audit(root, ref=ref, devices=[device], lab=lab)
+    result = next(r for r in audit.devices if r.device == device)
+    if result.status == "unreachable":
+        raise FabricopsError(f"{device} is unreachable ({result.error}): nothing to adopt")
+    changes = result.changes if result.status in DRIFTED else ()
+    context = context_for(root, open_snapshot(root, audit.commit), device)
+    plan = plan_adoption(device, changes, context, **({"reason": reason} if reason else {}))
+    files = apply_edits(root / "intent", plan.edits) if plan.edits else {}
+    if write:
+        for name, (_before, after) in files.items():
+            (root / "intent" / name).write_text(after)
+    raw = adoption(DeviceResult(device, result.status, tuple(plan.raw)), structured=False)
+    click.echo(f"{device}: {result.status}, {len(result.changes)} change(s) against its last deploy")
+    click.echo(describe(device, plan, files, raw.extra_config, raw.not_adoptable, write), nl=False)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.adoption import DEFAULT_REASON, apply_edits, intent_field, patch, plan_adoption
+from compiler.adoption import DEFAULT_REASON, apply_edits, context_for, patch, plan_adoption
 from compiler.pipeline import compile_intent
 from core.configtree import Change
 from core.generated import open_snapshot
-from drift.adopt import context_for
+from core.intentkeys import intent_field
 
 LEAF = "rack03-leaf-a"
 VLANS = """# VLANs of the example
