@@ -36,7 +36,7 @@ from typing import Any
 import yaml
 
 from core.generated import Snapshot, provenance_path
-from core.provenance import ORIGIN, DeviceProvenance, read_provenance
+from core.provenance import ORIGIN, DeviceProvenance, read_provenance, yaml_path
 from core.provenance import Origin as Source
 
 __all__ = ["Cause", "Touch", "causes", "compact_ports", "pair_names"]
@@ -123,7 +123,7 @@ class _Side:
     vlans: dict[str, Any]
     ports: dict[str, Any]
     devices: dict[str, Any]
-    #: The intent files that differ between the refs (named by a change no element explains).
+    #: What changed in the design files between the refs (names a change no element explains).
     edited: list[str] = field(default_factory=list)
 
     @classmethod
@@ -234,10 +234,7 @@ def causes(
         # A line no element explains follows the one element that changed this device.
         target = next(iter(traced)) if len(traced) == 1 else None
         groups[target].extend(untraced)
-    edited = [
-        name for name in sorted(set(base.intent) | set(head.intent)) if base.intent.get(name) != head.intent.get(name)
-    ]
-    before.edited = after.edited = edited
+    before.edited = after.edited = design_edits(base.intent, head.intent)
     found = [_cause(source, touches, before, after) for source, touches in groups.items() if touches]
     found += [_switches(status, touches, before, after) for status, touches in sorted(switches.items())]
     return sorted(_merge_moves(found, before, after), key=_order)
@@ -344,8 +341,8 @@ def _title(source: Source | None, cause: Cause, before: _Side, after: _Side) -> 
     """The status of a cause's element between the refs, and its title."""
     where = _where(cause)
     if source is None:
-        files = ", ".join(before.edited) or "no intent file"
-        return "changed", f"other lines ({files} edited) on {where}"
+        shown = "; ".join(before.edited[:3]) + (" ..." if len(before.edited) > 3 else "")
+        return "changed", f"design: {shown or 'no intent file edited'}, on {where}"
     path = source.path
     if source.file == "vlans.yaml" and len(path) == 2:
         key = str(path[1])
@@ -455,6 +452,40 @@ def _merge_moves(found: list[Cause], before: _Side, after: _Side) -> list[Cause]
     return [c for c in out if c.element not in merged or c.status == "moved"]
 
 
+#: Intent files whose elements the provenance names (an edit of them is titled by its element).
+_ELEMENT_FILES = frozenset({"vlans.yaml", "ports.yaml", "devices.yaml", "servers.csv"})
+
+
+def design_edits(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[str]:
+    """Each value that differs between two versions of the design files, as ``file: path: a -> b``.
+
+    Example:
+        >>> design_edits({"fabric.yaml": b"mtu: {host: 9000}"}, {"fabric.yaml": b"mtu: {host: 1500}"})
+        ['fabric.yaml: mtu.host 9000 -> 1500']
+        >>> design_edits({"racks.yaml": b"racks: [{id: 1}]"}, {"racks.yaml": b"racks: [{id: 1}, {id: 2}]"})
+        ['racks.yaml: racks[1] added {id: 2}']
+    """
+    from deepdiff import DeepDiff
+
+    out = []
+    for name in sorted((set(before) | set(after)) - _ELEMENT_FILES):
+        if before.get(name) == after.get(name):
+            continue
+        try:
+            old, new = (yaml.safe_load((side.get(name) or b"").decode("utf-8-sig")) for side in (before, after))
+        except (yaml.YAMLError, UnicodeDecodeError):
+            out.append(f"{name} edited")
+            continue
+        diff = DeepDiff(old, new, view="tree", threshold_to_diff_deeper=0)
+        for items in diff.values():
+            for item in items:
+                path = yaml_path(tuple(item.path(output_format="list")))
+                was, now = (None if type(v).__name__ == "NotPresent" else v for v in (item.t1, item.t2))
+                change = f"{_value(was)} -> {_value(now)}" if was is not None and now is not None else None
+                out.append(f"{name}: {path} {change or ('added ' + _value(now) if was is None else 'removed')}")
+    return sorted(out)
+
+
 # ------------------------------------------------------------------------ naming places
 
 
@@ -513,10 +544,23 @@ def _where(cause: Cause) -> str:
     by_ports: dict[str, list[str]] = defaultdict(list)
     for device, names in by_device.items():
         by_ports[compact_ports(names)].append(device)
-    parts = [f"{', '.join(pair_names(ds))} {p}" for p, ds in sorted(by_ports.items(), key=lambda i: sorted(i[1]))]
+    parts = [f"{_names(ds)} {p}" for p, ds in sorted(by_ports.items(), key=lambda i: sorted(i[1]))]
     if devices:
-        parts.append(", ".join(pair_names(devices)))
+        parts.append(_names(devices))
     return "; ".join(parts) if len(parts) <= 4 else f"{'; '.join(parts[:4])} (+{len(parts) - 4} more)"
+
+
+def _names(devices: Iterable[str], limit: int = 4) -> str:
+    """Devices by name, pairs once, the first few when there are many.
+
+    Example:
+        >>> _names([f"rack{r:02d}-leaf-{s}" for r in range(1, 13) for s in "ab"])
+        '24 switches: rack01-leaf-a/b, rack02-leaf-a/b, rack03-leaf-a/b, rack04-leaf-a/b, ...'
+    """
+    names, count = pair_names(devices), len(set(devices))
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{_count(count, 'switch')}: {', '.join(names[:limit])}, ..."
 
 
 def _count(count: int, noun: str) -> str:

@@ -27,6 +27,8 @@ MAX_DEVICE_ROWS = 12
 MAX_COMMENT_CHARS = 60_000
 #: The folded config lines by intent change stop here.
 MAX_CAUSE_LINES_CHARS = 15_000
+#: What the blast radius always says yes or no to.
+WATCHED = ("QoS/PFC policy", "MLAG peer-link", "uplink")
 RISK_MARK = "\u26a0\ufe0f"
 
 
@@ -54,6 +56,7 @@ def _blast_lines(review: Review) -> list[str]:
         f"ports: {blast.ports}",
         f"servers: {len(blast.servers)}" + (f" ({_listed(blast.servers)})" if blast.servers else ""),
         "spines: " + (", ".join(blast.spines) or "none"),
+        *(f"{what}: {'touched' if what in blast.risks else 'untouched'}" for what in WATCHED),
         "risks: " + (", ".join(blast.risks) or "none"),
         f"redundancy groups: {', '.join(blast.redundancy_groups) or 'none'}",
         "both members of an MLAG pair: " + (", ".join(blast.both_members) or "no"),
