@@ -11,8 +11,9 @@ a reviewer says it ("VLAN 300 inference added on rack05-leaf-a/b Ethernet3-6"), 
 files at both refs: a server row renamed with its asset tag is a move, ``status:
 decommissioned`` a decommission, a ``shutdown`` its reason.
 
-A line no element explains (a BGP network beside a new VLAN's SVI) follows the one element that
-changed the same device; with several, it stays in a group of its own, named as such.
+A line no element explains (the OSPF network beside a new VLAN's SVI) follows the one element
+that changed the same device when the design files did not change; else it is grouped under
+the design values that changed (``fabric.yaml: fabrics.compute.pair_vlans.3 added [tenant-a]``).
 
 Example:
     >>> compact_ports(["Ethernet3", "Ethernet4", "Ethernet5", "Ethernet6", "Ethernet9"])
@@ -216,6 +217,7 @@ def causes(
     :class:`review.diff.DeviceChange`), titled, with their blast radius and risks."""
     names = [d.device for d in devices]
     before, after = _Side.read(base, old_data, names), _Side.read(head, new_data, names)
+    before.edited = after.edited = design_edits(base.intent, head.intent)
     groups: dict[Source | None, list[Touch]] = defaultdict(list)
     switches: dict[str, list[Touch]] = defaultdict(list)
     for device in devices:
@@ -231,10 +233,10 @@ def causes(
                 else:
                     traced.add(element(source))
                     groups[element(source)].append(touch)
-        # A line no element explains follows the one element that changed this device.
-        target = next(iter(traced)) if len(traced) == 1 else None
+        # A line no element explains follows the one element that changed this device, unless
+        # the design changed too (then the design explains it).
+        target = next(iter(traced)) if len(traced) == 1 and not before.edited else None
         groups[target].extend(untraced)
-    before.edited = after.edited = design_edits(base.intent, head.intent)
     found = [_cause(source, touches, before, after) for source, touches in groups.items() if touches]
     found += [_switches(status, touches, before, after) for status, touches in sorted(switches.items())]
     return sorted(_merge_moves(found, before, after), key=_order)
