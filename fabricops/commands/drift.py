@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -251,9 +252,12 @@ def adopt_cmd(root: Path, device: str, ref: str | None, lab: bool, write: bool, 
     context = context_for(root, open_snapshot(root, audit.commit), device)
     plan = plan_adoption(device, changes, context, **({"reason": reason} if reason else {}))
     files = apply_edits(root / "intent", plan.edits) if plan.edits else {}
-    if write:
+    if write:  # each file whole, replaced in one step: an editor or a reader never sees half of it
         for name, (_before, after) in files.items():
-            (root / "intent" / name).write_text(after)
+            target = root / "intent" / name
+            staged = target.with_name(f".{name}.adopt")
+            staged.write_text(after)
+            os.replace(staged, target)
     raw = adoption(DeviceResult(device, result.status, tuple(plan.raw)), structured=False)
     click.echo(f"{device}: {result.status}, {len(result.changes)} change(s) against its last deploy")
     click.echo(describe(device, plan, files, raw.extra_config, raw.not_adoptable, write), nl=False)
