@@ -96,8 +96,8 @@ GROUPS = {"intent_16x": "16x", "fabric_16x": "16x", "compile_16x": "16x"}
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """One xdist group per test file, or the group of a costly fixture; e2e groups first, then
-    the groups with most tests (as pytest-xdist orders files by default).
+    """One xdist group per test file, or the group of a costly fixture; tests/e2e/ first, then the
+    other e2e groups, then the groups with most tests (as pytest-xdist orders files by default).
 
     Tryfirst: before pytest-xdist reads the groups. The order is the same on every worker.
     """
@@ -108,8 +108,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(shared[0] if shared else item.path.as_posix()))
         groups[item] = str(item.get_closest_marker("xdist_group").args[0])  # type: ignore[union-attr]
     size = collections.Counter(groups.values())
-    e2e = {groups[i] for i in items if i.get_closest_marker("e2e") or E2E in i.path.parents}
-    items.sort(key=lambda item: (groups[item] not in e2e, -size[groups[item]]))
+    loops = {groups[i] for i in items if E2E in i.path.parents}  # the longest: whole chains over the CLI
+    e2e = loops | {groups[i] for i in items if i.get_closest_marker("e2e")}
+    items.sort(key=lambda item: (groups[item] not in loops, groups[item] not in e2e, -size[groups[item]]))
 
 
 @pytest.fixture

@@ -220,14 +220,21 @@ def device_rules(
 def expected_counters(
     intent: Intent, fabric: ResolvedFabric, ends: dict[str, list[tuple[str, Cable, str]]]
 ) -> dict[str, Any]:
-    """Per switch and cabled port: peer, speed, and the counter limits the alerts use."""
+    """Per switch and cabled port: peer, speed, and the counter limits the alerts use.
+
+    A port shut on purpose (``ports.yaml`` ``shutdown``, a decommissioned server's port) is
+    expected down, with its description as the reason: ``health`` reports it, not as a failure.
+    """
     t = intent.fabric.thresholds
     out: dict[str, Any] = {}
     for name, device in fabric.devices.items():
         roce = _is_roce(intent, device)
+        shut = {iface.name: iface.description or "shutdown" for iface in device.config.interfaces if iface.shutdown}
         ports: dict[str, Any] = {}
         for port, link, far in sorted(ends.get(name, []), key=lambda e: (len(e[0]), e[0])):
             expect: dict[str, Any] = {"oper_status": "UP", "in_crc_errors_max": t.crc_errors}
+            if port in shut:
+                expect = {"oper_status": "DOWN", "shutdown": shut[port], "in_crc_errors_max": t.crc_errors}
             if roce and link.kind in ROCE_KINDS:
                 expect["pfc_pause_frames_per_min_max"] = t.pfc_pause_frames_per_min
                 expect["ecn_marks_per_min_max"] = t.ecn_marks_per_min
