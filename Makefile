@@ -35,11 +35,11 @@ demo: $(STAMP)
 
 # Two tiers (tests/conftest.py): `make test` before every commit, `make test-e2e` for the GitOps
 # loop and the long lab runs; `make test-all` runs both in one session (CI: one lab and one compile
-# per worker, not two). Test files run in parallel, one pytest-xdist worker per core, grouped by
-# file or costly fixture, e2e first (PYTEST_WORKERS=0: in this process); PYTEST_ARGS passes
+# per worker, not two). Test files run in parallel, one pytest-xdist worker per core, e2e files
+# first (PYTEST_WORKERS=0: in this process); PYTEST_ARGS passes
 # options, e.g. --durations=30. Tests marked `bench` (bench-sized) run in `make bench` only.
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: $(STAMP)
 	$(PYTEST) -m "not e2e and not bench" $(PYTEST_ARGS)

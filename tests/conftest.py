@@ -55,17 +55,17 @@ reads ``example_compile.files`` rather than compiling again.
 
 The bench's 16x intent (1,732 servers) is as costly: ``intent_16x`` (its files, read-only),
 ``fabric_16x`` (loaded and resolved, for facts, checks and pictures) and ``compile_16x``
-(the whole compile, in memory) are made once per session too. A test that takes one of them
-runs on the pytest-xdist worker that has it (the ``16x`` group, below).
+(the whole compile, in memory) are made once per session (per worker) too.
 
 Scheduling (pytest-xdist)
 -------------------------
-``make test`` and ``make test-e2e`` run ``--dist loadgroup``: each test file is one unit of
-work (so module fixtures hold, as with ``--dist loadfile``), except that every test taking a
-fixture of :data:`GROUPS` joins that fixture's group, so one worker builds it once. e2e tests
-are sent first (``--no-loadscope-reorder`` keeps this order), so that the long ones do not
-start last on one worker while the other sits idle. ``make test-all`` (CI) runs both tiers
-in one session: one lab, one compile of the example and one 16x compile per worker, not two.
+``make test`` and ``make test-e2e`` run ``--dist loadfile --no-loadscope-reorder``: each test
+file is one unit of work (module fixtures hold), handed out in the order
+:func:`pytest_collection_modifyitems` sets: tests/e2e/ first, then other files with e2e tests,
+then the files with most tests. (``--dist loadgroup`` would put the 16x tests of several files
+on one worker, but pytest-xdist 3.8 marks a group in ``item._nodeid``, which pytest 9 no longer
+reads: every test would become a unit of its own.) ``make test-all`` (CI) runs both tiers in
+one session: one lab, one compile of the example and of the 16x intent per worker, not two.
 """
 
 from __future__ import annotations
@@ -90,27 +90,22 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_INTENT = REPO / "intent"
 E2E = REPO / "tests" / "e2e"
 
-#: Session fixtures costly enough that the tests taking them share one pytest-xdist worker.
-GROUPS = {"intent_16x": "16x", "fabric_16x": "16x", "compile_16x": "16x"}
-
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """One xdist group per test file, or the group of a costly fixture; tests/e2e/ first, then the
-    other e2e groups, then the groups with most tests (as pytest-xdist orders files by default).
+    """Files of tests/e2e/ first, then other files with e2e tests, then the files with most tests.
 
-    Tryfirst: before pytest-xdist reads the groups. The order is the same on every worker.
+    pytest-xdist (``--dist loadfile --no-loadscope-reorder``) hands out files in this order, so
+    the long ones start first rather than last on one worker while the other sits idle. A
+    stable sort by file: each file's tests stay together and in their order.
     """
-    groups: dict[pytest.Item, str] = {}
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            shared = sorted({GROUPS[name] for name in getattr(item, "fixturenames", ()) if name in GROUPS})
-            item.add_marker(pytest.mark.xdist_group(shared[0] if shared else item.path.as_posix()))
-        groups[item] = str(item.get_closest_marker("xdist_group").args[0])  # type: ignore[union-attr]
-    size = collections.Counter(groups.values())
-    loops = {groups[i] for i in items if E2E in i.path.parents}  # the longest: whole chains over the CLI
-    e2e = loops | {groups[i] for i in items if i.get_closest_marker("e2e")}
-    items.sort(key=lambda item: (groups[item] not in loops, groups[item] not in e2e, -size[groups[item]]))
+    size = collections.Counter(item.path for item in items)
+    e2e = {item.path for item in items if item.get_closest_marker("e2e")}
+
+    def order(item: pytest.Item) -> tuple[bool, bool, int]:
+        return E2E not in item.path.parents, item.path not in e2e, -size[item.path]
+
+    items.sort(key=order)
 
 
 @pytest.fixture
