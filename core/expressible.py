@@ -128,7 +128,7 @@ def _port_line(device: str, port: str, text: str) -> Structured | None:
         return Structured("ports.yaml", (*entry, "storm_control"), {kind: None})
     if (vlan := _VLAN_LINE.match(text)) is not None:
         members = "tagged" if vlan.group(1) in ("trunk allowed vlan", "mode") else "access"
-        return Structured("vlans.yaml", ("vlans", "<name>", members), f"[{{server: <server on {device} {port}>}}]")
+        return Structured("vlans.yaml", ("vlans", "<name>", members), [{"server": f"<server on {device} {port}>"}])
     return None
 
 
