@@ -122,12 +122,13 @@ def merge_change(root: Path, extra: dict[str, str], message: str) -> None:
     git(root, "push", "-q", "origin", "main")
 
 
-EXTRA = dict.fromkeys(PAIR, "interface Ethernet30/1\n   description RESERVED\n")
+EXTRA = dict.fromkeys(PAIR, "interface Ethernet30/1\n   load-interval 5\n")
+"""A line only extra_config says (a description would be ports.yaml's, and refused here)."""
 
 
 def partial_deploy_leaves_one_device_pending(root: Path) -> None:
     """A merged change reaches one leaf; its peer's uplink is down, so the post-check reverts it (exit 4)."""
-    merge_change(root, dict(EXTRA), "reserve Ethernet30/1 on rack05")
+    merge_change(root, dict(EXTRA), "faster counters on Ethernet30/1 of rack05")
     fabricops(root, "lab", "fault", PAIR[1], "link-down", "--port", "Ethernet25/1")
     ran = fabricops(root, "deploy", *FAST, "--format", "json", expect=4)
     report = ran.json()
@@ -175,11 +176,11 @@ def edits_are_drift_reverted_to_what_was_deployed(root: Path, first: str) -> Non
 
 def adopt_an_edit_then_drift_is_clean(root: Path, first: str) -> None:
     """Keep a console edit: the report's snippet into intent, compile, merge, deploy (which records): clean."""
-    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet2/1", "--line", "description kept")
+    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet2/1", "--line", "load-interval 10")
     found = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/keep", expect=3).json()
     kept = next(d for d in found["devices"] if d["device"] == "rack03-leaf-b")
     snippet = yaml.safe_load(kept["adopt"]["intent_yaml"])["extra_config"]
-    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet2/1 description")
+    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet2/1 load-interval")
     done = fabricops(root, "deploy", *FAST, "--format", "json").json()
     assert done["changed"] == [PAIR[1]], "the adopted edit is already live: verified and recorded, not changed"
     assert done["tag"] and done["tag"] != first, "the whole fleet runs the new commit: a fleet version"
