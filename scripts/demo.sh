@@ -38,7 +38,7 @@ step "5. drift: every running config against git, by meaning"
 show "$fabricops" drift --lab --report-dir drift-reports/clean
 
 step "6. an engineer edits rack03-leaf-a on the console, outside git"
-show "$fabricops" lab tamper rack03-leaf-a --line "interface Ethernet5" --line "description moved-by-hand" --line "switchport access vlan 999"
+show "$fabricops" lab tamper rack03-leaf-a --line "interface Ethernet2/1" --line "description moved-by-hand" --line "switchport access vlan 999"
 
 step "7. drift finds it (exit 3) and writes the rollback report"
 show "$fabricops" drift --lab --report-dir drift-reports/found || [ $? -eq 3 ]
