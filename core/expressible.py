@@ -104,11 +104,16 @@ def _top_level(device: str, text: str) -> Structured | None:
 
 def _vlan_entry(header: str) -> Structured:
     vlan = header.split()[1]
-    shape = {"id": int(vlan) if vlan.isdigit() else vlan, "network": "compute|storage", "access": "[...]", "tagged": "[...]"}
+    shape = {
+        "id": int(vlan) if vlan.isdigit() else vlan,
+        "network": "compute|storage",
+        "access": "[...]",
+        "tagged": "[...]",
+    }
     return Structured("vlans.yaml", ("vlans", "<name>"), shape)
 
 
-def _port_line(device: str, port: str, text: str) -> Structured | None:
+def _port_line(device: str, port: str, text: str) -> Structured | None:  # noqa: PLR0911 - a return per kind of line
     entry = ("ports", device, port)
     if text.startswith("description "):
         return Structured("ports.yaml", (*entry, "description"), text.split(" ", 1)[1])
@@ -132,7 +137,7 @@ def _port_line(device: str, port: str, text: str) -> Structured | None:
     return None
 
 
-def _flow(value: object) -> str:
+def _flow(value: object) -> str:  # noqa: PLR0911 - a return per kind of value
     """A value as YAML flow text, on one line (strings quoted only when YAML needs it).
 
     Examples:
@@ -150,6 +155,6 @@ def _flow(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     text = str(value)
-    if isinstance(value, str) and (" " in text and not text.startswith(("[", "<")) or ":" in text):
+    if isinstance(value, str) and ((" " in text and not text.startswith(("[", "<"))) or ":" in text):
         return repr(text)
     return text

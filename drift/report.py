@@ -11,10 +11,11 @@ changed since was done outside GitOps), and gives two commands:
   description, shutdown, speed, FEC, LLDP, storm-control or VLANs; a VLAN; a static route, an
   NTP server, a syslog host: :func:`core.expressible.structured_form`) is given as its entry
   in ``ports.yaml``, ``vlans.yaml`` or ``devices.yaml``, never as ``extra_config``, which the
-  compiler would refuse; anything else is proposed as ``extra_config`` lines. A secret cannot be adopted through the intent: a changed secret, or a line or section
-  the device added that holds one (the report sees it masked, ``<secret>``, which EOS would
-  reject if pasted back), is never proposed as an edit; the report names the secret (its form
-  and line) and says to set it in the secret store and reference it as ``<secret:NAME>``.
+  compiler would refuse; anything else is proposed as ``extra_config`` lines. A secret cannot
+  be adopted through the intent: a changed secret, or a line or section the device added that
+  holds one (the report sees it masked, ``<secret>``, which EOS would reject if pasted back),
+  is never proposed as an edit; the report names the secret (its form and line) and says to
+  set it in the secret store and reference it as ``<secret:NAME>``.
 
 A ``pending`` device gets no revert (nothing to undo): the deploy that applies the merged change.
 
@@ -41,7 +42,6 @@ Examples:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -355,7 +355,11 @@ def device_markdown(audit: Audit, result: DeviceResult) -> list[str]:
             ]
             out += ["", "```yaml", adopt.yaml(result.device).rstrip("\n"), "```"]
         if adopt.fields:
-            out += ["", "**Keep the change** in the intent's entries, then `fabricops compile`, review, merge, deploy:", ""]
+            out += [
+                "",
+                "**Keep the change** in the intent's entries, then `fabricops compile`, review, merge, deploy:",
+                "",
+            ]
             out += [f"* `{f}`" for f in adopt.fields]
         if adopt.not_adoptable:
             out += ["", *[f"* not adoptable: {n}" for n in adopt.not_adoptable]]

@@ -52,6 +52,7 @@ step "9. drift again: back in sync"
 show "$fabricops" drift --lab --report-dir drift-reports/after
 
 step "10. a port-change pull request: VLAN 300 on rack03-gpu001's ports (vlans.yaml), a port description (ports.yaml)"
+base=$(git rev-parse --abbrev-ref HEAD)  # the branch the pull request merges into
 git checkout --quiet -b port-change
 python3 - <<'YAML'
 from pathlib import Path
@@ -67,8 +68,8 @@ show git --no-pager diff --unified=0 intent/
 show "$fabricops" compile
 git add intent generated && git commit --quiet -m "VLAN 300 inference on rack03-gpu001; describe rack03-leaf-a Ethernet30/1"
 step "11. the review diff CI posts on the pull request (exit 3 = changes), then merge"
-show "$fabricops" diff --base main || [ $? -eq 3 ]
-git checkout --quiet main && git merge --quiet --ff-only port-change
+show "$fabricops" diff --base "$base" || [ $? -eq 3 ]
+git checkout --quiet "$base" && git merge --quiet --ff-only port-change
 
 step "12. deploy the merged change to the two switches it touches, then drift: clean"
 show "$fabricops" deploy --lab --devices rack03-leaf-a,rack03-leaf-b --revert-in 120

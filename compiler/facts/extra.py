@@ -18,14 +18,14 @@ Example:
     >>> block = parse_block("interface Ethernet1/1\\n   mtu 1500\\n!\\nip name-server vrf MGMT 10.0.0.5\\n")
     >>> [(s.header.text, [c.text for c in s.children]) for s in block]
     [('interface Ethernet1/1', ['mtu 1500']), ('ip name-server vrf MGMT 10.0.0.5', [])]
-    >>> block[0].children[0].index
+    >>> block[0].children[0].offset
     1
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from compiler.facts.common import Problem
 from compiler.platforms.eos import interface_line_field, is_front_panel
@@ -52,10 +52,10 @@ __all__ = [
 
 
 class ExtraLine(NamedTuple):
-    """One line of a block: its 0-based index in the block, the line as written (no newline)
+    """One line of a block: its 0-based offset in the block, the line as written (no newline)
     and its text without indentation."""
 
-    index: int
+    offset: int
     raw: str
     text: str
 
@@ -78,7 +78,7 @@ def parse_block(text: str) -> tuple[ExtraSection, ...]:
     sections: list[tuple[ExtraLine, list[ExtraLine]]] = []
     for index, raw in enumerate(text.splitlines()):
         stripped = raw.strip()
-        if not stripped or stripped == "!" or stripped == "end":
+        if not stripped or stripped in {"!", "end"}:
             continue
         line = ExtraLine(index, raw.rstrip(), stripped)
         if raw[:1].isspace() and sections:
@@ -114,11 +114,13 @@ def field_where(intent: Intent, device: str, interface: str, field: str) -> str 
             for child in section.children:
                 known = interface_line_field(child.text)
                 if known is not None and known[0] == field:
-                    found = child.index
+                    found = child.offset
     return extra_where(intent, device, found) if found is not None else None
 
 
-def merged_interfaces(interfaces: tuple[Interface, ...], sections: tuple[ExtraSection, ...]) -> tuple[tuple[Interface, ...], str | None]:
+def merged_interfaces(
+    interfaces: tuple[Interface, ...], sections: tuple[ExtraSection, ...]
+) -> tuple[tuple[Interface, ...], str | None]:
     """The interfaces with the block's interface sections merged in (a structured field's line
     replaces the field, any other line is kept in the stanza), and the rest of the block as text
     (``None`` when nothing is left).
@@ -142,7 +144,8 @@ def merged_interfaces(interfaces: tuple[Interface, ...], sections: tuple[ExtraSe
         for child in section.children:
             known = interface_line_field(child.text)
             if known is not None:
-                iface = iface._replace(**{known[0]: known[1]})
+                field: dict[str, Any] = {known[0]: known[1]}
+                iface = iface._replace(**field)
             else:
                 extra.append(child.text)
         by_name[name] = iface._replace(extra=tuple(extra))
@@ -166,7 +169,9 @@ def _source(device: str) -> Source:
     return Source("fabric.yaml", ("extra_config", device))
 
 
-def extra_problems(intent: Intent, topology: Topology, blocks: Mapping[str, tuple[ExtraSection, ...]]) -> tuple[Problem, ...]:
+def extra_problems(
+    intent: Intent, topology: Topology, blocks: Mapping[str, tuple[ExtraSection, ...]]
+) -> tuple[Problem, ...]:
     """Every line of ``extra_config`` the schema writes (EXT001), every section written twice or
     interface the switch lacks (EXT002), one problem each, in block order."""
     found: list[Problem] = []
@@ -177,12 +182,12 @@ def extra_problems(intent: Intent, topology: Topology, blocks: Mapping[str, tupl
         seen: dict[str, int] = {}
         for section in sections:
             header = section.header
-            first = seen.setdefault(header.text, header.index)
-            if first != header.index and section.children:
+            first = seen.setdefault(header.text, header.offset)
+            if first != header.offset and section.children:
                 found.append(
                     Problem(
                         "EXT002",
-                        extra_where(intent, device, header.index),
+                        extra_where(intent, device, header.offset),
                         f"{header.text!r} is written twice in {device}'s block (first on line "
                         f"{extra_line(intent, device, first)}): merge the two into one section",
                     )
@@ -192,7 +197,7 @@ def extra_problems(intent: Intent, topology: Topology, blocks: Mapping[str, tupl
                 found.append(
                     Problem(
                         "EXT002",
-                        extra_where(intent, device, header.index),
+                        extra_where(intent, device, header.offset),
                         f"{name} does not exist on {device} ({switch.model}): name one of its interfaces "
                         "(docs/hardware.md)",
                     )
@@ -204,7 +209,7 @@ def extra_problems(intent: Intent, topology: Topology, blocks: Mapping[str, tupl
                     found.append(
                         Problem(
                             "EXT001",
-                            extra_where(intent, device, line.index),
+                            extra_where(intent, device, line.offset),
                             f"{line.text!r} is said by the schema, not extra_config: write {form}",
                         )
                     )

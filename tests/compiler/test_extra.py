@@ -71,7 +71,9 @@ def _at(findings: list[Finding], rule: str) -> dict[int, str]:
     return out
 
 
-def test_a_line_the_schema_writes_is_refused_with_its_entry(hatch: tuple[Intent, ResolvedFabric, list[Finding]]) -> None:
+def test_a_line_the_schema_writes_is_refused_with_its_entry(
+    hatch: tuple[Intent, ResolvedFabric, list[Finding]],
+) -> None:
     refused = _at(hatch[2], "EXT001")
     offset = {index: FIRST_LINE + index for index in range(len(BLOCK.splitlines()) - 2)}
     assert refused == {

@@ -30,9 +30,7 @@ ETH = ("interface Ethernet2/1",)
         (("vlan 300",), "name INFERENCE", "vlans.yaml", "<name>", None),
     ],
 )
-def test_what_the_schema_says(
-    section: tuple[str, ...], line: str, file: str, key: str, value: object
-) -> None:
+def test_what_the_schema_says(section: tuple[str, ...], line: str, file: str, key: str, value: object) -> None:
     form = structured_form("leaf1", section, line)
     assert form is not None and form.file == file and key in form.path, form
     if value is not None:

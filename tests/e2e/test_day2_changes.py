@@ -152,11 +152,18 @@ def speed_fec_extras_and_the_escape_hatch(cli: Cli, root: Path, lab: Lab) -> Non
     """A speed and FEC change, a static route, NTP and syslog; extra_config after its MTU refusal."""
     fabric = root / "intent" / "fabric.yaml"
     design = fabric.read_text()
-    fabric.write_text(design.replace("extra_config: {}\n", "extra_config:\n  spine01: |\n    interface Ethernet1/1\n       mtu 1500\n"))
+    fabric.write_text(
+        design.replace(
+            "extra_config: {}\n", "extra_config:\n  spine01: |\n    interface Ethernet1/1\n       mtu 1500\n"
+        )
+    )
     refused = cli("check", expect=1)
     assert "error LNK002 [N5] intent/fabric.yaml:181: extra_config.spine01: mtu 1500 on spine01 Ethernet1/1" in refused
     fabric.write_text(
-        design.replace("extra_config: {}\n", "extra_config:\n  rack03-leaf-a: |\n    interface Ethernet30/1\n       load-interval 5\n")
+        design.replace(
+            "extra_config: {}\n",
+            "extra_config:\n  rack03-leaf-a: |\n    interface Ethernet30/1\n       load-interval 5\n",
+        )
     )
     ports = (root / "intent" / "ports.yaml").read_text()
     ports = ports.replace("  rack03-leaf-b:\n", "    Ethernet1/7:\n      fec: reed-solomon\n  rack03-leaf-b:\n")
@@ -164,7 +171,8 @@ def speed_fec_extras_and_the_escape_hatch(cli: Cli, root: Path, lab: Lab) -> Non
     write(
         root,
         "devices.yaml",
-        "devices:\n  rack03-leaf-a:\n    static_routes:\n      - {prefix: 10.99.0.0/16, next_hop: 172.16.3.1, vrf: MGMT}\n"
+        "devices:\n  rack03-leaf-a:\n    static_routes:\n"
+        "      - {prefix: 10.99.0.0/16, next_hop: 172.16.3.1, vrf: MGMT}\n"
         "    ntp: [172.20.0.12]\n    syslog: [172.20.0.21]\n",
     )
     review = pull_request(cli, root, "leaf-a-extras")
