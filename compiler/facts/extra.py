@@ -58,6 +58,14 @@ class ExtraLine(NamedTuple):
     offset: int
     raw: str
     text: str
+    depth: int = 0
+    """Columns deeper than the section's first line below its header (0: a line of the section
+    itself, more: a line of a block inside it, ``uc-tx-queue 3`` > ``random-detect ecn count``)."""
+
+    @property
+    def nested(self) -> str:
+        """The line with its depth inside the section kept, as printed in the interface's stanza."""
+        return " " * self.depth + self.text
 
 
 class ExtraSection(NamedTuple):
@@ -85,7 +93,14 @@ def parse_block(text: str) -> tuple[ExtraSection, ...]:
             sections[-1][1].append(line)
         else:
             sections.append((line, []))
-    return tuple(ExtraSection(header, tuple(children)) for header, children in sections)
+    return tuple(ExtraSection(header, _depths(children)) for header, children in sections)
+
+
+def _depths(children: list[ExtraLine]) -> tuple[ExtraLine, ...]:
+    if not children:
+        return ()
+    base = len(children[0].raw) - len(children[0].raw.lstrip())
+    return tuple(c._replace(depth=max(0, len(c.raw) - len(c.raw.lstrip()) - base)) for c in children)
 
 
 def extra_line(intent: Intent, device: str, index: int) -> int | None:
@@ -112,7 +127,7 @@ def field_where(intent: Intent, device: str, interface: str, field: str) -> str 
     for section in parse_block(intent.fabric.extra_config.get(device, "")):
         if section.interface == interface:
             for child in section.children:
-                known = interface_line_field(child.text)
+                known = interface_line_field(child.text) if not child.depth else None
                 if known is not None and known[0] == field:
                     found = child.offset
     return extra_where(intent, device, found) if found is not None else None
@@ -128,9 +143,10 @@ def merged_interfaces(
     Example:
         >>> from compiler.structured.model import Interface
         >>> merged, rest = merged_interfaces((Interface("Ethernet1/1", mtu=9214),), parse_block(
-        ...     "interface Ethernet1/1\\n   mtu 1500\\n   load-interval 5\\nip name-server vrf MGMT 10.0.0.5\\n"))
+        ...     "interface Ethernet1/1\\n   mtu 1500\\n   load-interval 5\\n"
+        ...     "   uc-tx-queue 4\\n      random-detect ecn count\\nip name-server vrf MGMT 10.0.0.5\\n"))
         >>> merged[0].mtu, merged[0].extra, rest
-        (1500, ('load-interval 5',), 'ip name-server vrf MGMT 10.0.0.5')
+        (1500, ('load-interval 5', 'uc-tx-queue 4', '   random-detect ecn count'), 'ip name-server vrf MGMT 10.0.0.5')
     """
     by_name = {iface.name: iface for iface in interfaces}
     rest: list[str] = []
@@ -142,12 +158,12 @@ def merged_interfaces(
         iface = by_name[name]
         extra = list(iface.extra)
         for child in section.children:
-            known = interface_line_field(child.text)
+            known = interface_line_field(child.text) if not child.depth else None
             if known is not None:
                 field: dict[str, Any] = {known[0]: known[1]}
                 iface = iface._replace(**field)
             else:
-                extra.append(child.text)
+                extra.append(child.nested)
         by_name[name] = iface._replace(extra=tuple(extra))
     return tuple(by_name.values()), "\n".join(rest) if rest else None
 
@@ -160,7 +176,11 @@ def record_extra(book: ProvenanceBook, intent: Intent) -> None:
             name = section.interface
             if name is None:
                 continue
-            fields = [known[0] for child in section.children if (known := interface_line_field(child.text))]
+            fields = [
+                known[0]
+                for child in section.children
+                if not child.depth and (known := interface_line_field(child.text))
+            ]
             if fields:
                 book.port(device, name, _source(device), fields)
 
@@ -203,7 +223,8 @@ def extra_problems(
                     )
                 )
                 continue
-            for path, line in ((), header), *(((header.text,), child) for child in section.children):
+            own = (child for child in section.children if not child.depth)
+            for path, line in ((), header), *(((header.text,), child) for child in own):
                 form = structured_form(device, path, line.text)
                 if form is not None:
                     found.append(
