@@ -32,7 +32,7 @@ drawn where LLDP saw it.
 Examples:
     >>> from core.configtree import Change
     >>> adopt_field(Change(("interface Ethernet5",), "changed", "description X", "description Y"), "leaf1")
-    "intent/ports.yaml: ports.leaf1.Ethernet5.description: 'Y'"
+    'intent/ports.yaml: ports.leaf1.Ethernet5.description: X'
     >>> device_line(Change(("interface Ethernet5",), "removed", "shutdown"))
     'no shutdown'
     >>> issue_marker("rack03-leaf-a")
