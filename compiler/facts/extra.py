@@ -169,20 +169,21 @@ def merged_interfaces(
 
 
 def record_extra(book: ProvenanceBook, intent: Intent) -> None:
-    """``extra_config`` as the source of every interface field its lines set, and of the block."""
+    """``extra_config`` as the source of every interface field its lines set (``extra``: the lines
+    no field holds), and of the block."""
     for device, text in intent.fabric.extra_config.items():
         book.setting(device, "extra_config", _source(device))
         for section in parse_block(text):
             name = section.interface
             if name is None:
                 continue
-            fields = [
-                known[0]
+            fields = {
+                known[0] if known else "extra"
                 for child in section.children
-                if not child.depth and (known := interface_line_field(child.text))
-            ]
+                for known in [interface_line_field(child.text) if not child.depth else None]
+            }
             if fields:
-                book.port(device, name, _source(device), fields)
+                book.port(device, name, _source(device), sorted(fields))
 
 
 def _source(device: str) -> Source:
