@@ -337,6 +337,7 @@ def match_prefix_list(name: str) -> str:
 
 
 _INTERFACE_LINES: tuple[tuple[re.Pattern[str], str, type[int] | type[str] | bool], ...] = (
+    (re.compile(r"^no shutdown$"), "shutdown", False),
     (re.compile(r"^mtu (\d+)$"), "mtu", int),
     (re.compile(r"^vrf (\S+)$"), "vrf", str),
     (re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+/\d+)$"), "ip_address", str),
@@ -362,6 +363,8 @@ def interface_line_field(line: str) -> tuple[str, int | str | bool] | None:
     Examples:
         >>> interface_line_field("mtu 1500"), interface_line_field("no switchport")
         (('mtu', 1500), ('routed', True))
+        >>> interface_line_field("no shutdown")  # bringing up a port the design leaves unused
+        ('shutdown', False)
         >>> interface_line_field("load-interval 5") is None
         True
     """
