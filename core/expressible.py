@@ -1,7 +1,7 @@
 """Can the intent schema say this EOS config line, and how: the one classifier of raw lines.
 
-It lives in ``core`` because the compiler (``extra_config``), the drift report's "keep" path and
-``fabricops adopt`` all ask it, and drift knows ``core`` only.
+It lives in ``core`` because the compiler (``extra_config``) asks it and the drift report's "keep"
+path and ``fabricops adopt`` must give the same answer, and drift knows ``core`` only.
 
 ``extra_config`` (``fabric.yaml``) takes only what the schema cannot say; a drifted line kept
 in intent goes to the structured entry when there is one. Both ask :func:`structured_form`:

@@ -7,15 +7,14 @@ changed since was done outside GitOps), and gives two commands:
 * revert: back to the **last deployed** config, never an older one: ``fabricops rollback --to
   <its fleet version or commit> --devices <dev>`` (``--to-backup DEV@STAMP`` when it runs a
   restored backup; ``--lab`` when the audit ran with ``--lab``);
-* keep the change: the intent edit that adopts it. A line the intent's schema says (a port's
-  description, shutdown, speed, FEC, LLDP, storm-control or VLANs; a VLAN; a static route, an
-  NTP server, a syslog host: :func:`core.expressible.structured_form`) is given as its entry
-  in ``ports.yaml``, ``vlans.yaml`` or ``devices.yaml``, never as ``extra_config``, which the
-  compiler would refuse; anything else is proposed as ``extra_config`` lines. A secret cannot
-  be adopted through the intent: a changed secret, or a line or section the device added that
-  holds one (the report sees it masked, ``<secret>``, which EOS would reject if pasted back),
-  is never proposed as an edit; the report names the secret (its form and line) and says to
-  set it in the secret store and reference it as ``<secret:NAME>``.
+* keep the change: the intent edit that adopts it. The intent has no per-port override yet,
+  so port description, shutdown and VLAN membership are proposed as ``extra_config`` lines in
+  ``intent/fabric.yaml`` and the report names the structured field that would hold them
+  (``port_overrides.<device>.<port>.<field>``); anything else is proposed as escape-hatch
+  lines. A secret cannot be adopted through the intent: a changed secret, or a line or section
+  the device added that holds one (the report sees it masked, ``<secret>``, which EOS would
+  reject if pasted back), is never proposed as an edit; the report names the secret (its form
+  and line) and says to set it in the secret store and reference it as ``<secret:NAME>``.
 
 A ``pending`` device gets no revert (nothing to undo): the deploy that applies the merged change.
 
@@ -31,8 +30,8 @@ drawn where LLDP saw it.
 
 Examples:
     >>> from core.configtree import Change
-    >>> adopt_field(Change(("interface Ethernet5",), "changed", "description X", "description Y"), "leaf1")
-    'intent/ports.yaml: ports.leaf1.Ethernet5.description: X'
+    >>> adopt_field(Change(("interface Ethernet5",), "changed", "description X", "description Y"))
+    'port_overrides.<device>.Ethernet5.description'
     >>> device_line(Change(("interface Ethernet5",), "removed", "shutdown"))
     'no shutdown'
     >>> issue_marker("rack03-leaf-a")
@@ -42,6 +41,7 @@ Examples:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -51,7 +51,6 @@ from typing import Any
 from core import mermaid
 from core.configtree import SECRET_MASK, Change, negate
 from core.errors import FabricopsError
-from core.expressible import structured_form
 from core.generated import REPORTS_DIR, open_snapshot
 from core.masking import MASKED, SECRET_RULES
 from core.platforms import get_rules
@@ -79,14 +78,29 @@ __all__ = [
 ]
 
 DEFAULT_REPORT_DIR = Path(REPORTS_DIR) / "drift"
+_PORT = re.compile(r"interface ((?:Ethernet|Port-Channel)\S+)$")
+#: Device line prefix -> the field of a structured per-port override that would hold it.
+_PORT_FIELDS = (
+    ("description", "description"),
+    ("shutdown", "shutdown"),
+    ("no shutdown", "shutdown"),
+    ("switchport access vlan", "vlan"),
+    ("switchport trunk allowed vlan", "allowed_vlans"),
+    ("switchport mode", "mode"),
+)
 
 
-def adopt_field(change: Change, device: str) -> str | None:
-    """The intent entry that keeps a change, when the schema says its line; else ``None``."""
-    if change.kind not in ("added", "removed", "changed"):
+def adopt_field(change: Change) -> str | None:
+    """The per-port intent field a change would belong to, or ``None`` if it is not a port field."""
+    if len(change.path) != 1 or change.kind not in ("added", "removed", "changed"):
         return None
-    form = structured_form(device, change.path, device_line(change))
-    return str(form) if form is not None else None
+    match = _PORT.match(change.path[0])
+    if match is None:
+        return None
+    for prefix, name in _PORT_FIELDS:
+        if change.line == prefix or change.line.startswith(prefix + " "):
+            return f"port_overrides.<device>.{match.group(1)}.{name}"
+    return None
 
 
 def device_line(change: Change) -> str:
@@ -98,8 +112,7 @@ def device_line(change: Change) -> str:
 
 @dataclass(frozen=True)
 class Adoption:
-    """How to keep a device's changes: the intent entries (``fields``) of the lines the schema says,
-    escape-hatch lines for the rest, and what could not be adopted."""
+    """How to keep a device's changes: escape-hatch lines and what could not be adopted."""
 
     extra_config: str
     fields: tuple[str, ...]
@@ -164,10 +177,9 @@ def adoption(result: DeviceResult) -> Adoption:
         if change.kind == "order":
             refused.append(f"{' > '.join(change.path)}: the device's entry order (write the section in that order)")
             continue
-        field = adopt_field(change, result.device)
+        field = adopt_field(change)
         if field is not None:
-            fields.append(field)
-            continue
+            fields.append(field.replace("<device>", result.device))
         body = [device_line(change)]
         if change.kind == "added":
             body += list(change.block)
@@ -305,7 +317,6 @@ def render_text(audit: Audit, *, verbose: bool = True) -> str:
             if adopt.extra_config:
                 out.append("    keep:   add to intent/fabric.yaml extra_config:")
                 out += ["      " + line for line in adopt.yaml(result.device).splitlines()]
-            out += ["    keep:   write " + f for f in adopt.fields]
             out += ["    not adoptable: " + n for n in adopt.not_adoptable]
         if result.status in ("pending", "drift+pending"):
             out.append(f"    apply:  {apply_command(audit, result)}")
@@ -354,13 +365,9 @@ def device_markdown(audit: Audit, result: DeviceResult) -> list[str]:
                 "**Keep the change**: add to `intent/fabric.yaml`, then `fabricops compile`, review, merge, deploy:",
             ]
             out += ["", "```yaml", adopt.yaml(result.device).rstrip("\n"), "```"]
-        if adopt.fields:
-            out += [
-                "",
-                "**Keep the change** in the intent's entries, then `fabricops compile`, review, merge, deploy:",
-                "",
-            ]
-            out += [f"* `{f}`" for f in adopt.fields]
+            if adopt.fields:
+                fields = ", ".join(f"`{f}`" for f in adopt.fields)
+                out += ["", f"The intent has no per-port override yet; a structured override would be {fields}."]
         if adopt.not_adoptable:
             out += ["", *[f"* not adoptable: {n}" for n in adopt.not_adoptable]]
     if result.status in ("pending", "drift+pending"):

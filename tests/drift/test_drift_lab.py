@@ -134,16 +134,16 @@ def test_report_names_the_deploy_and_both_ways_out_without_secrets(
     assert entry["revert"] in markdown
     assert f"Who: no state of record: compared with fleet version {DEPLOY_TAG} (commit " in markdown
     adopt = entry["adopt"]
-    assert adopt["structured_fields"] == [  # what the schema says is its entry, never extra_config
-        "intent/ports.yaml: ports.rack06-leaf-a.Ethernet1/5.description: HAND_EDIT",
-        "intent/vlans.yaml: vlans.<name>.access: [{server: <server on rack06-leaf-a Ethernet1/5>}]",
+    assert adopt["structured_fields"] == [
+        "port_overrides.rack06-leaf-a.Ethernet1/5.description",
+        "port_overrides.rack06-leaf-a.Ethernet1/5.vlan",
+        "port_overrides.rack06-leaf-a.Ethernet20/1.shutdown",
     ]
     import yaml
 
     hatch = yaml.safe_load(adopt["intent_yaml"])["extra_config"]["rack06-leaf-a"]
-    assert "description" not in hatch and "switchport" not in hatch
+    assert "interface Ethernet1/5\n   description HAND_EDIT\n   switchport access vlan 4093\n" in hatch
     assert "interface Ethernet20/1\n   no shutdown\n" in hatch
-    assert "write intent/ports.yaml: ports.rack06-leaf-a.Ethernet1/5.description: HAND_EDIT" in out
     assert any("secret" in reason for reason in adopt["not_adoptable"])
     for text in (markdown, json.dumps(data), out):
         assert "$6$" not in text and lab.password not in text

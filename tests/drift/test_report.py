@@ -149,11 +149,13 @@ def test_adoption_puts_each_change_under_its_section_as_valid_yaml() -> None:
         ),
     )
     adopt = adoption(result)
-    assert yaml.safe_load(adopt.yaml("leaf1")) == {"extra_config": {"leaf1": "interface Ethernet7\n   no shutdown\n"}}
-    assert adopt.fields == (  # what the schema says is never proposed as extra_config
-        "intent/vlans.yaml: vlans.<name>.access: [{server: <server on leaf1 Ethernet5>}]",
-        "intent/vlans.yaml: vlans.<name>: {id: 999, network: compute|storage, access: [...], tagged: [...]}",
-    )
+    assert yaml.safe_load(adopt.yaml("leaf1")) == {
+        "extra_config": {
+            "leaf1": "interface Ethernet7\n   no shutdown\ninterface Ethernet5\n   switchport access vlan 200\n"
+            "vlan 999\n   name TEMP\n"
+        }
+    }
+    assert adopt.fields == ("port_overrides.leaf1.Ethernet7.shutdown", "port_overrides.leaf1.Ethernet5.vlan")
     assert len(adopt.not_adoptable) == 1 and "order" in adopt.not_adoptable[0]
 
 
@@ -210,12 +212,12 @@ def test_a_line_holding_a_secret_is_never_proposed_as_an_intent_edit() -> None:
                 block=("   interface Ethernet1", "   ip ospf authentication-key 7 <secret>"),
             ),
             Change((), "changed", "username bob privilege 1 secret sha512 <secret>", "username bob privilege 15"),
-            Change((), "added", "ip name-server 10.0.0.9"),
+            Change((), "added", "ntp server 10.0.0.9"),
         ),
         deployed=TAGGED,
     )
     adopt = adoption(result)
-    assert adopt.extra_config == "ip name-server 10.0.0.9\n"
+    assert adopt.extra_config == "ntp server 10.0.0.9\n"
     assert [n.split(" (a ")[1].split(" the device")[0] for n in adopt.not_adoptable] == [
         "SNMP community",
         "BGP password, typed password or key",
@@ -226,7 +228,7 @@ def test_a_line_holding_a_secret_is_never_proposed_as_an_intent_edit() -> None:
     audit = _audit(result)
     text, markdown = render_text(audit), render_markdown(audit)
     keep = yaml.safe_load(render_json(audit)["devices"][0]["adopt"]["intent_yaml"])
-    assert keep == {"extra_config": {"leaf1": "ip name-server 10.0.0.9\n"}}
+    assert keep == {"extra_config": {"leaf1": "ntp server 10.0.0.9\n"}}
     assert "    not adoptable: (top level): snmp-server community <secret> ro (a SNMP community" in text
     snippet = markdown.split("```yaml\n")[1].split("```")[0]
     assert "<secret>" not in snippet and "<masked:" not in snippet
