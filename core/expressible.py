@@ -4,7 +4,7 @@ It lives in ``core`` because the compiler (``extra_config``) asks it and the dri
 path and ``fabricops adopt`` must give the same answer, and drift knows ``core`` only.
 
 ``extra_config`` (``fabric.yaml``) takes only what the schema cannot say; a drifted line kept
-in intent goes to the structured entry when there is one. Both ask :func:`structured_form`:
+in intent belongs in the structured entry when there is one. Both ask :func:`structured_form`:
 given the device, the section path a line sits in (``("interface Ethernet1/3",)``, ``()`` at
 the top level) and the line, it names the intent file, the YAML path and the value that write
 it, or ``None`` when only ``extra_config`` can:
