@@ -193,8 +193,9 @@ def _source(device: str) -> Source:
 def extra_problems(
     intent: Intent, topology: Topology, blocks: Mapping[str, tuple[ExtraSection, ...]]
 ) -> tuple[Problem, ...]:
-    """Every line of ``extra_config`` the schema writes (EXT001), every section written twice or
-    interface the switch lacks (EXT002), one problem each, in block order."""
+    """Every line of ``extra_config`` the schema writes (EXT001), every section written twice,
+    interface the switch lacks or ``no shutdown`` of a port ``ports.yaml`` shuts (EXT002), one
+    problem each, in block order."""
     found: list[Problem] = []
     for device, sections in sorted(blocks.items()):
         switch = topology.switches.get(device)
@@ -224,7 +225,22 @@ def extra_problems(
                     )
                 )
                 continue
-            own = (child for child in section.children if not child.depth)
+            own = [child for child in section.children if not child.depth]
+            settings = intent.ports.get(device, {}).get(name or "")
+            for child in own:
+                if (
+                    settings is not None
+                    and settings.shutdown
+                    and interface_line_field(child.text) == ("shutdown", False)
+                ):
+                    found.append(
+                        Problem(
+                            "EXT002",
+                            extra_where(intent, device, child.offset),
+                            f"'no shutdown' contradicts intent/ports.yaml: ports.{device}.{name}.shutdown "
+                            f"({settings.shutdown!r}): remove that entry to bring the port back",
+                        )
+                    )
             for path, line in ((), header), *(((header.text,), child) for child in own):
                 form = structured_form(device, path, line.text)
                 if form is not None:

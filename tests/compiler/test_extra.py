@@ -39,6 +39,8 @@ extra_config:
        load-interval 10
     interface Ethernet40/1
        load-interval 5
+    interface Ethernet1/5
+       no shutdown
     vlan 300
        name INFERENCE
     ip route 10.99.0.0/16 10.30.3.1
@@ -55,6 +57,7 @@ def hatch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Intent, ResolvedFab
     shutil.copytree(REPO / "intent", root)
     fabric_yaml = root / "fabric.yaml"
     fabric_yaml.write_text(fabric_yaml.read_text().replace("extra_config: {}\n", BLOCK, 1))
+    (root / "ports.yaml").write_text("ports:\n  rack03-leaf-a:\n    Ethernet1/5:\n      shutdown: optic swap\n")
     intent = load_intent(root, budgets=False)
     fabric = resolve(intent)
     return intent, fabric, run_checks(intent, fabric)
@@ -91,13 +94,13 @@ def test_a_line_the_schema_writes_is_refused_with_its_entry(
         "intent/ports.yaml: ports.rack03-leaf-a.Ethernet1/1.storm_control: {broadcast: 5}",
         offset[8]: "'switchport access vlan 300' is said by the schema, not extra_config: write "
         "intent/vlans.yaml: vlans.<name>.access: [{server: <server on rack03-leaf-a Ethernet1/1>}]",
-        offset[15]: "'vlan 300' is said by the schema, not extra_config: write "
+        offset[17]: "'vlan 300' is said by the schema, not extra_config: write "
         "intent/vlans.yaml: vlans.<name>: {id: 300, network: compute|storage, access: [...], tagged: [...]}",
-        offset[17]: "'ip route 10.99.0.0/16 10.30.3.1' is said by the schema, not extra_config: write "
+        offset[19]: "'ip route 10.99.0.0/16 10.30.3.1' is said by the schema, not extra_config: write "
         "intent/devices.yaml: devices.rack03-leaf-a.static_routes: [{prefix: 10.99.0.0/16, next_hop: 10.30.3.1}]",
-        offset[18]: "'ntp server vrf MGMT 10.0.0.9' is said by the schema, not extra_config: write "
+        offset[20]: "'ntp server vrf MGMT 10.0.0.9' is said by the schema, not extra_config: write "
         "intent/devices.yaml: devices.rack03-leaf-a.ntp: [10.0.0.9]",
-        offset[19]: "'logging vrf MGMT host 10.0.0.21' is said by the schema, not extra_config: write "
+        offset[21]: "'logging vrf MGMT host 10.0.0.21' is said by the schema, not extra_config: write "
         "intent/devices.yaml: devices.rack03-leaf-a.syslog: [10.0.0.21]",
     }
 
@@ -108,6 +111,8 @@ def test_a_section_twice_and_an_interface_the_model_lacks(hatch: tuple[Intent, R
         f"{FIRST_LINE}): merge the two into one section",
         FIRST_LINE + 13: "Ethernet40/1 does not exist on rack03-leaf-a (DCS-7060DX5-32): name one of its "
         "interfaces (docs/hardware.md)",
+        FIRST_LINE + 16: "'no shutdown' contradicts intent/ports.yaml: ports.rack03-leaf-a.Ethernet1/5.shutdown "
+        "('optic swap'): remove that entry to bring the port back",
     }
 
 
