@@ -9,8 +9,9 @@ and the indented lines below it), and
   line is printed in the interface's stanza); the other sections are printed after the config;
 * a line the schema can express (:func:`core.expressible.structured_form`) is refused
   with the entry that writes it (EXT001);
-* a section written twice in one block, or a front-panel interface the switch's model does not
-  have, is refused (EXT002): EOS would merge or reject what a reviewer reads as two things.
+* a section written twice in one block, a front-panel interface the switch's model does not
+  have, an interface range or list, or a ``no shutdown`` of a port ``ports.yaml`` shuts is
+  refused (EXT002): EOS would merge, reject or spread what a reviewer reads otherwise.
 
 Every problem names ``intent/fabric.yaml``, the line inside the block and what to do.
 
@@ -24,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -49,6 +51,10 @@ __all__ = [
     "parse_block",
     "record_extra",
 ]
+
+
+_ONE_INTERFACE = re.compile(r"^[A-Za-z-]+\d+(/\d+)*$")
+"""One interface name (not a range such as ``1/1-4`` or a list ``1/1,2/1``)."""
 
 
 class ExtraLine(NamedTuple):
@@ -215,6 +221,16 @@ def extra_problems(
                     )
                 )
             name = section.interface
+            if header.text.split()[0] == "interface" and (name is None or not _ONE_INTERFACE.match(name)):
+                found.append(
+                    Problem(
+                        "EXT002",
+                        extra_where(intent, device, header.offset),
+                        f"{header.text!r} names a range or list: write one section per interface, so the "
+                        "checks see each",
+                    )
+                )
+                continue
             if name is not None and is_front_panel(name) and name not in switch.layout.interfaces:
                 found.append(
                     Problem(

@@ -41,6 +41,8 @@ extra_config:
        load-interval 5
     interface Ethernet1/5
        no shutdown
+    interface Ethernet2/1-4
+       load-interval 5
     vlan 300
        name INFERENCE
     ip route 10.99.0.0/16 10.30.3.1
@@ -94,13 +96,13 @@ def test_a_line_the_schema_writes_is_refused_with_its_entry(
         "intent/ports.yaml: ports.rack03-leaf-a.Ethernet1/1.storm_control: {broadcast: 5}",
         offset[8]: "'switchport access vlan 300' is said by the schema, not extra_config: write "
         "intent/vlans.yaml: vlans.<name>.access: [{server: <server on rack03-leaf-a Ethernet1/1>}]",
-        offset[17]: "'vlan 300' is said by the schema, not extra_config: write "
+        offset[19]: "'vlan 300' is said by the schema, not extra_config: write "
         "intent/vlans.yaml: vlans.<name>: {id: 300, network: compute|storage, access: [...], tagged: [...]}",
-        offset[19]: "'ip route 10.99.0.0/16 10.30.3.1' is said by the schema, not extra_config: write "
+        offset[21]: "'ip route 10.99.0.0/16 10.30.3.1' is said by the schema, not extra_config: write "
         "intent/devices.yaml: devices.rack03-leaf-a.static_routes: [{prefix: 10.99.0.0/16, next_hop: 10.30.3.1}]",
-        offset[20]: "'ntp server vrf MGMT 10.0.0.9' is said by the schema, not extra_config: write "
+        offset[22]: "'ntp server vrf MGMT 10.0.0.9' is said by the schema, not extra_config: write "
         "intent/devices.yaml: devices.rack03-leaf-a.ntp: [10.0.0.9]",
-        offset[21]: "'logging vrf MGMT host 10.0.0.21' is said by the schema, not extra_config: write "
+        offset[23]: "'logging vrf MGMT host 10.0.0.21' is said by the schema, not extra_config: write "
         "intent/devices.yaml: devices.rack03-leaf-a.syslog: [10.0.0.21]",
     }
 
@@ -113,6 +115,8 @@ def test_a_section_twice_and_an_interface_the_model_lacks(hatch: tuple[Intent, R
         "interfaces (docs/hardware.md)",
         FIRST_LINE + 16: "'no shutdown' contradicts intent/ports.yaml: ports.rack03-leaf-a.Ethernet1/5.shutdown "
         "('optic swap'): remove that entry to bring the port back",
+        FIRST_LINE + 17: "'interface Ethernet2/1-4' names a range or list: write one section per interface, so "
+        "the checks see each",
     }
 
 

@@ -7,7 +7,8 @@ EXT001    error     G1           no line of ``extra_config`` is one the schema w
                                  (``ports.yaml``, ``vlans.yaml``, ``devices.yaml``):
                                  the message gives the entry to write instead
 EXT002    error     G1           each section once per block, on interfaces its switch
-                                 has, no ``no shutdown`` of a port ``ports.yaml`` shuts
+                                 has, one interface per section (no range), no
+                                 ``no shutdown`` of a port ``ports.yaml`` shuts
 ========  ========  ===========  =====================================================
 
 The lines that stay are merged into the switch's config (:mod:`compiler.facts.extra`), so every
