@@ -41,14 +41,18 @@ __all__ = ["Structured", "structured_form"]
 PathItem = str | int
 
 _ETHERNET = re.compile(r"^interface (Ethernet\d+(?:/\d+){0,2})$")
-_SPEED = re.compile(r"^speed (?:forced )?(\d+g)(?:full|-\d+)?$")
+_SPEED = re.compile(r"^speed (?:forced )?(\d+g)(?:full)?$")
+_LANE_SPEED = re.compile(r"^speed (\d+g)-\d+$")
 _FEC = re.compile(r"^(no )?error-correction encoding ?(reed-solomon|fire-code)?$")
-_STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level (?:pps )?([\d.]+)$")
+_STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level ([\d.]+)$")
 _LLDP = re.compile(r"^(no )?lldp (transmit|receive)$")
 _VLAN_LINE = re.compile(r"^switchport (access vlan|trunk native vlan|trunk allowed vlan|mode) (.+)$")
-_ROUTE = re.compile(r"^ip route (?:vrf (\S+) )?(\d+\.\d+\.\d+\.\d+/\d+) (\d+\.\d+\.\d+\.\d+)\b")
-_NTP = re.compile(r"^ntp server (?:vrf \S+ )?(\S+)")
-_LOGGING = re.compile(r"^logging (?:vrf \S+ )?host (\S+)")
+_IP = r"\d+\.\d+\.\d+\.\d+"
+# Only what the entries hold: an NTP key, a syslog port or a route's distance has no key in the
+# schema, so such a line stays extra_config's.
+_ROUTE = re.compile(rf"^ip route (?:vrf (\S+) )?({_IP}/\d+) ({_IP})$")
+_NTP = re.compile(rf"^ntp server (?:vrf \S+ )?({_IP})(?: prefer)?(?: iburst)?$")
+_LOGGING = re.compile(rf"^logging (?:vrf \S+ )?host ({_IP})$")
 _VLAN = re.compile(r"^vlan (\d+(?:[-,]\d+)*)$")
 
 
@@ -121,6 +125,8 @@ def _port_line(device: str, port: str, text: str) -> Structured | None:  # noqa:
         return Structured("ports.yaml", (*entry, "shutdown"), "<why it is shut>")
     if (speed := _SPEED.match(text)) is not None:
         return Structured("ports.yaml", (*entry, "speed"), speed.group(1))
+    if (lane := _LANE_SPEED.match(text)) is not None:  # a breakout lane: the cage's mode says it
+        return Structured("ports.yaml", (*entry, "breakout"), f"<Nx{lane.group(1)}: a mode of the cage>")
     if (fec := _FEC.match(text)) is not None:
         return Structured("ports.yaml", (*entry, "fec"), "disabled" if fec.group(1) else fec.group(2) or "disabled")
     if (lldp := _LLDP.match(text)) is not None:

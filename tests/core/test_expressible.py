@@ -15,7 +15,7 @@ ETH = ("interface Ethernet2/1",)
         (ETH, "description to rack05", "ports.yaml", "description", "to rack05"),
         (ETH, "shutdown", "ports.yaml", "shutdown", "<why it is shut>"),
         (ETH, "speed forced 10gfull", "ports.yaml", "speed", "10g"),
-        (ETH, "speed 100g-2", "ports.yaml", "speed", "100g"),
+        (ETH, "speed 100g-2", "ports.yaml", "breakout", "<Nx100g: a mode of the cage>"),
         (ETH, "no error-correction encoding", "ports.yaml", "fec", "disabled"),
         (ETH, "error-correction encoding reed-solomon", "ports.yaml", "fec", "reed-solomon"),
         (ETH, "no lldp receive", "ports.yaml", "lldp", {"receive": False}),
@@ -44,11 +44,16 @@ def test_what_the_schema_says(section: tuple[str, ...], line: str, file: str, ke
         (ETH, "mtu 1500"),
         (ETH, "load-interval 5"),
         (ETH, "no shutdown"),
+        (ETH, "storm-control broadcast level pps 1000"),  # ports.yaml holds percents
         (("interface Port-Channel1000",), "description peer link"),
         (("interface Vlan300",), "ip address 10.32.3.2/24"),
         (("router bgp 65001",), "neighbor 10.0.0.1 remote-as 65000"),
         ((), "ip name-server vrf MGMT 172.20.0.54"),
         ((), "banner motd"),
+        ((), "ntp server vrf MGMT 172.20.0.12 key 3"),  # devices.yaml holds no NTP key
+        ((), "ntp server pool.ntp.org"),  # nor a name
+        ((), "logging host 172.20.0.21 514 protocol tcp"),
+        ((), "ip route 10.99.0.0/16 172.16.13.1 200"),  # nor a distance
         ((), "interface Ethernet2/1"),
     ],
 )
