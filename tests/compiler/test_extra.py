@@ -49,6 +49,8 @@ extra_config:
     ntp server vrf MGMT 10.0.0.9
     logging vrf MGMT host 10.0.0.21
     ip name-server vrf MGMT 172.20.0.54
+    router ospf 100
+       router-id 10.99.0.1
 """
 FIRST_LINE = 180  # of the block in the example's fabric.yaml (the key is on the line before)
 
@@ -132,12 +134,14 @@ def test_what_stays_is_merged_into_its_stanza_and_checked(hatch: tuple[Intent, R
         "line (both ends of a link run the design's MTU, fabric.yaml mtu)"
     }
     assert ports["Ethernet1/1"].extra[0] == "load-interval 5" and "load-interval 10" in ports["Ethernet1/1"].extra
-    assert str(device.config.extra_config).endswith("\nip name-server vrf MGMT 172.20.0.54")
+    assert "\nip name-server vrf MGMT 172.20.0.54\nrouter ospf 100\n" in str(device.config.extra_config)
     text = render_device(device)
     stanza = text.split("interface Ethernet1/1\n", 1)[1].split("!\n", 1)[0]
     assert "   load-interval 5\n" in stanza
     assert text.count("interface Ethernet1/1\n") == 1
-    assert text.rstrip().endswith("ip name-server vrf MGMT 172.20.0.54\n!\nend")
+    assert text.rstrip().endswith(
+        "ip name-server vrf MGMT 172.20.0.54\nrouter ospf 100\n   router-id 10.99.0.1\n!\nend"
+    )
     del intent
 
 
@@ -152,3 +156,13 @@ def test_two_blocks_for_one_device_are_refused_as_the_intent_loads(tmp_path: Pat
         load_intent(root, budgets=False)
     text = str(raised.value) + "".join(f"\n{p}" for p in getattr(raised.value, "problems", ()))
     assert "fabric.yaml:181" in text and "'spine01' is written twice (first on line 179)" in text, text
+
+
+def test_a_value_the_design_sets_is_not_replaced_behind_the_checks(
+    hatch: tuple[Intent, ResolvedFabric, list[Finding]],
+) -> None:
+    """Outside the merged interfaces, a single-valued line of a generated section is the design's."""
+    assert _at(hatch[2], "EXT003") == {
+        FIRST_LINE + 26: "'router-id 10.99.0.1' would replace 'router-id 10.31.0.69' of router ospf 100, which "
+        "the design sets and the checks read: change it in the intent's design instead"
+    }

@@ -18,7 +18,7 @@ Module                 Rules
 ``telemetry``          TEL001 TEL002
 ``vlans``              VLN002 VLN003 VLN004 VLN005
 ``devices``            DEV001
-``extra``              EXT001 EXT002
+``extra``              EXT001 EXT002 EXT003
 =====================  ==============================================================
 
 ``docs/checks.md`` is the table of every rule for users.
