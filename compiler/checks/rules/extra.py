@@ -30,7 +30,6 @@ from compiler.checks.rules._common import problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts.extra import extra_where, parse_block
 from compiler.intent import Intent
-from compiler.render import render_device
 from core.configtree import Node, line_key, parse
 from core.platforms import get_rules
 
@@ -58,6 +57,8 @@ def no_hidden_override(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
         rest = device.config.extra_config
         if not rest:
             continue
+        from compiler.render import render_device  # jinja2: only for a switch with such lines (check stays light)
+
         design = dataclasses.replace(device, config=device.config._replace(extra_config=None))
         generated = parse(render_device(design), rules)
         for path, text in _lines(parse(rest, rules)):
