@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup browser demo test test-e2e lint bench clean
+.PHONY: setup browser screenshots demo test test-e2e lint bench clean
 
 setup: $(STAMP)
 
@@ -23,6 +23,10 @@ browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
 	  apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
 	@chromium --version 2>/dev/null | head -1
+
+# docs/view-elevation.png and docs/view-server.png, taken afresh from generated/ in the work tree.
+screenshots: $(STAMP) browser
+	$(BIN)/python scripts/screenshots.py
 
 demo: $(STAMP)
 	bash scripts/demo.sh

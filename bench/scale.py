@@ -6,7 +6,8 @@ storage pair per four racks as in the example. Past one spine layer both fabrics
 three-stage (``pods``):
 
 * compute: pods of 16 racks (32 ``DCS-7060DX5-32`` leaves), four ``DCS-7060DX5-64S`` spines
-  per pod (32 ports down, 32 up), four planes of ``DCS-7808-CH`` super-spines;
+  per pod (32 ports down, 32 up), four planes of ``DCS-7808-CH`` super-spines (two 16U chassis
+  to a 42U rack: a plane of more stands in several racks);
 * storage: pods of 32 racks (16 ``DCS-7050SX3-48YC8`` leaves), two ``DCS-7050CX3-32S`` spines
   per pod (16 down, 16 up), two planes of ``DCS-7808-CH`` super-spines with 100G linecards;
 * the management core: a ``DCS-7808-CH`` with 100G linecards broken out 4x25G, a lane per rack.
@@ -41,6 +42,8 @@ MGMT_SWITCH = "DCS-7010TX-48"
 CHASSIS = "DCS-7808-CH"
 CHASSIS_SLOTS = range(3, 11)
 CORE_CARD = "7800R3-48CQ-LC"
+CHASSIS_PER_RACK = (42 - model(MGMT_SWITCH).rack_units) // model(CHASSIS).rack_units
+"""Super-spine chassis a 42U rack holds beside its management switch (two 16U DCS-7808-CH)."""
 PDU_HEADROOM = 0.8
 """A network rack's PDU is sized so its switches draw 80% of it (below the 90% warning)."""
 
@@ -55,7 +58,9 @@ def scaled_intent(factor: int, dest: Path, servers_per_rack: int = 9) -> int:
     fabric["naming"]["server"] = r"^rack(?P<rack>\d{2,4})-(?P<kind>gpu|stor)(?P<position>\d{3})$"
     compute_pods = math.ceil(gpu_racks / COMPUTE_POD_RACKS)
     pod_racks = [plant.add("network") for _ in range(compute_pods)]
-    compute_planes = [plant.add("network") for _ in range(4)]
+    per_plane = _per_plane(compute_pods, 32, len(model(CHASSIS).interface_names()))
+    # A plane of more chassis than a rack holds stands in several racks, side by side.
+    compute_planes = [[plant.add("network") for _ in range(math.ceil(per_plane / CHASSIS_PER_RACK))] for _ in range(4)]
     storage_planes = [plant.add("network") for _ in range(2)]
     core_rack = plant.add("network")
     storage_rack = plant.add("storage")
@@ -64,7 +69,7 @@ def scaled_intent(factor: int, dest: Path, servers_per_rack: int = 9) -> int:
     storage_pod_racks = [
         pod_racks[2 * q] if 2 * q < len(pod_racks) else plant.add("network") for q in range(storage_pods)
     ]
-    _compute(fabric["fabrics"]["compute"], compute_pods, pod_racks, compute_planes, plant)
+    _compute(fabric["fabrics"]["compute"], per_plane, pod_racks, compute_planes, plant)
     _storage(fabric["fabrics"]["storage"], storage_pods, storage_pod_racks, storage_planes, plant)
     _routing(fabric)
     _management(fabric["management"], core_rack, plant)
@@ -124,9 +129,10 @@ def _cards(card: str) -> dict[int, str]:
     return dict.fromkeys(CHASSIS_SLOTS, card)
 
 
-def _compute(spec: dict[str, Any], pods: int, pod_racks: list[int], planes: list[int], plant: _Plant) -> None:
+def _compute(
+    spec: dict[str, Any], per_plane: int, pod_racks: list[int], planes: list[list[int]], plant: _Plant
+) -> None:
     spine = "DCS-7060DX5-64S"
-    per_plane = _per_plane(pods, 32, len(model(CHASSIS).interface_names()))
     spec["spines"] = {
         "count": 4,
         "model": spine,
@@ -138,7 +144,12 @@ def _compute(spec: dict[str, Any], pods: int, pod_racks: list[int], planes: list
     spec["pods"] = {
         "racks": COMPUTE_POD_RACKS,
         "spine_racks": pod_racks,
-        "super_spines": {"model": CHASSIS, "per_plane": per_plane, "racks": planes, "name_prefix": "superspine"},
+        "super_spines": {
+            "model": CHASSIS,
+            "per_plane": per_plane,
+            "racks": [plane[0] if len(plane) == 1 else plane for plane in planes],
+            "name_prefix": "superspine",
+        },
     }
     spec["routing"] = "ebgp-scale"
     spec["pools"] = {
@@ -152,8 +163,10 @@ def _compute(spec: dict[str, Any], pods: int, pod_racks: list[int], planes: list
     }
     for rack in pod_racks:
         plant.place(rack, 4, spine)
-    for rack in planes:
-        plant.place(rack, per_plane, CHASSIS)
+    for plane in planes:
+        # Super-spine n of a plane stands in its (n - 1) * racks // per_plane-th rack (compiler.intent.SuperSpines).
+        for number in range(per_plane):
+            plant.place(plane[number * len(plane) // per_plane], 1, CHASSIS)
 
 
 def _storage(spec: dict[str, Any], pods: int, pod_racks: list[int], planes: list[int], plant: _Plant) -> None:
@@ -261,9 +274,10 @@ def _racks(example: dict[str, Any], gpu_racks: int, plant: _Plant) -> dict[str, 
     """
     gpu = [r for r in example["racks"] if r["role"] == "gpu"]
     storage = next(r for r in example["racks"] if r["role"] == "storage")
-    pdu_kw = gpu[0]["pdu_kw"]
+    pdu_kw, units = gpu[0]["pdu_kw"], gpu[0].get("units", 42)
     racks = [
         {"id": r, "row": _row(r), "position": (r - 1) % RACKS_PER_ROW + 1, "pdu_kw": pdu_kw, "role": "gpu"}
+        | {"units": units}
         for r in range(1, gpu_racks + 1)
     ]
     first_row = (gpu_racks - 1) // RACKS_PER_ROW + 1  # the row after the last GPU row

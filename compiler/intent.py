@@ -43,7 +43,7 @@ from compiler.specifics import (
 )
 from core.errors import FabricopsError, IntentError
 from core.generated import INTENT_FILES, INTENT_MODELS, intent_digest
-from core.hardware import Catalog, Model, catalog
+from core.hardware import Catalog, Model, ModelFiles, catalog
 
 HARDWARE_DIR = INTENT_MODELS.rstrip("/")
 """``intent/hardware/``: the repository's own switch models, in the catalog's layout (optional)."""
@@ -560,12 +560,27 @@ class SuperSpines(SwitchModelRef):
     """The super-spines of a three-stage fabric: one plane per pod spine number."""
 
     per_plane: int = Field(ge=1, le=64)
-    racks: tuple[int, ...] = Field(min_length=1)
-    """Plane p's super-spines stand in ``racks[p - 1]`` (the last rack listed holds the planes after it)."""
+    racks: tuple[int | tuple[int, ...], ...] = Field(min_length=1)
+    """Plane p's super-spines stand in ``racks[p - 1]`` (the last entry holds the planes after it):
+    a rack, or a list of racks that the plane's super-spines fill in order, evenly (chassis too
+    tall for one rack together)."""
     name_prefix: Name = "superspine"
     # Pod q's spine of this plane takes the next interfaces, in pod order; default: every cage of
     # the model's fastest speed.
     downlinks: PortSet | None = None
+
+    def rack_of(self, plane: int, number: int) -> int:
+        """The rack super-spine ``number`` of ``plane`` stands in (both from 1).
+
+        Examples:
+            >>> supers = SuperSpines(model="DCS-7808-CH", per_plane=8, racks=(201, (202, 203, 204, 205)))
+            >>> supers.rack_of(1, 8), [supers.rack_of(2, n) for n in (1, 2, 3, 8)], supers.rack_of(4, 1)
+            (201, [202, 202, 203, 205], 202)
+        """
+        entry = self.racks[min(plane, len(self.racks)) - 1]
+        if isinstance(entry, int):
+            return entry
+        return entry[(number - 1) * len(entry) // self.per_plane]
 
 
 class Pods(IntentModel):
@@ -961,13 +976,12 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         with contextlib.suppress(FileNotFoundError):
             raw[name] = (directory / name).read_bytes()
 
-    hardware = directory / HARDWARE_DIR
+    own = _model_files(directory)
     models = catalog()
-    if hardware.is_dir():
-        try:
-            models = catalog(hardware.resolve())
-        except FabricopsError as exc:
-            problems.append(str(exc))
+    try:
+        models = catalog(ModelFiles.of(own, folder=_show(directory)))
+    except FabricopsError as exc:
+        problems.append(str(exc))
     text = {name: _text(directory / name, data, problems) for name, data in raw.items()}
     fabric = _load_yaml_model(directory / "fabric.yaml", text["fabric.yaml"], FabricFile, problems)
     racks = _load_yaml_model(directory / "racks.yaml", text["racks.yaml"], RacksFile, problems)
@@ -1003,7 +1017,7 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     )
     if problems:
         raise IntentError(f"{_show(directory)} is not valid", problems)
-    digest = intent_digest({**raw, **_model_files(directory)})
+    digest = intent_digest({**raw, **own})
     intent = Intent(
         fabric=fabric,
         racks=rack_map,
@@ -1507,11 +1521,17 @@ def _pod_references(at: At, fabric: FabricFile, net: str, spec: FabricIntent, ra
     if pods.racks % per:
         where = at("fabrics", net, "pods", "racks")
         yield f"{where}: {pods.racks} racks is not a whole number of leaf pairs ({per} racks each)"
-    placed = [("spine_racks", index, rack) for index, rack in enumerate(pods.spine_racks)]
-    placed += [("super_spines.racks", index, rack) for index, rack in enumerate(pods.super_spines.racks)]
+    placed: list[tuple[str, tuple[int, ...], int]] = [
+        ("spine_racks", (index,), rack) for index, rack in enumerate(pods.spine_racks)
+    ]
+    placed += [
+        ("super_spines.racks", (index,) if isinstance(entry, int) else (index, inner), rack)
+        for index, entry in enumerate(pods.super_spines.racks)
+        for inner, rack in enumerate((entry,) if isinstance(entry, int) else entry)
+    ]
     for key, index, rack in placed:
         if rack not in racks:
-            yield f"{at('fabrics', net, 'pods', *key.split('.'), index)}: rack {rack} is not in racks.yaml"
+            yield f"{at('fabrics', net, 'pods', *key.split('.'), *index)}: rack {rack} is not in racks.yaml"
     if spec.spines.uplinks is None:
         where = at("fabrics", net, "spines")
         yield f"{where}: a three-stage fabric needs spines.uplinks (the ports to the super-spines)"

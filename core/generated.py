@@ -6,7 +6,8 @@ the manifest with :func:`manifest_bytes`, and deploy reads it back (:meth:`Snaps
 to refuse a ``generated/`` that the compiler did not write or that is stale against its intent.
 
 Deploy, drift and the lab read what was reviewed, never the intent: a :class:`Snapshot` is
-the read-only view of ``generated/`` at one ref that they share.
+the read-only view of ``generated/`` at one ref that they share (with the repository's own
+switch models beside it, :meth:`Snapshot.catalog`).
 
 Example:
     >>> import tempfile, pathlib
@@ -39,6 +40,8 @@ from core.errors import FabricopsError
 
 if TYPE_CHECKING:
     from git import Repo
+
+    from core.hardware import Catalog
 
 # ------------------------------------------------------------------------------------- names
 GENERATED = "generated"
@@ -304,6 +307,14 @@ class Snapshot:
             )
             for name, entry in raw.items()
         }
+
+    def catalog(self) -> Catalog:
+        """The switch model catalog with the repository's own models at this ref: the files of
+        ``intent/hardware/`` beside this ``generated/``, which its intent digest covers, so the
+        lab and deploy know every model the compiler knew."""
+        from core.hardware import ModelFiles, catalog
+
+        return catalog(ModelFiles.of(self.intent))
 
     def cables(self) -> tuple[CableRow, ...]:
         """Every cable of ``inventory/cabling.csv`` (empty when absent)."""

@@ -39,6 +39,8 @@ from deploy.postchecks import Expectations, evaluate, gather
 if TYPE_CHECKING:
     from nornir.core.task import Result, Task
 
+    from core.hardware import Catalog
+
 CONNECTION = "napalm"
 #: Seconds to wait past the commit timer before checking that the device reverted.
 REVERT_GRACE = 1.5
@@ -124,34 +126,35 @@ def _result(task: Task, value: Survey | Outcome) -> Result:
     return Result(host=task.host, result=value, changed=getattr(value, "status", None) == Status.CHANGED)
 
 
-def wrong_model(task: Task, driver: Any) -> str | None:
+def wrong_model(task: Task, driver: Any, models: Catalog) -> str | None:
     """Why the switch is not the model ``generated/`` names, or None.
 
-    Checked only when ``generated/inventory/hosts.yaml`` names a model of the catalog
-    (:mod:`core.hardware`): the ``modelName`` of ``show version`` (what NAPALM's
-    ``get_facts()["model"]`` reports), with an airflow suffix (``DCS-7060DX5-32-F``); the base
-    models are compared. It is read through NAPALM's ``cli`` as JSON: ``get_facts`` would also
-    fetch ``show interfaces``, tens to hundreds of kilobytes per switch, for the same field.
+    Checked only when ``generated/inventory/hosts.yaml`` names a model of ``models`` (the
+    catalog with the repository's own models, :meth:`core.generated.Snapshot.catalog`): the
+    ``modelName`` of ``show version`` (what NAPALM's ``get_facts()["model"]`` reports), with an
+    airflow suffix (``DCS-7060DX5-32-F``); the base models are compared. It is read through
+    NAPALM's ``cli`` as JSON: ``get_facts`` would also fetch ``show interfaces``, tens to
+    hundreds of kilobytes per switch, for the same field.
     """
-    from core.hardware import match_model, same_model
-
     expected = str(task.host.data.get("model") or "")
-    if match_model(expected) is None:
+    wanted = models.match(expected)
+    if wanted is None:
         return None
     version = driver.cli(["show version"], encoding="json")["show version"]
     live = str(version.get("modelName") or "")
-    if same_model(live, expected):
+    found = models.match(live)
+    if found is not None and found.id == wanted.id:
         return None
     return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
 
 
-def read_task(task: Task, key: bytes, progress: ProgressCallback | None = None) -> Result:
+def read_task(task: Task, key: bytes, models: Catalog, progress: ProgressCallback | None = None) -> Result:
     """Read the running config (a getter only: nothing is loaded); a switch of another model
     than ``generated/`` names is refused (:func:`wrong_model`) before anything is read."""
     name = task.host.name
     try:
         driver = _connect(task)
-        mismatch = wrong_model(task, driver)
+        mismatch = wrong_model(task, driver, models)
         if mismatch is not None:
             survey = Survey(name, Status.REFUSED, error=mismatch)
         else:
@@ -164,7 +167,9 @@ def read_task(task: Task, key: bytes, progress: ProgressCallback | None = None) 
     return _result(task, survey)
 
 
-def survey_task(task: Task, configs: Mapping[str, str], key: bytes, progress: ProgressCallback | None = None) -> Result:
+def survey_task(
+    task: Task, configs: Mapping[str, str], key: bytes, models: Catalog, progress: ProgressCallback | None = None
+) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
     A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).
@@ -173,7 +178,7 @@ def survey_task(task: Task, configs: Mapping[str, str], key: bytes, progress: Pr
     survey: Survey
     try:
         driver = _connect(task)
-        mismatch = wrong_model(task, driver)
+        mismatch = wrong_model(task, driver, models)
     except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     else:

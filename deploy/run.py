@@ -113,7 +113,9 @@ def _as_outcome(name: str, value: Any) -> Outcome:
 def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
     configs = {name: target.resolved(name) for name in names}
     progress.phase("diffing", len(names))
-    values = _run(target, names, survey_task, configs=configs, key=target.key, progress=progress.advance)
+    values = _run(
+        target, names, survey_task, configs=configs, key=target.key, models=target.models, progress=progress.advance
+    )
     out = {}
     for name in names:
         survey = _as_survey(name, values.get(name))
@@ -248,7 +250,7 @@ def _record(target: Target, report: Report, actor: Actor, tag: bool) -> None:
 def _read_and_back_up(target: Target, options: RunOptions, report: Report, progress: Progress) -> dict[str, str]:
     """Steps 2-4: read, refuse stale, back up (committed), diff. Returns each device's fingerprint."""
     progress.phase("reading", len(target.devices))
-    values = _run(target, target.devices, read_task, key=target.key, progress=progress.advance)
+    values = _run(target, target.devices, read_task, key=target.key, models=target.models, progress=progress.advance)
     reads = {n: _as_survey(n, v) for n, v in values.items()}
     for name, read in reads.items():
         if read.status == Status.REFUSED:  # another model than generated/ names
@@ -285,7 +287,9 @@ def _settled_neighbours(target: Target, report: Report, progress: Progress) -> s
         return set()
     configs = {name: target.resolved(name) for name in outside}
     progress.phase("checking neighbours", len(outside))
-    values = _run(target, outside, survey_task, configs=configs, key=target.key, progress=progress.advance)
+    values = _run(
+        target, outside, survey_task, configs=configs, key=target.key, models=target.models, progress=progress.advance
+    )
     return {name for name in outside if _as_survey(name, values.get(name)).status == Status.UNCHANGED}
 
 

@@ -28,6 +28,8 @@ from deploy.waves import Member
 if TYPE_CHECKING:
     from nornir.core import Nornir
 
+    from core.hardware import Catalog
+
 
 class MeaningCompare(Protocol):
     """The comparison by meaning (``drift.compare.compare_config``): a result whose ``changes`` are empty when equal."""
@@ -62,6 +64,11 @@ class Target:
     @property
     def ref(self) -> str:
         return self.snapshot.ref
+
+    @property
+    def models(self) -> Catalog:
+        """The switch models the compiler knew: the catalog with ``intent/hardware/`` at the ref."""
+        return self.snapshot.catalog()
 
     @property
     def devices(self) -> list[str]:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.hardware import Model, match_model
+from core.hardware import Catalog, Model, match_model
 from lab.configtree import Config, Editor, LineError
 from lab.faults import Faults
 from lab.hardware import active_ports, default_bandwidth, port_error
@@ -83,12 +83,13 @@ class EmulatedDevice:
         linecards: tuple[tuple[int, str], ...] = (),
         ethernet_ports: int = 64,
         version: str = EOS_VERSION,
+        catalog: Catalog | None = None,
         lock: threading.RLock | None = None,
         on_change: Callable[[EmulatedDevice], None] | None = None,
     ) -> None:
         self.name = name
         #: The catalog model (None outside the catalog: generic ports ``Ethernet1..N``).
-        self.hardware: Model | None = match_model(model)
+        self.hardware: Model | None = match_model(model) if catalog is None else catalog.match(model)
         if self.hardware is not None and linecards:
             self.hardware = self.hardware.with_linecards(dict(linecards))
         #: ``modelName`` of ``show version``: a catalog model with its airflow suffix.

@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from core.hardware import Catalog
 from lab.configtree import Config, load_text
 from lab.device import EmulatedDevice
 from lab.hardware import drop_missing_ports
@@ -30,10 +31,11 @@ from lab.topology import Fabric, Link
 class DeviceSpec:
     """One switch of the lab; ``config=None`` starts it at factory default.
 
-    ``model``: a catalog model (``DCS-7060DX5-32``, or with its airflow ``DCS-7060DX5-32-R``)
+    ``model``: a model of ``catalog`` (``DCS-7060DX5-32``, or with its airflow ``DCS-7060DX5-32-R``)
     gives the device exactly that model's ports (:mod:`lab.hardware`), a chassis with its
     ``linecards`` (slot, card); any other string is only reported by ``show version``, and the
-    device has ``ethernet_ports`` generic ports.
+    device has ``ethernet_ports`` generic ports. ``catalog``: the shipped one unless given (a
+    repository's own models, :meth:`core.generated.Snapshot.catalog`).
     """
 
     name: str
@@ -43,6 +45,7 @@ class DeviceSpec:
     linecards: tuple[tuple[int, str], ...] = ()
     #: The EOS release it runs: ``show version`` and the lines the release prints by itself.
     eos_version: str = EOS_VERSION
+    catalog: Catalog | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,7 @@ class Lab:
                 linecards=spec.linecards,
                 ethernet_ports=spec.ethernet_ports,
                 version=spec.eos_version,
+                catalog=spec.catalog,
                 lock=self.lock,
                 on_change=self._changed,
             )

@@ -6,7 +6,8 @@ Reads, through :class:`core.generated.Snapshot`:
 * ``inventory/hosts.yaml``: ``data.model`` (with ``data.linecards`` for a chassis) and
   ``data.ethernet_ports`` per host
   (hosts without a config file start at factory default); a model of the catalog
-  (:mod:`core.hardware`) makes the device that model (:mod:`lab.hardware`);
+  (:mod:`core.hardware`, with the repository's own models of ``intent/hardware/`` at the same
+  ref: :meth:`~core.generated.Snapshot.catalog`) makes the device that model (:mod:`lab.hardware`);
 * ``inventory/cabling.csv``: columns ``a_device,a_port,b_device,b_port`` (more
   may follow). A server end keeps its server name and NIC name.
 
@@ -56,6 +57,9 @@ def specs_from_snapshot(
     unknown = sorted(set(models or {}) - names)
     if unknown:
         raise FabricopsError(f"no device {', '.join(unknown)} in generated/ at {snapshot.ref[:12]} to start as a model")
+    catalog = snapshot.catalog()
+    for chosen in (models or {}).values():
+        catalog.model(chosen)  # an unknown model is an error that lists the catalog
     specs = []
     for name in sorted(names):
         host = hosts.get(name)
@@ -71,6 +75,7 @@ def specs_from_snapshot(
                 linecards=(host.linecards if host and not started_as else ()),
                 ethernet_ports=(host and host.ethernet_ports) or 64,
                 eos_version=str(eos_version or (host and host.eos_version) or EOS_VERSION),
+                catalog=catalog,
             )
         )
     links = [Link(c.a_device, c.a_port, c.b_device, c.b_port) for c in snapshot.cables()]

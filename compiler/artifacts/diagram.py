@@ -3,7 +3,10 @@
 * ``compute-fabric.svg``, ``storage-fabric.svg``: spines on top, a spine bus below them, leaf
   pairs as blocks in rows of at most :data:`PER_ROW`. Each leaf has its own uplink to the bus
   (labelled with its links and speed), the two leaves of a pair are joined by their peer-link
-  (labelled the same way), and each pair names the racks and servers it serves.
+  (labelled the same way), and each pair names the racks and servers it serves. A three-stage
+  fabric draws its super-spines above the pod spines, on a bus of their own that each pod spine
+  reaches with its uplinks (labelled); past :data:`SUPER_SPINE_BOXES` super-spines, one box per
+  plane stands for its super-spines.
 * ``management-network.svg``: the management core on top, its bus, and every rack switch with
   its uplink and what it serves (servers, switch management ports).
 
@@ -28,6 +31,8 @@ from core.textmetrics import FONT_STACK, text_width
 
 PER_ROW = 12
 """Blocks per row of the picture."""
+SUPER_SPINE_BOXES = 12
+"""Up to this many super-spines are drawn one box each; past it, one box per plane."""
 PAD = 8
 """Room between a label and the edge of its box, each side (covers kerning, too)."""
 GAP = 24
@@ -183,14 +188,25 @@ def _top_sizes(names: Sequence[str], notes: dict[str, str]) -> tuple[float, floa
 
 
 def _top_row(
-    names: Sequence[str], notes: dict[str, str], box_w: float, step: float, width: float, top: float, bus_y: float
+    names: Sequence[str],
+    notes: dict[str, str],
+    box_w: float,
+    step: float,
+    width: float,
+    top: float,
+    bus_y: float,
+    up: tuple[float, dict[str, str]] | None = None,
 ) -> list[str]:
-    """The top tier, centred: dark boxes, each with its line down to the bus and its note."""
+    """A top tier, centred: dark boxes, each with its line down to the bus and its note; with
+    ``up`` (the bus above, and a label per box), each also has its labelled line up to it."""
     out = []
     x0 = (width - (len(names) * step - GAP)) / 2
     for i, name in enumerate(names):
         x = x0 + i * step + (step - GAP - box_w) / 2
         cx = x + box_w / 2
+        if up is not None:
+            out.append(_line(cx, up[0], cx, top, 3))
+            out.append(_text(cx + 4, top - 6, up[1][name], NOTE_SIZE, "start"))
         out.append(_line(cx, top + SPINE_H, cx, bus_y, 3))
         out.append(_box(x, top, box_w, SPINE_H, DARK, [_text(cx, top + 25, name, 13, bold=True, fill="white")], name))
         out.append(_text(cx + 4, top + SPINE_H + 16, notes[name], NOTE_SIZE, "start"))
@@ -229,30 +245,84 @@ def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     spine_leaf = fabric.facts.topology.fabrics.get(network)  # type: ignore[call-overload]
     stages = ""
     bus_note = "every leaf has one link to every spine"
+    supers = SuperSpines((), {}, {})
     if spine_leaf is not None and spine_leaf.three_stage:
-        stages = f" in {len(spine_leaf.pods)} pods, {len(spine_leaf.super_spines)} super-spines (not drawn)"
-        bus_note = "every leaf has one link to every spine of its pod; pod spine s to every super-spine of plane s"
+        supers = super_spines(fabric, spine_leaf.planes, spines)
+        stages = f" in {len(spine_leaf.pods)} pods, {len(spine_leaf.super_spines)} super-spines"
+        bus_note = "every leaf has one link to every spine of its pod"
     title, title_w = _title(
         f"{intent.fabric.site.name}: {network} fabric, {len(spines)} spines{stages}, {leaves} leaves in "
         f"{len(boxes)} MLAG pairs"
     )
+    super_w, super_step = _top_sizes(supers.boxes, supers.notes)
     width = max(cols * (pair_w + GAP) - GAP + 2 * MARGIN, len(spines) * spine_step - GAP + 2 * MARGIN, title_w)
+    width = max(width, len(supers.boxes) * super_step - GAP + 2 * MARGIN)
     width = max(width, text_width(bus_note, NOTE_SIZE + 1) + 2 * MARGIN)
     spine_y = MARGIN + 30
+    out = [title]
+    if supers.boxes:
+        super_bus_y = spine_y + SPINE_H + 40
+        super_note = "pod spine s has its uplinks to the super-spines of plane s"
+        width = max(width, text_width(super_note, NOTE_SIZE + 1) + 2 * MARGIN)
+        out += _top_row(supers.boxes, supers.notes, super_w, super_step, width, spine_y, super_bus_y)
+        out += [
+            _line(MARGIN, super_bus_y, width - MARGIN, super_bus_y, 6),
+            _text(width - MARGIN, super_bus_y + 18, super_note, NOTE_SIZE + 1, "end"),
+        ]
+        spine_y = super_bus_y + 50
     bus_y = spine_y + SPINE_H + 40
     pairs_y = bus_y + 50
     height = pairs_y + rows * (pair_h + ROW_GAP) - ROW_GAP + MARGIN
 
-    out = [title, _line(MARGIN, bus_y, width - MARGIN, bus_y, 6)]
+    out.append(_line(MARGIN, bus_y, width - MARGIN, bus_y, 6))
     out += _row_buses(rows, pairs_y, pair_h + ROW_GAP, bus_y, width)
     out.append(_text(width - MARGIN, bus_y + 18, bus_note, NOTE_SIZE + 1, "end"))
-    out += _top_row(spines, spine_notes, spine_w, spine_step, width, spine_y, bus_y)
+    up = (spine_y - 50, supers.uplinks) if supers.boxes else None
+    out += _top_row(spines, spine_notes, spine_w, spine_step, width, spine_y, bus_y, up)
     for i, box in enumerate(boxes):
         row, col = divmod(i, cols)
         x = MARGIN + col * (pair_w + GAP)
         y = pairs_y + row * (pair_h + ROW_GAP)
         out.extend(_pair(box, x, y, pair_w, pair_h, leaf_w, bus_y if row == 0 else y - ROW_BUS))
     return _svg(width, height, out)
+
+
+@dataclass(frozen=True, slots=True)
+class SuperSpines:
+    """The super-spine tier as drawn: its boxes (a super-spine each, or a plane each when many),
+    the note under each box, and each pod spine's uplink label."""
+
+    boxes: tuple[str, ...]
+    notes: dict[str, str]
+    uplinks: dict[str, str]
+
+
+def super_spines(fabric: ResolvedFabric, planes: Sequence[Sequence[str]], spines: Sequence[str]) -> SuperSpines:
+    """The super-spines of ``planes`` and the pod ``spines``' links up to them.
+
+    Up to :data:`SUPER_SPINE_BOXES` super-spines each is a box noted with its links down; past
+    it each plane is one box, ``plane 3: 8 super-spines``, noted with the plane's links.
+    """
+    down: Counter[str] = Counter()
+    up: Counter[str] = Counter()
+    speed: dict[str, str] = {}
+    members = {name for plane in planes for name in plane}
+    for link in fabric.links:
+        if link.kind == "fabric" and link.b.device in members:
+            down[link.b.device] += 1
+            up[link.a.device] += 1
+            speed[link.a.device] = speed[link.b.device] = link.b_speed or ""
+    uplinks = {s: f"{links_label(up[s], speed.get(s, ''))} up" for s in spines}
+    if len(members) <= SUPER_SPINE_BOXES:
+        names = tuple(name for plane in planes for name in plane)
+        return SuperSpines(names, {n: links_label(down[n], speed.get(n, "")) for n in names}, uplinks)
+    boxes: list[str] = []
+    notes: dict[str, str] = {}
+    for number, plane in enumerate(planes, start=1):
+        box = f"plane {number}: {len(plane)} super-spines"
+        boxes.append(box)
+        notes[box] = links_label(sum(down[n] for n in plane), speed.get(plane[0], "") if plane else "")
+    return SuperSpines(tuple(boxes), notes, uplinks)
 
 
 def _pair(box: PairBox, x: float, y: float, w: float, h: float, leaf_w: float, top: float) -> list[str]:

@@ -5,8 +5,9 @@
 * leaf index ``L = 2 * (P - 1) + side + 1`` (side a = 0, b = 1); spine ``s`` = 1..count;
 * a three-stage fabric (``pods``): pod ``q = (rack - 1) // pods.racks + 1``; its spines
   ``pod03-spine01``.. stand in ``pods.spine_racks[q - 1]``; pod spine ``s`` is in plane ``s``,
-  whose super-spines ``plane2-superspine01``.. stand in ``pods.super_spines.racks[s - 1]``; a
-  pod exists when one of its racks has servers on the fabric;
+  whose super-spines ``plane2-superspine01``.. stand in ``pods.super_spines.racks[s - 1]`` (a
+  list of racks there: filled in order, evenly); a pod exists when one of its racks has servers
+  on the fabric;
 * a management switch per rack of ``racks.yaml``, and one core;
 * management slots: in its rack, a compute leaf takes slot 1 or 2, a storage leaf 3 or 4; the
   spines and super-spines standing in a rack take slots 5.. (compute before storage, spines
@@ -292,7 +293,7 @@ def build_topology(intent: Intent) -> Topology:
                     "super-spine",
                     net,
                     layout.model.id,
-                    supers.racks[min(plane, len(supers.racks)) - 1],
+                    supers.rack_of(plane, number),
                     f"{net}-plane{plane}",
                     number,
                     layout,

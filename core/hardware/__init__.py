@@ -16,7 +16,7 @@ Examples:
 
 from __future__ import annotations
 
-from core.hardware.catalog import Catalog, Optic, catalog, load_catalog
+from core.hardware.catalog import Catalog, ModelFiles, Optic, catalog, load_catalog
 from core.hardware.model import (
     Breakout,
     BreakoutInterface,
@@ -52,6 +52,7 @@ __all__ = [
     "InterfaceInfo",
     "Linecard",
     "Model",
+    "ModelFiles",
     "Optic",
     "Port",
     "PortCount",

@@ -16,15 +16,16 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
 from core.errors import FabricopsError
+from core.generated import INTENT, INTENT_MODELS
 from core.hardware.model import BreakoutMode, Chassis, Linecard, Model, PortKind, Power, VlanRange, build_ports
 
 DATA = Path(__file__).resolve().parent
@@ -74,22 +75,77 @@ class Catalog:
         return found
 
 
+@dataclass(frozen=True)
+class ModelFiles:
+    """A repository's own catalog files, as bytes: ``hardware/switches/<MODEL>.yaml``,
+    ``hardware/linecards/<CARD>.yaml`` and ``hardware/ports.yaml`` under ``folder`` (``intent``,
+    as messages name it). The compiler reads them from ``intent/``, the lab and deploy from
+    the same files at the ref they serve, so all three know the same models.
+
+    Examples:
+        >>> own = ModelFiles.of({"fabric.yaml": b"", "hardware/switches/DCS-X.yaml": b"model: DCS-X"})
+        >>> own.folder, [name for name, _ in own.files]
+        ('intent', ['hardware/switches/DCS-X.yaml'])
+        >>> ModelFiles.of({"fabric.yaml": b""}) is None
+        True
+    """
+
+    folder: str
+    files: tuple[tuple[str, bytes], ...]
+
+    @classmethod
+    def of(cls, files: Mapping[str, bytes], folder: str = INTENT) -> ModelFiles | None:
+        """The catalog files among ``files`` (path under ``folder`` -> bytes); None when there are none."""
+        own = tuple(sorted((p, d) for p, d in files.items() if p.startswith(INTENT_MODELS) and p.endswith(".yaml")))
+        return cls(folder, own) if own else None
+
+    def readers(self, under: str) -> Iterator[_Reader]:
+        """A reader of each file directly in ``hardware/<under>/``, by name."""
+        for path, data in self.files:
+            if PurePosixPath(path).parent == PurePosixPath(INTENT_MODELS, under):
+                yield _Reader(f"{self.folder}/{path}", data)
+
+    def reader(self, name: str) -> _Reader | None:
+        """A reader of ``hardware/<name>``, or None when it is not there."""
+        wanted = f"{INTENT_MODELS}{name}"
+        return next((_Reader(f"{self.folder}/{p}", d) for p, d in self.files if p == wanted), None)
+
+    @classmethod
+    def read(cls, folder: Path) -> ModelFiles | None:
+        """The catalog files in a folder of the catalog's layout (``switches/``, ``linecards/``, ``ports.yaml``)."""
+        files = {f"{INTENT_MODELS}{p.relative_to(folder).as_posix()}": p.read_bytes() for p in folder.rglob("*.yaml")}
+        return cls.of(files, folder=_shown(folder.parent))
+
+
+def _shown(path: Path) -> str:
+    """A catalog path as messages name it: relative to the project, else as given."""
+    try:
+        return str(path.relative_to(DATA.parent.parent))
+    except ValueError:
+        return str(path)
+
+
 class _Reader:
     """Typed access to one YAML document with errors that name the file and the YAML path."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, shown: str, data: bytes) -> None:
+        self.shown = shown
+        self.stem = PurePosixPath(shown).stem
         try:
-            self.data = yaml.load(path.read_text(), Loader=_Loader)
-        except (OSError, yaml.YAMLError) as exc:
+            self.data = yaml.load(data, Loader=_Loader)
+        except yaml.YAMLError as exc:
             raise FabricopsError(f"{self.where()}: cannot be read: {exc}") from None
 
-    def where(self, at: str = "") -> str:
+    @classmethod
+    def file(cls, path: Path) -> _Reader:
         try:
-            shown = self.path.relative_to(DATA.parent.parent)
-        except ValueError:
-            shown = self.path
-        return f"{shown}: {at}" if at else str(shown)
+            data = path.read_bytes()
+        except OSError as exc:
+            raise FabricopsError(f"{_shown(path)}: cannot be read: {exc}") from None
+        return cls(_shown(path), data)
+
+    def where(self, at: str = "") -> str:
+        return f"{self.shown}: {at}" if at else self.shown
 
     def fail(self, at: str, what: str) -> FabricopsError:
         return FabricopsError(f"{self.where(at)}: {what}")
@@ -186,12 +242,11 @@ def _vlans(reader: _Reader, data: dict[str, Any], at: str) -> VlanRange:
     )
 
 
-def _linecard(path: Path, kinds: Mapping[str, PortKind]) -> Linecard:
-    reader = _Reader(path)
+def _linecard(reader: _Reader, kinds: Mapping[str, PortKind]) -> Linecard:
     data = reader.mapping(reader.data, "")
     card = reader.get(data, "linecard", str, "")
-    if card != path.stem:
-        raise reader.fail("linecard", f"{card!r} must match the file name {path.stem!r}")
+    if card != reader.stem:
+        raise reader.fail("linecard", f"{card!r} must match the file name {reader.stem!r}")
     return Linecard(
         card,
         reader.get(data, "description", str, ""),
@@ -201,12 +256,11 @@ def _linecard(path: Path, kinds: Mapping[str, PortKind]) -> Linecard:
     )
 
 
-def _model(path: Path, kinds: Mapping[str, PortKind], cards: Mapping[str, Linecard], vlans: VlanRange) -> Model:
-    reader = _Reader(path)
+def _model(reader: _Reader, kinds: Mapping[str, PortKind], cards: Mapping[str, Linecard], vlans: VlanRange) -> Model:
     data = reader.mapping(reader.data, "")
     model_id = reader.get(data, "model", str, "")
-    if model_id != path.stem:
-        raise reader.fail("model", f"{model_id!r} must match the file name {path.stem!r}")
+    if model_id != reader.stem:
+        raise reader.fail("model", f"{model_id!r} must match the file name {reader.stem!r}")
     chassis = None
     ports = []
     if "chassis" in data:
@@ -238,7 +292,7 @@ def _model(path: Path, kinds: Mapping[str, PortKind], cards: Mapping[str, Lineca
         sources=reader.strings(data, "sources", ""),
         uncertain=reader.strings(data, "uncertain", ""),
         chassis=chassis,
-        file=str(path),
+        file=reader.shown,
     )
     if model.queue not in ("uc-tx-queue", "tx-queue"):
         raise reader.fail("queue", f"{model.queue!r}: expected uc-tx-queue (Trident/Tomahawk) or tx-queue (Jericho)")
@@ -272,41 +326,54 @@ def _optics(reader: _Reader) -> tuple[Optic, ...]:
     return tuple(optics)
 
 
-def load_catalog(root: Path = DATA, extra: Path | None = None) -> Catalog:
+def load_catalog(root: Path = DATA, extra: ModelFiles | Path | None = None) -> Catalog:
     """Read the catalog under ``root`` (the package's own data by default).
 
-    ``extra`` is a repository's own folder of the same layout (``switches/``, ``linecards/``,
-    optionally ``ports.yaml``): its files add models, linecards and cage kinds; one that names
-    a model the catalog already has is an error, so a shipped model is never silently replaced.
+    ``extra`` is a repository's own files of the same layout (``switches/``, ``linecards/``,
+    optionally ``ports.yaml``), or a folder of them: they add models, linecards and cage kinds;
+    one that names a model the catalog already has is an error, so a shipped model is never
+    silently replaced.
     """
-    kinds = _kinds(_Reader(root / "ports.yaml"))
-    if extra is not None and (extra / "ports.yaml").is_file():
-        added = _Reader(extra / "ports.yaml")
+    own = ModelFiles.read(extra) if isinstance(extra, Path) else extra
+    kinds = _kinds(_Reader.file(root / "ports.yaml"))
+    added = own.reader("ports.yaml") if own is not None else None
+    if added is not None:
         for name, kind in _kinds(added).items():
             if name in kinds:
                 raise added.fail(name, f"cage kind {name!r} is in the catalog already: give it another name")
             kinds[name] = kind
-    eos = _Reader(root / "eos.yaml")
+    eos = _Reader.file(root / "eos.yaml")
     vlans = _vlans(eos, eos.get(eos.mapping(eos.data, ""), "internal_vlans", dict, ""), "internal_vlans")
-    roots = [root] if extra is None else [root, extra]
+
+    def readers(under: str) -> list[_Reader]:
+        shipped = [_Reader.file(path) for path in sorted((root / under).glob("*.yaml"))]
+        return shipped + (list(own.readers(under)) if own is not None else [])
+
     cards: dict[str, Linecard] = {}
     models: dict[str, Model] = {}
-    for folder in roots:
-        for path in sorted((folder / "linecards").glob("*.yaml")):
-            _add(cards, path, _linecard(path, kinds))
-    for folder in roots:
-        for path in sorted((folder / "switches").glob("*.yaml")):
-            _add(models, path, _model(path, kinds, cards, vlans))
-    return Catalog(models, cards, kinds, _optics(_Reader(root / "optics.yaml")), vlans)
+    for reader in readers("linecards"):
+        _add(cards, reader, _linecard(reader, kinds))
+    for reader in readers("switches"):
+        _add(models, reader, _model(reader, kinds, cards, vlans))
+    return Catalog(models, cards, kinds, _optics(_Reader.file(root / "optics.yaml")), vlans)
 
 
-def _add(found: dict[str, Any], path: Path, item: Any) -> None:
-    if path.stem in found:
-        raise _Reader(path).fail("", f"{path.stem} is in the catalog already: remove this file or rename the model")
-    found[path.stem] = item
+def _add(found: dict[str, Any], reader: _Reader, item: Any) -> None:
+    if reader.stem in found:
+        raise reader.fail("", f"{reader.stem} is in the catalog already: remove this file or rename the model")
+    found[reader.stem] = item
+
+
+def catalog(extra: ModelFiles | None = None) -> Catalog:
+    """The catalog shipped with fabricops, with a repository's own models in ``extra`` (read once).
+
+    Examples:
+        >>> catalog() is catalog(None)
+        True
+    """
+    return _cached(extra)
 
 
 @cache
-def catalog(extra: Path | None = None) -> Catalog:
-    """The catalog shipped with fabricops, with a repository's own models in ``extra`` (read once)."""
+def _cached(extra: ModelFiles | None) -> Catalog:
     return load_catalog(DATA, extra)

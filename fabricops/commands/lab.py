@@ -68,7 +68,7 @@ def _eos_version(value: str | None) -> str | None:
     "models",
     multiple=True,
     metavar="DEVICE=MODEL",
-    help="Start DEVICE as this catalog model instead of the one generated/ names (repeat).",
+    help="Start DEVICE as this model (catalog or intent/hardware/) instead of the one generated/ names (repeat).",
 )
 @click.option(
     "--eos-version",
@@ -88,8 +88,9 @@ def up_cmd(
     """Start one background process serving every switch; writes .lab/lab.json.
 
     Each switch is the model generated/inventory/hosts.yaml names: a catalog model
-    (docs/hardware.md) has exactly that model's ports and refuses a port it lacks. Each runs an
-    EOS release (default 4.31.2F) and prints what that release prints by itself.
+    (docs/hardware.md), or one of intent/hardware/, has exactly that model's ports and refuses
+    a port it lacks. Each runs an EOS release (default 4.31.2F) and prints what that release
+    prints by itself.
 
     \b
     Examples:
@@ -111,16 +112,14 @@ def up_cmd(
 
 
 def _models(values: tuple[str, ...]) -> dict[str, str]:
-    """``DEVICE=MODEL`` options, each model checked against the catalog."""
-    from core.hardware import model
-
+    """``DEVICE=MODEL`` options; the lab checks each model against the catalog with the
+    repository's own models (``intent/hardware/``) at the ref it serves."""
     chosen = {}
     for value in values:
         device, sep, name = value.partition("=")
         if not sep or not device or not name:
             example = "e.g. rack01-mgmt=DCS-7010TX-48"
             raise click.BadParameter(f"{value!r}: expected DEVICE=MODEL, {example}", param_hint="--model")
-        model(name)  # an unknown model is an error that lists the catalog
         chosen[device] = name
     return chosen
 

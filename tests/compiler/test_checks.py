@@ -410,6 +410,20 @@ def test_server_position_beyond_ports_per_rack(checks_intent_dir: Path, checks_e
     assert all("rack01-gpu013" in f.message for f in _of(findings, "PRT002"))
 
 
+def test_a_rack_short_of_units(checks_intent_dir: Path, checks_edit: Editor) -> None:
+    """Rack 1's nine 4U servers and five 1U switches take 41U: a 40U rack is one finding naming it."""
+    checks_edit(
+        "racks.yaml",
+        "{id: 1, row: A, position: 1, pdu_kw: 70, role: gpu, units: 48}",
+        "{id: 1, row: A, position: 1, pdu_kw: 70, role: gpu, units: 40}",
+    )
+    findings = _check(checks_intent_dir)
+    assert [f.line() for f in findings if f.severity != "info"] == [
+        "error RCK001 [C9] rack01: 5 switches take 5U and 9 servers 36U: 41U of its 40U: "
+        "move devices to another rack or set units in racks.yaml"
+    ]
+
+
 def test_management_switch_out_of_server_ports(checks_intent_dir: Path, checks_edit: Editor) -> None:
     """Eight server ports on the management switch cannot take a rack of nine servers."""
     checks_edit("fabric.yaml", "servers: {ports: [1-36]}", "servers: {ports: [1-8]}")

@@ -3,7 +3,7 @@
 The example's compute fabric is rebuilt as three pods of four racks (four 64-port spines per
 pod, eight ports down and eight up, two super-spines per plane): the facts follow the rules of
 ``compiler.facts.topology`` and ``compiler.facts.addressing``, the checks pass, and adding a pod
-changes only the new pod's switches, the super-spines and the switches its servers plug into.
+changes the configs of only the switches in the new pod's racks and the super-spines.
 The bench's 16x intent (pods of 16 racks, chassis super-spines) passes every rule; the 64x one
 is in the e2e tier.
 """
@@ -11,15 +11,16 @@ is in the e2e tier.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
 from bench.scale import scaled_intent
 from compiler.checks import run_checks
-from compiler.fabric import resolve
+from compiler.fabric import ResolvedFabric, resolve
 from compiler.facts import build_facts
-from compiler.intent import load_intent
+from compiler.intent import Intent, load_intent
+from compiler.pipeline import CompileResult, compile_intent
 from core.errors import IntentError
 from tests.conftest import EXAMPLE_INTENT
 
@@ -97,6 +98,31 @@ def test_pods_spines_and_planes_follow_the_rules(tmp_path: Path) -> None:
     assert topology.switches["plane4-superspine02"].rack == 21
 
 
+def test_a_plane_may_stand_in_several_racks(tmp_path: Path) -> None:
+    """Chassis too tall for one rack together: plane 2's two super-spines fill racks 19 and 20."""
+    intent = three_stage(tmp_path)
+    fabric = intent / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("racks: [18, 19, 20, 21]}", "racks: [18, [19, 20], 21]}"))
+    switches = build_facts(load_intent(intent)).topology.switches
+    placed = {name: switches[name].rack for name in switches if "superspine" in name}
+    assert placed == {
+        "plane1-superspine01": 18,
+        "plane1-superspine02": 18,
+        "plane2-superspine01": 19,
+        "plane2-superspine02": 20,
+        "plane3-superspine01": 21,
+        "plane3-superspine02": 21,
+        "plane4-superspine01": 21,
+        "plane4-superspine02": 21,
+    }
+    fabric.write_text(fabric.read_text().replace("[19, 20]", "[19, 99]"))
+    with pytest.raises(IntentError) as caught:
+        load_intent(intent)
+    assert caught.value.problems[0].endswith(
+        "fabrics.compute.pods.super_spines.racks[1][1]: rack 99 is not in racks.yaml"
+    )
+
+
 def test_links_addresses_and_asns_are_numbered_by_pod(tmp_path: Path) -> None:
     """A leaf takes its pod's spines on its local number; a pod spine shares its eight uplinks
     out over the two super-spines of its plane; ASNs and loopbacks by pod and plane."""
@@ -128,30 +154,69 @@ def test_a_three_stage_fabric_passes_every_rule(tmp_path: Path) -> None:
     assert config.router_bgp is not None and len(config.router_bgp.neighbors) == 12  # 3 pods x 4 links
 
 
+def _storage_in_pods(intent: Path) -> None:
+    """The storage fabric three-stage too, a storage pod per compute pod (four racks, one leaf
+    pair): four DCS-7050CX3-32S spines per pod beside the compute pod's, one storage
+    super-spine per plane beside the compute ones; rack 13 holds the storage nodes' pod."""
+    fabric = (intent / "fabric.yaml").read_text()
+    for old, new in [
+        (
+            "    spines: {count: 4, model: DCS-7050CX3-32S, rack: 13, name_prefix: stor-spine}\n",
+            "    spines:\n"
+            "      {count: 4, model: DCS-7050CX3-32S, rack: 15, name_prefix: stor-spine,\n"
+            "       downlinks: {ports: [1-2]}, uplinks: {ports: [3-4]}}\n"
+            "    pods:\n"
+            "      racks: 4\n"
+            f"      spine_racks: [{', '.join(str(r) for r in POD_RACKS.values())}, 13]\n"
+            "      super_spines: {model: DCS-7050CX3-32S, per_plane: 1, name_prefix: stor-superspine,"
+            f" racks: [{', '.join(str(r) for r in PLANE_RACKS)}]}}\n",
+        ),
+        (
+            "      mlag_l3: 10.41.9.0/24\n",
+            "      mlag_l3: 10.41.9.0/24\n      spine_loopbacks: 10.41.10.0/24\n      spine_p2p: 10.41.12.0/22\n",
+        ),
+        (
+            "bgp: {spine_asn: 65200, leaf_asn_base: 65200, maximum_routes: 12000}",
+            "bgp: {spine_asn: 65200, leaf_asn_base: 65200, pod_asn_base: 65300, super_spine_asn: 65399,"
+            " maximum_routes: 12000}",
+        ),
+    ]:
+        assert fabric.count(old) == 1, old
+        fabric = fabric.replace(old, new)
+    (intent / "fabric.yaml").write_text(fabric)
+
+
 def test_adding_a_pod_touches_only_its_switches_and_the_super_spines(tmp_path: Path) -> None:
-    """Racks 9-12 get their servers: pod 3 appears. The switches whose facts change are pod 3's
-    own, the super-spines, and those its servers and spines plug into (rack management switches,
-    the storage pair of racks 9-12 and its spines); no leaf or spine of pods 1 and 2 moves."""
+    """Racks 9-12 get their servers: pod 3 appears, in both fabrics. The configs that change are
+    exactly those of the switches standing in the pod's racks and its spine rack (leaves, pod
+    spines, storage leaves, rack switches) and the super-spines of both fabrics; every address
+    and ASN of the switches and servers there before stays where it was."""
     intent = three_stage(tmp_path)
+    _storage_in_pods(intent)
     full = (intent / "servers.csv").read_text()
     _without_racks(intent, range(9, 13))
-    before = build_facts(load_intent(intent))
+    before = compile_intent(intent)
     (intent / "servers.csv").write_text(full)
-    after = build_facts(load_intent(intent))
-    changed = {n for n in after.topology.switches if n not in before.topology.switches}
-    changed |= {n for n in before.topology.switches if after.device(n) != before.device(n)}
-    pod3 = {f"rack{r:02d}-leaf-{s}" for r in range(9, 13) for s in "ab"} | {f"pod03-spine0{s}" for s in range(1, 5)}
-    supers = {f"plane{p}-superspine0{n}" for p in range(1, 5) for n in (1, 2)}
-    plugged = {f"rack{r:02d}-mgmt" for r in (9, 10, 11, 12, POD_RACKS[3])}
-    storage = {
-        "rack09-stor-leaf-a",
-        "rack09-stor-leaf-b",
-        "stor-spine01",
-        "stor-spine02",
-        "stor-spine03",
-        "stor-spine04",
-    }
-    assert changed == pod3 | supers | plugged | storage
+    after = compile_intent(intent)
+    assert [f.line() for f in after.findings if f.severity != "info"] == []
+
+    def configs(result: CompileResult) -> dict[str, bytes]:
+        return {path: data for path, data in result.files.items() if path.startswith("configs/")}
+
+    old, new = configs(before), configs(after)
+    assert set(old) <= set(new)
+    changed = {PurePosixPath(path).stem for path, text in new.items() if old.get(path) != text}
+    switches = after.fabric.facts.topology.switches
+    pod = {name for name, switch in switches.items() if switch.rack in (9, 10, 11, 12, POD_RACKS[3])}
+    supers = {name for name, switch in switches.items() if switch.role == "super-spine"}
+    assert len(pod) == 8 + 2 + 4 + 4 + 5 and len(supers) == 4 * 2 + 4
+    assert changed == pod | supers
+    was, now = before.fabric.facts, after.fabric.facts
+    assert set(was.addressing.allocations) <= set(now.addressing.allocations)
+    assert {n: s.asn for n, s in was.routing.switches.items()}.items() <= {
+        n: s.asn for n, s in now.routing.switches.items()
+    }.items()
+    assert was.addressing.servers.items() <= now.addressing.servers.items()
 
 
 @pytest.mark.parametrize(
@@ -191,13 +256,17 @@ def test_a_pod_design_mistake_is_one_finding(tmp_path: Path, old: str, new: str,
     assert findings[0].message == message
 
 
-def test_the_16x_intent_passes_every_rule(tmp_path: Path) -> None:
-    """1,732 servers in 12 pods of 16 racks, four planes of DCS-7808-CH super-spines: no error or warning."""
-    scaled_intent(16, tmp_path / "intent")
-    intent = load_intent(tmp_path / "intent")
-    fabric = resolve(intent)
+FIGURES = {"ADR006", "PRT006"}
+"""The info rules: figures for a reviewer (pool usage, a leaf's oversubscription), one per pool
+and per leaf of every design, never a problem (``docs/checks.md``)."""
+
+
+def test_the_16x_intent_passes_every_rule(fabric_16x: tuple[Intent, ResolvedFabric]) -> None:
+    """1,732 servers in 12 pods of 16 racks, four planes of DCS-7808-CH super-spines: no error or
+    warning, and nothing but the figures."""
+    intent, fabric = fabric_16x
     findings = run_checks(intent, fabric)
-    assert [f.line() for f in findings if f.severity != "info"] == []
+    assert [f.line() for f in findings if f.severity != "info" or f.rule not in FIGURES] == []
     roles = sorted({(d.network, d.role, d.model) for d in fabric.devices.values()})
     assert ("compute", "super-spine", "DCS-7808-CH") in roles and ("compute", "spine", "DCS-7060DX5-64S") in roles
     assert len(fabric.facts.topology.fabrics["compute"].pods) == 12
@@ -209,7 +278,7 @@ def test_the_64x_intent_passes_every_rule(tmp_path: Path) -> None:
     scaled_intent(64, tmp_path / "intent")
     intent = load_intent(tmp_path / "intent")
     findings = run_checks(intent, resolve(intent))
-    assert [f.line() for f in findings if f.severity != "info"] == []
+    assert [f.line() for f in findings if f.severity != "info" or f.rule not in FIGURES] == []
 
 
 def test_a_super_spine_short_of_ports_fails_as_the_intent_loads(tmp_path: Path) -> None:

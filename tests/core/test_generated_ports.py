@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core.hardware import Model, match_model
+from core.hardware import Model, ModelFiles, catalog
 
 REPO = Path(__file__).resolve().parents[2]
 _STANZA = re.compile(r"^interface (\S+)\n((?:   .*\n)*)", re.MULTILINE)
@@ -28,10 +28,12 @@ Files = Callable[[str], str]
 
 
 def models_of(files: Files) -> dict[str, Model]:
-    """Each switch's catalog model (a chassis with the linecards the inventory names)."""
+    """Each switch's catalog model (a chassis with the linecards the inventory names), the
+    repository's own models of ``intent/hardware/`` included, as the lab and deploy read them."""
+    models = catalog(ModelFiles.read(REPO / "intent" / "hardware"))
     out: dict[str, Model] = {}
     for name, host in yaml.safe_load(files("inventory/hosts.yaml")).items():
-        found = match_model(host["data"]["model"])
+        found = models.match(host["data"]["model"])
         assert found is not None, f"{name}: {host['data']['model']} is not a catalog model"
         cards = host["data"].get("linecards")
         out[name] = found.with_linecards({int(k): v for k, v in cards.items()}) if cards else found

@@ -1,9 +1,11 @@
 """Deploy refuses a switch whose live model is not the model ``generated/`` names.
 
-``generated/`` names the catalog model of every switch (the management switches are
-``DCS-7010TX-48``); the lab starts one of them as another model (the wrong switch in the rack)
-and another as the right model with a rear-to-front airflow suffix. Real CLI, Nornir and the
-stock NAPALM driver against the lab on loopback.
+The example's rack management switches are made a model of the repository's own
+(``intent/hardware/switches/DCS-7010TX-48-LAB.yaml``, the catalog's DCS-7010TX-48 under another
+id) and compiled: the compiler, the lab and deploy all read it with the catalog. The lab starts
+one of them as a catalog model (the wrong switch in the rack) and another as the right model
+with a rear-to-front airflow suffix. Real CLI, Nornir and the stock NAPALM driver against the
+lab on loopback.
 """
 
 from __future__ import annotations
@@ -16,19 +18,29 @@ from typing import Any
 import pytest
 import yaml
 
+from compiler.pipeline import compile_intent, write_generated
 from core.generated import open_snapshot
+from core.hardware.catalog import DATA
 from lab import Lab, specs_from_snapshot
-from tests.conftest import clone_repo, write_lab_json
+from tests.conftest import clone_repo, git, write_lab_json
 from tests.deploy.conftest import FAST, run_fabricops
 
 WRONG, RIGHT, CORE = "rack01-mgmt", "rack02-mgmt", "mgmt-core01"
-EXPECTED = "DCS-7010TX-48"
+EXPECTED = "DCS-7010TX-48-LAB"
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
-    """The example, whose generated/ names the catalog model of every switch."""
+    """The example with its rack switches of the repository's own model, compiled and committed."""
     root = clone_repo(example_repo, tmp_path_factory.mktemp("models") / "repo")
+    own = (DATA / "switches" / "DCS-7010TX-48.yaml").read_text().replace("model: DCS-7010TX-48", f"model: {EXPECTED}")
+    (root / "intent" / "hardware" / "switches").mkdir(parents=True)
+    (root / "intent" / "hardware" / "switches" / f"{EXPECTED}.yaml").write_text(own)
+    fabric = root / "intent" / "fabric.yaml"
+    fabric.write_text(fabric.read_text().replace("switch_model: DCS-7010TX-48", f"switch_model: {EXPECTED}"))
+    write_generated(compile_intent(root / "intent"), root / "generated")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "rack switches of our own model")
     hosts: dict[str, Any] = yaml.safe_load((root / "generated" / "inventory" / "hosts.yaml").read_text())
     assert {hosts[name]["data"]["model"] for name in (WRONG, RIGHT)} == {EXPECTED}
     return root

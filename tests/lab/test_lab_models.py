@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 from napalm.base.exceptions import MergeConfigException, ReplaceConfigException
 
+from core.errors import FabricopsError
+from core.generated import open_snapshot
 from core.hardware import model
-from lab import DeviceSpec, Link
+from core.hardware.catalog import DATA
+from lab import DeviceSpec, Link, specs_from_snapshot
 from lab.testing import napalm_driver, running_lab
 
 PORTS = Path(__file__).resolve().parents[1] / "core" / "fixtures" / "ports"
@@ -149,3 +152,45 @@ def test_a_model_outside_the_catalog_keeps_generic_ports() -> None:
     with running_lab([DeviceSpec("sw1", None, model="leaf-48x100g-8x400g", ethernet_ports=56)]) as lab:
         assert lab.tamper("sw1", ["interface Ethernet99", "description pre-provisioned"]) == []
         assert _stanzas(lab.device("sw1").running_config())[55] == "Ethernet56"
+
+
+def _own_model(root: Path) -> None:
+    """``intent/hardware/switches/DCS-7010TX-24-LAB.yaml``: a repository's own 24-port management
+    switch (RJ45 1-24, SFP28 25-26), written from the catalog's DCS-7010TX-48, and one switch of
+    that model in ``generated/``."""
+    text = (DATA / "switches" / "DCS-7010TX-48.yaml").read_text()
+    for old, new in [
+        ("model: DCS-7010TX-48", "model: DCS-7010TX-24-LAB"),
+        ("{first: 1, last: 48, kind: rj45-1g}", "{first: 1, last: 24, kind: rj45-1g}"),
+        ("{first: 49, last: 52, kind: sfp28-25g}", "{first: 25, last: 26, kind: sfp28-25g}"),
+    ]:
+        assert old in text
+        text = text.replace(old, new)
+    (root / "intent" / "hardware" / "switches").mkdir(parents=True)
+    (root / "intent" / "hardware" / "switches" / "DCS-7010TX-24-LAB.yaml").write_text(text)
+    (root / "generated" / "configs").mkdir(parents=True)
+    (root / "generated" / "inventory").mkdir()
+    host = "mgmt1: {hostname: 127.0.0.1, platform: eos, data: {model: DCS-7010TX-24-LAB}}\n"
+    (root / "generated" / "inventory" / "hosts.yaml").write_text(host)
+    config = "hostname mgmt1\ninterface Ethernet26\n   description uplink\ninterface Ethernet27\n   mtu 9214\n"
+    (root / "generated" / "configs" / "mgmt1.cfg").write_text(config)
+
+
+def test_a_model_of_the_repository_is_a_model_of_the_lab(tmp_path: Path) -> None:
+    """``intent/hardware/`` beside ``generated/`` is read with the catalog, as the compiler reads it:
+    the switch reports that model, has exactly its ports and refuses one it lacks."""
+    _own_model(tmp_path)
+    snapshot = open_snapshot(tmp_path)
+    specs, _ = specs_from_snapshot(snapshot)
+    with running_lab(specs) as lab, napalm_driver(lab, "mgmt1") as driver:
+        facts = driver.get_facts()
+        with pytest.raises(MergeConfigException, match=r"Invalid input \(at token 1: 'Ethernet48'\)"):
+            driver.load_merge_candidate(config="interface Ethernet48\n   description x\n")
+        errors = lab.load_errors["mgmt1"]
+    assert facts["model"] == "DCS-7010TX-24-LAB-F"
+    assert facts["interface_list"] == [*(f"Ethernet{n}" for n in range(1, 27)), "Management1"]
+    assert errors == ["line 4: Invalid input (at token 1: 'Ethernet27')"]
+    (started,), _ = specs_from_snapshot(snapshot, models={"mgmt1": "DCS-7010TX-24-LAB-R"})
+    assert started.catalog is not None and started.catalog.model(started.model).id == "DCS-7010TX-24-LAB"
+    with pytest.raises(FabricopsError, match=r"unknown switch model 'DCS-7010TX-96'.*DCS-7010TX-24-LAB"):
+        specs_from_snapshot(snapshot, models={"mgmt1": "DCS-7010TX-96"})

@@ -57,7 +57,9 @@ def test_a_one_port_change_draws_the_leaf_its_peer_spines_rack_switch_and_server
 
 
 def _add_racks(edit: Callable[[str, str, str], None], project: Path) -> None:
-    racks = "".join(f"  - {{id: {r}, row: D, position: {r - 14}, pdu_kw: 70, role: gpu}}\n" for r in NEW_RACKS)
+    racks = "".join(
+        f"  - {{id: {r}, row: D, position: {r - 14}, pdu_kw: 70, role: gpu, units: 48}}\n" for r in NEW_RACKS
+    )
     edit("racks.yaml", "\n# Per row", racks + "\n# Per row")
     edit(
         "racks.yaml",

@@ -1,8 +1,8 @@
 """The view in a real browser: the system's headless Chromium, driven by Selenium and chromedriver.
 
 Chromium and chromedriver are Debian's (``make browser`` installs them; no browser is ever
-downloaded). Pages are opened from disk (``file://``), as a person opens the built site.
-Screenshots and the 16x load times are kept in ``build/view-screenshots/`` for CI to upload.
+downloaded; :mod:`view.browser`). Pages are opened from disk (``file://``), as a person opens
+the built site. Screenshots and the 16x load times are kept in ``build/view-screenshots/`` for CI to upload.
 """
 
 from __future__ import annotations
@@ -20,27 +20,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from view.browser import MISSING, available, chromium
 
 pytestmark = pytest.mark.e2e
 
-# Debian's packages by default; a runner with its own Chrome names it (review.yml does)
-CHROMIUM = Path(os.environ.get("FABRICOPS_CHROMIUM", "/usr/bin/chromium"))
-CHROMEDRIVER = Path(os.environ.get("FABRICOPS_CHROMEDRIVER", "/usr/bin/chromedriver"))
 SHOTS = REPO / "build" / "view-screenshots"
-# Headless as root in a sandbox-less container, and nothing that phones home: without the
-# background-networking flags Chromium's own connections are refused on a closed network.
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1280,1150",
-)
 LOAD_BOUND_S = 60.0
 """A sanity bound, not a target: a page that takes longer has frozen the browser."""
 
@@ -50,25 +34,14 @@ if TYPE_CHECKING := False:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
-    if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+    if not available():
         if os.environ.get("CI"):
-            pytest.fail("Chromium is missing: 'make browser' installs chromium and chromium-driver")
-        pytest.skip("Chromium is missing: run 'make browser' (installs chromium and chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(LOAD_BOUND_S * 2)
+            pytest.fail(MISSING)
+        pytest.skip(MISSING)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    try:
+    with chromium(tmp_path_factory.mktemp("chromium-profile"), 1280, 1150) as driver:
+        driver.set_page_load_timeout(LOAD_BOUND_S * 2)
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ Module                 Rules
 ``mlag``               MLG001
 ``qos``                QOS001 QOS002 QOS003 QOS004 QOS005 QOS006
 ``references``         REF001 REF002 REF003 RES001
-``power``              PWR001 PWR002 PWR003 PWR004 CAB001
+``power``              PWR001 PWR002 PWR003 PWR004 CAB001 RCK001
 ``edge``               STC001 OVS001
 ``bonding``            BND001 BND002 BND003
 ``management``         MGT001 MGT002 MGT003 MGT004

@@ -11,16 +11,20 @@ PWR004    warning   C9           a row draws more than 90% of its cooling or UPS
 CAB001    error     C8           a cable is longer than any optic of its speed reaches
                                  (a lane of a broken-out cage: any parallel optic and
                                  breakout optic pair of that mode)
+RCK001    error     C9           a rack's switches and servers take more rack units than
+                                 it has (``units`` in racks.yaml, default 42)
 ========  ========  ===========  =====================================================
 
-Watts come from the switches' catalog models (typical draw) and the servers' ``power_w`` of
-``intent/fabric.yaml``; rows from the ``rows:``
-section of ``intent/racks.yaml``. The figures are the ones ``generated/inventory/power.csv``
-and ``cabling.csv`` print (``compiler.artifacts.physical``).
+Rack units come from the switches' catalog models (``rack_units``, a chassis as a whole) and
+the servers' models of ``intent/fabric.yaml``; watts from the switches' catalog models (typical
+draw) and the servers' ``power_w``; rows from the ``rows:`` section of ``intent/racks.yaml``.
+The figures are the ones ``generated/inventory/power.csv``, ``assets.csv`` and ``cabling.csv``
+print (``compiler.artifacts.physical``).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterator
 
 from compiler.artifacts.physical import (
@@ -121,5 +125,27 @@ def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
                     f"cable to {link.b.device} {link.b.port} is {run.length_m:g} m, beyond every "
                     f"{run.speed or 'unknown-speed'}{breakout} optic (longest reach {run.reach_m} m): "
                     "place the racks closer (row, position in racks.yaml)"
+                ),
+            )
+
+
+@rule("RCK001", "error", "C9", "Every rack holds its devices' rack units")
+def rack_over_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each rack whose switches (from the top) and servers (from the bottom) take more
+    units than it has: their units in ``inventory/assets.csv`` would overlap."""
+    switches: dict[int, list[int]] = defaultdict(list)
+    servers: dict[int, list[int]] = defaultdict(list)
+    for name, device in fabric.devices.items():
+        switches[device.rack].append(fabric.facts.topology.switches[name].layout.model.rack_units)
+    for server in fabric.servers.values():
+        servers[server.rack].append(intent.fabric.server_models[server.model].rack_units)
+    for rack_id, rack in sorted(intent.racks.items()):
+        up, down = sum(switches[rack_id]), sum(servers[rack_id])
+        if up + down > rack.units:
+            yield (
+                f"rack{rack_id:02d}",
+                (
+                    f"{len(switches[rack_id])} switches take {up}U and {len(servers[rack_id])} servers {down}U: "
+                    f"{up + down}U of its {rack.units}U: move devices to another rack or set units in racks.yaml"
                 ),
             )

@@ -7,6 +7,7 @@ characters, at 1x and at 16x (the bench's scaled intent), where names are longer
 from __future__ import annotations
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,10 +17,10 @@ from pathlib import Path
 import pytest
 from PIL import ImageFont
 
-from bench.scale import scaled_intent
+from compiler.artifacts import diagram
 from compiler.artifacts.diagram import diagram_files
-from compiler.fabric import resolve
-from compiler.intent import load_intent
+from compiler.fabric import ResolvedFabric, resolve
+from compiler.intent import Intent, load_intent
 from core.textmetrics import FONT_FAMILY, FONT_FILES, text_width
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -90,11 +91,8 @@ def pictures_1x() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def pictures_16x(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    root = tmp_path_factory.mktemp("intent-16x")
-    scaled_intent(16, root)
-    intent = load_intent(root)
-    return diagram_files(intent, resolve(intent))
+def pictures_16x(fabric_16x: tuple[Intent, ResolvedFabric]) -> dict[str, str]:
+    return diagram_files(*fabric_16x)
 
 
 def test_one_picture_per_network(pictures_1x: dict[str, str]) -> None:
@@ -113,6 +111,27 @@ def test_every_label_fits_at_16x(pictures_16x: dict[str, str]) -> None:
     """At 16x the compute fabric has 192 pairs and names such as ``rack192-leaf-a``."""
     assert "rack192-leaf-b" in pictures_16x["docs/compute-fabric.svg"]
     assert sum(_check(name, svg) for name, svg in pictures_16x.items()) > 1000
+
+
+def test_the_super_spines_are_drawn_with_their_links_at_16x(pictures_16x: dict[str, str]) -> None:
+    """Three-stage: the 8 super-spines above the 48 pod spines, each pod spine's 32 uplinks up to
+    them, each super-spine's 12 pods x 16 links down."""
+    compute = pictures_16x["docs/compute-fabric.svg"]
+    assert len(re.findall(r'<g class="box" data-name="plane\d-superspine\d\d">', compute)) == 8
+    assert "(not drawn)" not in compute
+    assert compute.count(">32x400g up</text>") == 48
+    assert compute.count(">192x400g</text>") == 8
+
+
+def test_many_super_spines_are_a_box_per_plane(
+    fabric_16x: tuple[Intent, ResolvedFabric], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past SUPER_SPINE_BOXES super-spines each plane is one box, its links summed; labels still fit."""
+    monkeypatch.setattr(diagram, "SUPER_SPINE_BOXES", 4)
+    compute = diagram.fabric_svg(*fabric_16x, "compute")
+    assert compute.count(">plane 3: 2 super-spines</text>") == 1 and "plane3-superspine01" not in compute
+    assert compute.count(">384x400g</text>") == 4
+    assert _check("docs/compute-fabric.svg", compute) > 500
 
 
 def test_uplinks_and_peer_links_are_drawn(pictures_1x: dict[str, str]) -> None:
