@@ -52,7 +52,11 @@ extra_config:
     router ospf 100
        router-id 10.99.0.1
 """
-FIRST_LINE = 180  # of the block in the example's fabric.yaml (the key is on the line before)
+FIRST_LINE = 2 + next(  # the block's first line: its key is on the line after ``extra_config:``
+    n
+    for n, line in enumerate((REPO / "intent" / "fabric.yaml").read_text().splitlines(), 1)
+    if line.startswith("extra_config:")
+)
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +159,8 @@ def test_two_blocks_for_one_device_are_refused_as_the_intent_loads(tmp_path: Pat
     with pytest.raises(IntentError) as raised:
         load_intent(root, budgets=False)
     text = str(raised.value) + "".join(f"\n{p}" for p in getattr(raised.value, "problems", ()))
-    assert "fabric.yaml:181" in text and "'spine01' is written twice (first on line 179)" in text, text
+    first, second = FIRST_LINE - 1, FIRST_LINE + 1
+    assert f"fabric.yaml:{second}" in text and f"'spine01' is written twice (first on line {first})" in text, text
 
 
 def test_a_value_the_design_sets_is_not_replaced_behind_the_checks(

@@ -64,6 +64,11 @@ extra_config:
        mtu 1500
 """
 
+MTU_LINE = 3 + next(  # ``mtu 1500``: two lines below ``extra_config:``'s key
+    n
+    for n, line in enumerate((REPO / "intent" / "fabric.yaml").read_text().splitlines(), 1)
+    if line.startswith("extra_config:")
+)
 LOCATED = re.compile(r"(^|/)intent/(vlans|ports|fabric)\.yaml:(\d+): \S+$")
 
 
@@ -92,7 +97,7 @@ def bad(tmp_path_factory: pytest.TempPathFactory) -> tuple[Intent, ResolvedFabri
         ("PRT007", 8, "rack03-gpu001 enp65s0f0 (rack03-leaf-a Ethernet1/1) is claimed twice"),  # a port used twice
         ("PRT009", 6, "rack07-leaf-a Ethernet25/1 is a fabric link (uplink) to spine01"),  # a shut uplink
         ("PRT009", 8, "rack07-leaf-a Ethernet31/1 is a member of the MLAG peer-link"),  # a shut peer-link member
-        ("LNK002", 181, "mtu 1500 on spine01 Ethernet1/1, a link the design runs at MTU 9214: remove the line"),
+        ("LNK002", MTU_LINE, "mtu 1500 on spine01 Ethernet1/1, a link the design runs at MTU 9214: remove the line"),
     ],
 )
 def test_each_fault_is_one_line_at_its_place(

@@ -158,7 +158,10 @@ def speed_fec_extras_and_the_escape_hatch(cli: Cli, root: Path, lab: Lab) -> Non
         )
     )
     refused = cli("check", expect=1)
-    assert "error LNK002 [N5] intent/fabric.yaml:181: extra_config.spine01: mtu 1500 on spine01 Ethernet1/1" in refused
+    line = 4 + design.splitlines().index("extra_config: {}")  # 0-based; the mtu line is two below its key
+    assert (
+        f"error LNK002 [N5] intent/fabric.yaml:{line}: extra_config.spine01: mtu 1500 on spine01 Ethernet1/1" in refused
+    )
     fabric.write_text(
         design.replace(
             "extra_config: {}\n",
