@@ -49,7 +49,8 @@ lint: $(STAMP)
 
 # pyavd (the peer compiler), hier_config and netutils (the config tree's peers) are the optional
 # `bench` extra; BENCH_ARGS passes options to bench/run.py, e.g. BENCH_ARGS='--sizes 1,4,16,64
-# --avd-sizes 1,4 --runs 3'. It runs long (the 16x sizes, pyavd and the lab): run it on a quiet machine.
+# --avd-sizes 1,4 --runs 3'; BENCH_ARGS=--quick is the run that fits a shared machine. The full run is long
+# (the 16x sizes, pyavd and the lab): run it on a quiet machine.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/configtree.py

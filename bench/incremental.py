@@ -1,10 +1,17 @@
-"""Incremental recompile: one server row added to the example, then ``fabricops compile``.
+"""Incremental recompile: one server row added, then ``fabricops compile``, against a full one.
 
-The example is compiled once into a scratch root; a row is added to ``servers.csv`` (the
-next position in rack 3); the recompile is timed as a whole process and in-process per
-stage, and the trees before and after are compared file by file.
+At each size (the example, or ``bench/scale.py``'s design), in a scratch root compiled once:
 
-    python bench/incremental.py [--runs 3]
+* **incremental**: a row is added to ``servers.csv`` (the next position in rack 3) and
+  ``fabricops compile`` runs as a whole process (timed); the row is removed and the root
+  compiled back (untimed), ``runs`` times; the files the change touched are listed;
+* **full**: ``fabricops compile --full`` as a whole process on the same root with the row in
+  place and ``generated/`` current (every switch rendered, only what differs written), ``runs``
+  times: the same work without the record in ``.fabricops-cache/``;
+* **byte-identical**: the incremental ``generated/`` against a full compile of the same intent
+  into an empty root (every file's sha256).
+
+    python bench/incremental.py [--runs 3] [--factor 1]
 """
 
 from __future__ import annotations
@@ -13,18 +20,19 @@ import argparse
 import csv
 import hashlib
 import json
+import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "intent"
+from bench.launch import measured
+from bench.scale import write_intent
+
 SERVER = "rack03-gpu010"
 NEW_ROW = f"{SERVER},gpu-8x-h100,GPU-0310"
 
@@ -45,49 +53,79 @@ def compare(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str
     }
 
 
-def _compile(root: Path, python: str) -> float:
-    start = time.perf_counter()
-    subprocess.run([python, "-m", "fabricops", "compile", "--root", str(root)], check=True, capture_output=True)
-    return time.perf_counter() - start
+def _compile(root: Path, python: str, *options: str) -> tuple[dict[str, Any], str]:
+    """Wall and CPU seconds (``bench/launch.py``) and output of ``fabricops compile`` as a whole process."""
+    log = root.parent / "compile.log"
+    run = measured([python, "-m", "fabricops", "compile", "--root", str(root), *options], root.parent, log)
+    if run["rc"] != 0:
+        raise RuntimeError(f"fabricops compile failed: {log.read_text()[-500:]}")
+    return run, log.read_text()
 
 
-def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
-    """Median whole-process and in-process recompile seconds after adding one row; files touched."""
-    from compiler.pipeline import compile_intent, write_generated
+def _rendered(stdout: str) -> int | None:
+    found = re.search(r"\((\d+) of \d+ switches rendered\)", stdout)
+    return int(found.group(1)) if found else None
 
-    process: list[float] = []
-    switches: set[str] = set()
-    stages: list[dict[str, float]] = []
-    diff: dict[str, list[str]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for run in range(runs):
-            root = Path(tmp) / f"run{run}"
-            shutil.copytree(EXAMPLE, root / "intent")
+
+def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[str, Any]:
+    """Median whole-process incremental and full recompile seconds after adding one row; files touched."""
+    incremental: list[dict[str, Any]] = []
+    full: list[dict[str, Any]] = []
+    rendered: int | None = None
+    with tempfile.TemporaryDirectory(prefix="fabricops-incremental-") as tmp:
+        root = Path(tmp) / "root"
+        write_intent(factor, root / "intent")
+        servers = root / "intent" / "servers.csv"
+        base = servers.read_text()
+        rows = base.splitlines()
+        at = max(i for i, row in enumerate(rows) if row.startswith("rack03-gpu")) + 1
+        changed = "\n".join([*rows[:at], NEW_ROW, *rows[at:]]) + "\n"
+        _compile(root, python)
+        before = tree(root / "generated")
+        for _ in range(runs):
+            servers.write_text(changed)
+            run, stdout = _compile(root, python)
+            incremental.append(run)
+            rendered = _rendered(stdout)
+            after = tree(root / "generated")
+            servers.write_text(base)
             _compile(root, python)
-            before = tree(root / "generated")
-            servers = root / "intent" / "servers.csv"
-            rows = servers.read_text().splitlines()
-            at = max(i for i, row in enumerate(rows) if row.startswith("rack03-gpu")) + 1
-            servers.write_text("\n".join([*rows[:at], NEW_ROW, *rows[at:]]) + "\n")
-            process.append(_compile(root, python))
-            diff = compare(before, tree(root / "generated"))
-            switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
-            # The same recompile in-process, per stage (a second write of an identical tree).
-            result = compile_intent(root / "intent")
-            write_generated(result, root / "generated")
-            stages.append(dict(result.timings))
+        servers.write_text(changed)
+        _compile(root, python)
+        for _ in range(runs):
+            full.append(_compile(root, python, "--full")[0])
+        diff = compare(before, after)
+        switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
+        fresh = Path(tmp) / "fresh"
+        shutil.copytree(root / "intent", fresh / "intent")
+        _compile(fresh, python, "--full")
+        identical = tree(fresh / "generated") == after
+        devices = len(list((root / "generated" / "configs").glob("*.cfg")))
+    touched = diff["added"] + diff["removed"] + diff["changed"]
+    wall, cpu = (statistics.median(r[k] for r in incremental) for k in ("seconds", "cpu"))
+    full_wall, full_cpu = (statistics.median(r[k] for r in full) for k in ("seconds", "cpu"))
     return {
+        "factor": factor,
         "runs": runs,
-        "process_seconds": statistics.median(process),
-        "stages": {k: statistics.median(s[k] for s in stages) for k in stages[0]},
-        "files_total": len(tree_paths := diff["added"] + diff["removed"] + diff["changed"]),
+        "switches_total": devices,
+        "process_seconds": wall,
+        "full_seconds": full_wall,
+        "speedup": full_wall / wall,
+        "cpu_seconds": cpu,
+        "full_cpu_seconds": full_cpu,
+        "cpu_speedup": full_cpu / cpu,
+        "samples": [round(r["seconds"], 3) for r in incremental],
+        "full_samples": [round(r["seconds"], 3) for r in full],
+        "rendered": rendered,
+        "identical": identical,
+        "files_total": len(touched),
         "added": diff["added"],
         "removed": diff["removed"],
         "changed": diff["changed"],
-        "touched": tree_paths,
+        "touched": touched,
         "server": SERVER,
         "switches": sorted(switches),
-        "foreign": foreign(tree_paths, SERVER, switches),
+        "foreign": foreign(touched, SERVER, switches),
     }
 
 
@@ -120,8 +158,9 @@ def foreign(paths: list[str], server: str, switches: set[str]) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description="One-row incremental recompile; prints JSON.")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--factor", type=int, default=1)
     args = parser.parse_args()
-    print(json.dumps(measure(args.runs)))
+    print(json.dumps(measure(args.runs, args.factor)))
 
 
 if __name__ == "__main__":

@@ -30,24 +30,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import checks as checks_bench
+from bench import compare, fleet, floor, hotspots, incremental, machine, results, sidebyside
 from bench import compile as compile_bench
-from bench import fleet, floor, hotspots, incremental, machine, results, sidebyside
-from bench.scale import scaled_intent
+from bench.scale import write_intent
 
 BENCH = Path(__file__).resolve().parent
-EXAMPLE = BENCH.parent / "intent"
 
 
 def _sizes(text: str) -> list[int]:
     return [int(s) for s in text.split(",") if s.strip()]
-
-
-def _prepare(root: Path, factor: int) -> None:
-    """``root/intent``: the example itself at 1x, else the scaled design."""
-    if factor == 1:
-        shutil.copytree(EXAMPLE, root / "intent")
-    else:
-        scaled_intent(factor, root / "intent")
 
 
 def _has_pyavd(python: str) -> str | None:
@@ -66,7 +58,7 @@ def _size(root: Path, factor: int, runs: int, pyavd_python: str | None) -> dict[
     """One size: both compilers as whole processes, the floor, and our compile in-process per stage."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    _prepare(root, factor)
+    write_intent(factor, root / "intent")
     entry: dict[str, Any] = {"factor": factor, "load_at_start": _load()}
     print(f"[bench] {factor}x: side by side ({runs} runs each{'' if pyavd_python else ', no pyavd'})", file=sys.stderr)
     entry["sidebyside"] = sidebyside.compare(root, runs, pyavd_python)
@@ -83,8 +75,18 @@ def _sections(report: dict[str, Any]) -> set[str]:
     """The measured sections of a report, by name (for telling which ones a resume added)."""
     names = {f"{f}x" for f in report["sizes"]}
     names |= {f"{f}x fleet" for f in report.get("fleet", {})}
-    names |= {k for k in ("startup", "incremental", "profile") if k in report}
+    names |= {k for k in ("startup", "incremental", "checks", "profile") if k in report}
     return names
+
+
+def _intent_at(scratch: Path, factor: int) -> Path:
+    """The intent of ``factor`` in the scratch root (written when no size section made it)."""
+    intent = scratch / f"x{factor}" / "intent"
+    if not intent.is_dir():
+        shutil.rmtree(intent.parent, ignore_errors=True)
+        intent.parent.mkdir(parents=True)
+        write_intent(factor, intent)
+    return intent
 
 
 def _load_report(path: Path) -> dict[str, Any]:
@@ -109,15 +111,25 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         )
         report["startup"] = {**json.loads(out.stdout), "load_at_start": _load()}
         _save(report, args.out, raw)
-    for factor in sorted(set(sizes) | set(fleet_sizes)):
+    for factor in sorted(sizes):
         if factor in report["sizes"]:
             continue
         avd = args.pyavd_python if factor in avd_sizes and pyavd_version else None
         report["sizes"][factor] = _size(scratch / f"x{factor}", factor, args.runs, avd)
         _save(report, args.out, raw)
+    if "checks" not in report and _sizes(args.check_sizes):
+        print(f"[bench] checks per rule at {args.check_sizes}", file=sys.stderr, flush=True)
+        intents = {f: _intent_at(scratch, f) for f in _sizes(args.check_sizes)}
+        report["checks"] = {**checks_bench.measure(intents, args.runs), "load_at_start": _load()}
+        _save(report, args.out, raw)
     if "incremental" not in report:
-        print("[bench] incremental", file=sys.stderr, flush=True)
-        report["incremental"] = incremental.measure(args.runs)
+        report["incremental"] = {}
+        for factor in _sizes(args.incremental_sizes):
+            print(f"[bench] incremental {factor}x", file=sys.stderr, flush=True)
+            runs = args.runs if factor < 16 else args.big_runs
+            load = _load()
+            report["incremental"][factor] = {**incremental.measure(runs, factor), "load_at_start": load}
+            _save(report, args.out, raw)
     if "profile" not in report:
         profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
         print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
@@ -128,8 +140,13 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         if factor in report["fleet"]:
             continue
         print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
+        root = _intent_at(scratch, factor).parent
+        if not (root / "generated").is_dir():
+            compile_cmd = [sys.executable, "-m", "fabricops", "compile", "--root", str(root)]
+            subprocess.run(compile_cmd, check=True, capture_output=True)
         try:
-            report["fleet"][factor] = fleet.run(scratch / f"x{factor}", args.workers, args.fleet_runs)
+            report["fleet"][factor] = fleet.run(root, args.workers, args.fleet_runs)
+            report["fleet"][factor]["compare"] = compare.measure(root / "generated")
         except (subprocess.CalledProcessError, OSError) as exc:
             report["fleet"][factor] = {"error": str(exc)}
         _save(report, args.out, raw)
@@ -148,7 +165,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Run every benchmark and write RESULTS.md.")
     parser.add_argument("--sizes", default="1,4,16", help="compile sizes (scale factors); 64 runs long")
     parser.add_argument("--avd-sizes", default="1,4,16", help="sizes pyavd compiles too (empty: skip pyavd)")
-    parser.add_argument("--fleet-sizes", default="1,16", help="lab sizes for plan/deploy/drift (empty: skip)")
+    parser.add_argument("--fleet-sizes", default=None, help="lab sizes for plan/deploy/drift (default 1,16; quick: 1)")
     parser.add_argument("--runs", type=int, default=5, help="whole-process runs per compiler and size (medians)")
     parser.add_argument("--fleet-runs", type=int, default=5, help="plan and drift runs over a fleet in sync")
     parser.add_argument("--startup-runs", type=int, default=20, help="runs of each start-up command")
@@ -159,12 +176,28 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="keep the scratch roots here")
     parser.add_argument("--profile-size", type=int, default=16, help="the size profiled for where the time goes")
     parser.add_argument("--resume", type=Path, default=None, help="a --json of a cut-short run: do only what it lacks")
+    parser.add_argument("--check-sizes", default="4,16", help="sizes whose checks are timed rule by rule")
+    parser.add_argument("--incremental-sizes", default="1,16", help="sizes of the one-row incremental recompile")
+    parser.add_argument("--big-runs", type=int, default=3, help="runs of the incremental recompile from 16x on")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a run that fits a shared machine: sizes 1,4 side by side (pyavd too), 3 runs, the lab at 1x;"
+        " checks at 4x and 16x, incremental at 1x and 16x (2 runs)",
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.avd_sizes = "1,4", "1,4"
+        args.fleet_sizes = "1" if args.fleet_sizes is None else args.fleet_sizes
+        args.runs, args.startup_runs, args.big_runs = 3, 10, 2
+        args.profile_size = 4
+    args.fleet_sizes = "1,16" if args.fleet_sizes is None else args.fleet_sizes
     report = _load_report(args.resume) if args.resume else None
     before = _sections(report) if report else set()
     if report is None:
         report = {"machine": machine.describe(), "sizes": {}, "fleet": {}, "started": time.time()}
         report["pyavd"] = {"python": args.pyavd_python, "version": None}
+        report["mode"] = "quick" if args.quick else "full"
         if _sizes(args.avd_sizes):
             report["pyavd"]["version"] = _has_pyavd(args.pyavd_python)
     raw = args.json or args.resume

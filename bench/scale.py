@@ -23,6 +23,7 @@ Addresses and ASNs come from the pools and 4-byte private ASNs set here.
 from __future__ import annotations
 
 import math
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,14 @@ CHASSIS_PER_RACK = (42 - model(MGMT_SWITCH).rack_units) // model(CHASSIS).rack_u
 """Super-spine chassis a 42U rack holds beside its management switch (two 16U DCS-7808-CH)."""
 PDU_HEADROOM = 0.8
 """A network rack's PDU is sized so its switches draw 80% of it (below the 90% warning)."""
+
+
+def write_intent(factor: int, dest: Path) -> None:
+    """``dest``: the example itself at 1x, else the design scaled ``factor`` times."""
+    if factor == 1:
+        shutil.copytree(EXAMPLE, dest)
+    else:
+        scaled_intent(factor, dest)
 
 
 def scaled_intent(factor: int, dest: Path, servers_per_rack: int = 9) -> int:

@@ -2,9 +2,10 @@
 
 For one scaled root (``intent/`` of ``bench/scale.py``, or the example):
 
-* **ours**: ``python -m fabricops compile --root ROOT`` in a new process, ``runs`` times into
-  an empty ``generated/`` (everything written) and ``runs`` times with the tree in place (what a
-  compile after a change costs: only what differs is written);
+* **ours**: ``python -m fabricops compile --full --root ROOT`` in a new process, ``runs`` times
+  into an empty ``generated/`` (everything written) and ``runs`` times with the tree in place
+  (everything rendered, only what differs written); ``--full`` ignores the incremental record,
+  whose gains ``bench/incremental.py`` measures apart;
 * **pyavd**: ``bench/avd_run.py`` in a new process of ``--pyavd-python``, ``runs`` times into an
   empty folder, on the same compute and storage fabrics (``bench/avd_inputs.py``: servers
   scoped per leaf pair, as an AVD inventory keeps them). Building its inputs is not timed.
@@ -50,7 +51,8 @@ def ours(root: Path, runs: int, python: str = sys.executable) -> dict[str, Any]:
     """``fabricops compile`` as a whole process: into an empty generated/, then with it in place."""
     logs = root / "bench-logs"
     logs.mkdir(exist_ok=True)
-    cmd = [python, "-m", "fabricops", "compile", "--root", str(root)]
+    # --full: every switch rendered, the record in .fabricops-cache/ ignored (a fresh checkout's compile).
+    cmd = [python, "-m", "fabricops", "compile", "--full", "--root", str(root)]
     cold, current = [], []
     for run in range(runs):
         shutil.rmtree(root / "generated", ignore_errors=True)

@@ -1,9 +1,10 @@
 """Whole-process start: ``fabricops --help``, ``check`` and ``compile`` of the example, and where it goes.
 
 Each command runs ``runs`` times as a new process (medians): the interpreter alone, ``--help``,
-``check`` and ``compile`` of the example into a ``generated/`` already current (the everyday
-case: a compile that writes nothing) and into an empty one. Then ``python -X importtime``
-of ``compile`` names the modules whose import costs the most, and ``compile --timings`` the
+``check``, ``compile`` with nothing changed since the last one (the record in
+``.fabricops-cache/`` recognises it), ``compile --full`` (every switch rendered) over a
+``generated/`` already current and into an empty one. Then ``python -X importtime`` of
+``compile --full`` names the modules whose import costs the most, and ``--timings`` the
 compile's own stages in that process.
 
     python bench/startup.py [--runs 20]
@@ -66,10 +67,15 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
             "python -c pass": _seconds([python, "-c", "pass"], root, runs),
             "fabricops --help": _seconds([*cli, "--help"], root, runs),
             "fabricops check": _seconds([*cli, "check"], root, runs),
-            "fabricops compile (generated/ current)": _seconds([*cli, "compile"], root, runs),
-            "fabricops compile (empty generated/)": _seconds([*cli, "compile"], root, max(3, runs // 4), clear),
+            "fabricops compile (nothing changed)": _seconds([*cli, "compile"], root, runs),
+            "fabricops compile --full (generated/ current)": _seconds([*cli, "compile", "--full"], root, runs),
+            "fabricops compile --full (empty generated/)": _seconds(
+                [*cli, "compile", "--full"], root, max(3, runs // 4), clear
+            ),
         }
-        timings = subprocess.run([*cli, "compile", "--timings"], cwd=root, capture_output=True, text=True, check=True)
+        timings = subprocess.run(
+            [*cli, "compile", "--full", "--timings"], cwd=root, capture_output=True, text=True, check=True
+        )
         found = re.search(r"seconds: (.*)", timings.stdout)
         stages = (
             {name: float(value) for name, value in (p.split() for p in found.group(1).split(", "))} if found else {}
@@ -79,7 +85,7 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
             "stages": stages,
             "imports": {
                 "fabricops --help": imports([*cli, "--help"], root),
-                "fabricops compile": imports([*cli, "compile"], root),
+                "fabricops compile --full": imports([*cli, "compile", "--full"], root),
             },
         }
 

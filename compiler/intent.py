@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import csv
+import dataclasses
 import io
 import ipaddress
 import re
@@ -109,6 +110,7 @@ class Descriptions(IntentModel):
     rack_gateway: str = "GW_{vlan}"
     shutdown_port: str = "{description} SHUTDOWN: {reason}"
     decommissioned_port: str = "DECOMMISSIONED_{server}_{nic}"
+    moved_port: str = "MOVED_{server}_{nic}_TO_{moved_to}"
 
     PLACEHOLDERS: ClassVar[dict[str, dict[str, object]]] = {
         "server_port": {"server": "s", "nic": "n"},
@@ -126,6 +128,7 @@ class Descriptions(IntentModel):
         "rack_gateway": {"vlan": "v"},
         "shutdown_port": {"description": "d", "reason": "r"},
         "decommissioned_port": {"server": "s", "nic": "n"},
+        "moved_port": {"server": "s", "nic": "n", "moved_to": "m"},
     }
     """The placeholders of each description, with an example value of the type each takes."""
 
@@ -831,6 +834,9 @@ class ServerRow(IntentModel):
     status: ServerStatus = "active"
     """``decommissioned``: the server is gone; its ports stay shut and described and its addresses
     and position stay reserved until its row is removed (a second, explicit change)."""
+    moved_from: str | None = None
+    """The server's name before a move (a renamed row keeping its asset tag): the ports of the old
+    position that no server takes are described ``MOVED_<old>_<nic>_TO_<new>`` until it is cleared."""
 
     @field_validator("compute_port", mode="before")
     @classmethod
@@ -843,6 +849,11 @@ class ServerRow(IntentModel):
     @classmethod
     def _blank_is_active(cls, value: object) -> object:
         return "active" if value == "" else value
+
+    @field_validator("moved_from", mode="before")
+    @classmethod
+    def _blank_is_not_moved(cls, value: object) -> object:
+        return None if value == "" else value
 
 
 REQUIRED_COLUMNS = ("name", "model", "asset_tag")
@@ -860,6 +871,8 @@ class Server:
     kind: str
     compute_port: int | str | None = None
     status: ServerStatus = "active"
+    moved_from: tuple[int, int, str] | None = None
+    """(rack, position, name) the server was moved from (``servers.csv`` ``moved_from``)."""
 
     @property
     def active(self) -> bool:
@@ -1359,12 +1372,38 @@ def _servers(
             continue
         slots[rack, position] = (row.name, row.status)
         kind = match.groupdict().get("kind") or "server"
-        servers.append(Server(row.name, row.model, row.asset_tag, rack, position, kind, row.compute_port, row.status))
+        moved_from = _moved_from(pattern, racks, row.moved_from, (rack, position))
+        if isinstance(moved_from, str):
+            report(line, line, moved_from)
+            continue
+        server = Server(row.name, row.model, row.asset_tag, rack, position, kind, row.compute_port, row.status)
+        servers.append(server if moved_from is None else dataclasses.replace(server, moved_from=moved_from))
     shown = _show(path)
     for message, lines in sorted(grouped.values(), key=lambda item: item[1][0]):
         more = f" (and {len(lines) - 1} more rows like it: lines {line_ranges(lines[1:])})" if len(lines) > 1 else ""
         problems.append(f"{shown}:{lines[0]}: {message}{more}")
     return tuple(sorted(servers, key=lambda s: (s.rack, s.position, s.name)))
+
+
+def _moved_from(
+    pattern: re.Pattern[str], racks: Mapping[int, object], name: str | None, slot: tuple[int, int]
+) -> tuple[int, int, str] | str | None:
+    """``moved_from`` as (rack, position, name), or why it is not a position the server left.
+
+    Examples:
+        >>> rule = re.compile(r"rack(?P<rack>\\d{2})-gpu(?P<position>\\d{3})")
+        >>> _moved_from(rule, {3: None}, "rack03-gpu005", (7, 10))
+        (3, 5, 'rack03-gpu005')
+        >>> _moved_from(rule, {3: None}, "rack09-gpu005", (7, 10))[:44]
+        "moved_from: 'rack09-gpu005' is not a positio"
+    """
+    if name is None:
+        return None
+    old = pattern.fullmatch(name)
+    if old is None or int(old["rack"]) not in racks or (int(old["rack"]), int(old["position"])) == slot:
+        why = "a name of the naming rule, in a declared rack, other than the row's own position"
+        return f"moved_from: {name!r} is not a position the server left: give {why}"
+    return int(old["rack"]), int(old["position"]), name
 
 
 def line_ranges(lines: list[int], most: int = 6) -> str:

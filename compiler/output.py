@@ -4,16 +4,19 @@ A compile builds every file in memory first and writes nothing until every stage
 so a failed compile leaves ``generated/`` byte-identical. Then only the files that differ are
 written, as a small transaction: they are staged beside the tree (``.generated.staging/``), a
 commit marker listing every change is written atomically, and the staged files are moved into
-place with ``os.replace``. A write interrupted before the marker is discarded; one interrupted
-after it is rolled forward by the next compile. Creating files is what costs on a large tree, so
+place with ``os.replace`` (into an empty or missing tree, the staged tree is renamed into place
+at once). A write interrupted before the marker is discarded; one interrupted after it is
+rolled forward by the next compile. Creating files is what costs on a large tree, so
 a one-server change writes a few dozen files rather than every file of the fleet.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,15 +63,61 @@ def read_tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
-def diff_trees(current: dict[str, bytes], files: dict[str, bytes]) -> Staleness:
-    """What differs between a tree as it is and as it should be.
+class TreeOnDisk(Mapping[str, bytes]):
+    """A tree's files by relative path, each read (once) when asked: a compile that knows most
+    of them from their digests reads only the few it needs.
+
+    Example:
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> _ = (root / "a.cfg").write_text("x")
+        >>> tree = TreeOnDisk(root, ["a.cfg"])
+        >>> "a.cfg" in tree, tree["a.cfg"], len(tree)
+        (True, b'x', 1)
+    """
+
+    def __init__(self, directory: Path, paths: Iterable[str]) -> None:
+        self._directory = directory
+        self._paths = set(paths)
+        self._read: dict[str, bytes] = {}
+
+    def __getitem__(self, path: str) -> bytes:
+        if path not in self._paths:
+            raise KeyError(path)
+        if path not in self._read:
+            self._read[path] = (self._directory / path).read_bytes()
+        return self._read[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+def _differs(path: str, data: bytes, current: Mapping[str, bytes], digests: Mapping[str, str]) -> bool:
+    known = digests.get(path)
+    if known is not None:
+        return hashlib.sha256(data).hexdigest() != known
+    return current[path] != data
+
+
+def diff_trees(
+    current: Mapping[str, bytes], files: Mapping[str, bytes], digests: Mapping[str, str] | None = None
+) -> Staleness:
+    """What differs between a tree as it is and as it should be (``digests``: the sha256 of files
+    of ``current`` known without reading them).
 
     Example:
         >>> diff_trees({"a": b"1", "b": b"2"}, {"a": b"1", "b": b"3", "c": b"4"}).lines()
         ['changed: generated/b', 'missing: generated/c']
     """
+    known = digests or {}
     return Staleness(
-        changed=tuple(sorted(p for p in files if p in current and current[p] != files[p])),
+        changed=tuple(sorted(p for p in files if p in current and _differs(p, files[p], current, known))),
         missing=tuple(sorted(p for p in files if p not in current)),
         extra=tuple(sorted(p for p in current if p not in files)),
     )
@@ -88,14 +137,21 @@ def staging_dir(directory: Path) -> Path:
     return directory.parent / f".{directory.name}.staging"
 
 
-def write_tree(directory: Path, files: dict[str, bytes], current: dict[str, bytes] | None = None) -> Staleness:
+def write_tree(
+    directory: Path,
+    files: dict[str, bytes],
+    current: Mapping[str, bytes] | None = None,
+    digests: Mapping[str, str] | None = None,
+) -> Staleness:
     """Make ``directory`` hold exactly ``files``, writing only what differs; return what changed.
 
-    ``current`` is the tree as already read (saves reading it twice).
+    ``current`` is the tree as already read (saves reading it twice); ``digests`` the sha256 of
+    those of its files known unchanged since they were written (not read again).
     """
     directory = directory.resolve()
     recover(directory)
-    change = diff_trees(read_tree(directory) if current is None else current, files)
+    current_files = read_tree(directory) if current is None else current
+    change = diff_trees(current_files, files, digests)
     if not change.stale:
         return change
     staging = staging_dir(directory)
@@ -106,7 +162,10 @@ def write_tree(directory: Path, files: dict[str, bytes], current: dict[str, byte
             target = staging / "files" / relpath
             _ensure_dir(target.parent, made)
             target.write_bytes(files[relpath])
-        marker = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
+        marker: dict[str, object] = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
+        if not current_files:
+            # Nothing there yet: the staged tree becomes generated/ by one rename, not one per file.
+            marker["whole"] = True
         (staging / f"{COMMIT}.tmp").write_text(json.dumps(marker))
         os.replace(staging / f"{COMMIT}.tmp", staging / COMMIT)
     except BaseException:
@@ -130,6 +189,13 @@ def recover(directory: Path) -> None:
 def _apply(directory: Path, staging: Path) -> None:
     """Move the staged files into place and remove the dropped ones; idempotent."""
     marker = json.loads((staging / COMMIT).read_text())
+    if marker.get("whole") and (staging / "files").is_dir() and not _holds_files(directory):
+        if directory.is_dir():
+            shutil.rmtree(directory)  # empty folders at most
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staging / "files", directory)
+        shutil.rmtree(staging, ignore_errors=True)
+        return
     made: set[Path] = set()
     for relpath in marker["write"]:
         source = staging / "files" / relpath
@@ -141,6 +207,10 @@ def _apply(directory: Path, staging: Path) -> None:
         (directory / relpath).unlink(missing_ok=True)
         _prune_empty(directory, (directory / relpath).parent)
     shutil.rmtree(staging, ignore_errors=True)
+
+
+def _holds_files(directory: Path) -> bool:
+    return directory.is_dir() and any(p.is_file() for p in directory.rglob("*"))
 
 
 def _ensure_dir(folder: Path, made: set[Path]) -> None:

@@ -10,14 +10,16 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from compiler.artifacts import nornir_inventory, structured_configs
 from compiler.artifacts.site import site_artifacts
 from compiler.artifacts.structured import structured_documents
+from compiler.cache import DeviceRender, code_digest, fingerprint, sha256
 from compiler.checks import Finding, run_checks
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
@@ -35,6 +37,10 @@ class CompileResult:
     findings: list[Finding]
     files: dict[str, bytes]
     timings: dict[str, float] = field(default_factory=dict)
+    renders: dict[str, DeviceRender] = field(default_factory=dict)
+    """Per device: the fingerprint of its structured document and the sha256 of its files."""
+    reused: int = 0
+    """Devices whose files were taken from the last compile rather than rendered."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -52,8 +58,38 @@ def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
     timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
 
 
-def compile_intent(intent_dir: Path) -> CompileResult:
-    """Compile ``intent_dir`` in memory; nothing is written."""
+Reuse = Callable[[str, str], "dict[str, str] | None"]
+"""``reuse(device, fingerprint)``: that device's files from the last compile, when its structured
+document had this fingerprint then (see :class:`compiler.cache.CompileCache`), else None."""
+
+
+def render_devices(
+    documents: dict[str, dict[str, Any]], reuse: Reuse | None = None
+) -> tuple[dict[str, str], dict[str, DeviceRender], int]:
+    """Each device's config and structured YAML; a device whose document is unchanged is reused.
+
+    The two files are functions of the document and the code alone (the fingerprint covers
+    both), so reusing them gives the bytes rendering would.
+    """
+    code = code_digest()
+    files: dict[str, str] = {}
+    renders: dict[str, DeviceRender] = {}
+    reused = 0
+    for name, document in documents.items():
+        key = fingerprint(document, code)
+        own = reuse(name, key) if reuse is not None else None
+        if own is None:
+            own = {f"configs/{name}.cfg": render_config(document["config"])}
+            own.update(structured_configs({name: document}))
+        else:
+            reused += 1
+        files.update(own)
+        renders[name] = DeviceRender(key, {path: sha256(text.encode()) for path, text in own.items()})
+    return files, renders, reused
+
+
+def compile_intent(intent_dir: Path, reuse: Reuse | None = None) -> CompileResult:
+    """Compile ``intent_dir`` in memory; nothing is written (``reuse``: see :func:`render_devices`)."""
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
         intent = load_intent(intent_dir)
@@ -62,13 +98,11 @@ def compile_intent(intent_dir: Path) -> CompileResult:
     with _timed(timings, "checks"):
         findings = run_checks(intent, fabric)
     with _timed(timings, "render"):
-        documents = structured_documents(fabric)
-        files = {f"configs/{name}.cfg": render_config(doc["config"]) for name, doc in documents.items()}
-        files.update(structured_configs(documents))
+        files, renders, reused = render_devices(structured_documents(fabric), reuse)
         files.update(nornir_inventory(intent, fabric))
         files.update(site_artifacts(intent, fabric))
         encoded = with_manifest(files, intent.digest)
-    return CompileResult(intent, fabric, findings, encoded, timings)
+    return CompileResult(intent, fabric, findings, encoded, timings, renders, reused)
 
 
 def refuse_errors(result: CompileResult) -> None:
@@ -80,11 +114,17 @@ def refuse_errors(result: CompileResult) -> None:
         )
 
 
-def write_generated(result: CompileResult, generated_dir: Path, current: dict[str, bytes] | None = None) -> Staleness:
-    """Write a compile to ``generated_dir``, refusing when a check found an error."""
+def write_generated(
+    result: CompileResult,
+    generated_dir: Path,
+    current: Mapping[str, bytes] | None = None,
+    digests: Mapping[str, str] | None = None,
+) -> Staleness:
+    """Write a compile to ``generated_dir``, refusing when a check found an error
+    (``current``, ``digests``: see :func:`compiler.output.write_tree`)."""
     refuse_errors(result)
     with _timed(result.timings, "write"):
-        return write_tree(generated_dir, result.files, current)
+        return write_tree(generated_dir, result.files, current, digests)
 
 
 def staleness(result: CompileResult, generated_dir: Path) -> Staleness:

@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -70,6 +71,18 @@ def environment() -> jinja2.Environment:
     )
     env.globals["eos"] = eos.data().templates
     return env
+
+
+def keep_bytecode(directory: Path) -> None:
+    """Keep the compiled templates in ``directory`` for the next process.
+
+    Compiling the templates to Python takes a good part of a small compile's time. Jinja2's
+    bytecode cache keys each one by its name and the sha1 of its source (and the Python
+    version), so an edited template is compiled again; a cache that cannot be written or
+    read only costs that time.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    environment().bytecode_cache = jinja2.FileSystemBytecodeCache(str(directory))
 
 
 def render_template(name: str, context: dict[str, Any]) -> str:

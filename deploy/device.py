@@ -127,25 +127,51 @@ def _result(task: Task, value: Survey | Outcome) -> Result:
 
 
 def wrong_model(task: Task, driver: Any, models: Catalog) -> str | None:
-    """Why the switch is not the model ``generated/`` names, or None.
+    """Why the switch is not the model, or the unit, ``generated/`` names; None when it is.
 
-    Checked only when ``generated/inventory/hosts.yaml`` names a model of ``models`` (the
-    catalog with the repository's own models, :meth:`core.generated.Snapshot.catalog`): the
+    The model is checked only when ``generated/inventory/hosts.yaml`` names a model of ``models``
+    (the catalog with the repository's own models, :meth:`core.generated.Snapshot.catalog`): the
     ``modelName`` of ``show version`` (what NAPALM's ``get_facts()["model"]`` reports), with an
-    airflow suffix (``DCS-7060DX5-32-F``); the base models are compared. It is read through
+    airflow suffix (``DCS-7060DX5-32-F``); the base models are compared. The unit is checked only
+    when the inventory names one (``intent/devices.yaml`` ``serial`` and ``base_mac``): a switch
+    replaced after a failure whose new unit intent does not name yet is refused, so a config
+    meant for one box never lands on another by mistake. ``show version`` is read through
     NAPALM's ``cli`` as JSON: ``get_facts`` would also fetch ``show interfaces``, tens to
-    hundreds of kilobytes per switch, for the same field.
+    hundreds of kilobytes per switch, for the same fields.
     """
     expected = str(task.host.data.get("model") or "")
+    serial = str(task.host.data.get("serial") or "")
     wanted = models.match(expected)
-    if wanted is None:
+    if wanted is None and not serial:
         return None
     version = driver.cli(["show version"], encoding="json")["show version"]
     live = str(version.get("modelName") or "")
     found = models.match(live)
-    if found is not None and found.id == wanted.id:
+    if wanted is not None and (found is None or found.id != wanted.id):
+        return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
+    return wrong_unit(task.host.name, version, serial, str(task.host.data.get("base_mac") or ""))
+
+
+def wrong_unit(device: str, version: dict[str, Any], serial: str, base_mac: str) -> str | None:
+    """Why the live unit (``show version``) is not the one intent names, or None.
+
+    Examples:
+        >>> live = {"serialNumber": "JPE1", "systemMacAddress": "00:1c:73:00:00:01"}
+        >>> wrong_unit("leaf1", live, "JPE1", "00:1c:73:00:00:01") is None
+        True
+        >>> print(wrong_unit("leaf1", live, "JPE2", "00:1c:73:00:00:02")[:82])
+        live serial JPE1 (base MAC 00:1c:73:00:00:01), intent/devices.yaml names JPE2 (00:
+    """
+    if not serial:
         return None
-    return f"live model {live}, generated/ expects {expected}: rack the {expected} or correct the model in intent"
+    live = str(version.get("serialNumber") or "")
+    mac = str(version.get("systemMacAddress") or "").lower()
+    if live == serial and (not base_mac or mac == base_mac.lower()):
+        return None
+    return (
+        f"live serial {live} (base MAC {mac}), intent/devices.yaml names {serial} ({base_mac}) for {device}: "
+        f"set {device}'s serial and base_mac in intent/devices.yaml to the unit in the rack, or rack that unit"
+    )
 
 
 def read_task(task: Task, key: bytes, models: Catalog, progress: ProgressCallback | None = None) -> Result:

@@ -21,7 +21,10 @@ Thresholds come from ``generated/``, never the intent: ``monitoring/expected-cou
 port, ``expect: {oper_status: UP, in_crc_errors_max: 0, pfc_pause_frames_per_min_max: 1000,
 ecn_marks_per_min_max: 10000}``; a metric it does not give for a port, or every metric when
 the file is absent, falls back to :data:`DEFAULT_THRESHOLDS` (the example intent's values).
-A port whose ``oper_status`` is expected ``UP`` and is down is a finding too.
+A port whose ``oper_status`` is expected ``UP`` and is down is a finding too. A port shut on
+purpose (``expect: {oper_status: DOWN, shutdown: REASON}``: ``ports.yaml`` ``shutdown``, a
+decommissioned server's port) is expected down: reported as "shut on purpose: REASON", never as
+a failure; up, it is a finding.
 
 Examples:
     >>> rate(5000, uptime_s=10, window_s=60)
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,11 +57,13 @@ __all__ = [
     "DEFAULT_THRESHOLDS",
     "CounterLimits",
     "HealthReport",
+    "ShutPort",
     "ThresholdBreach",
     "flaps",
     "load_thresholds",
     "rate",
     "run_health",
+    "shut_on_purpose",
 ]
 
 #: metric -> limit. The example intent's ``thresholds``, used where generated/ gives none.
@@ -94,7 +99,21 @@ class ThresholdBreach:
     def __str__(self) -> str:
         if self.metric == "oper_status":
             return f"{self.device} {self.interface}: down, expected up"
+        if self.metric == "shutdown":
+            return f"{self.device} {self.interface}: up, expected down (shut on purpose)"
         return f"{self.device} {self.interface}: {self.metric} {self.value:g} > {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class ShutPort:
+    """A port shut on purpose and down, as expected."""
+
+    device: str
+    interface: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.device} {self.interface}: down, shut on purpose: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,8 @@ class HealthReport:
     unreachable: tuple[str, ...]
     errors: dict[str, str]
     not_available: dict[str, tuple[str, ...]]
+    shut: tuple[ShutPort, ...] = ()
+    """Ports shut on purpose, down as expected."""
 
 
 def rate(count: float, *, uptime_s: float, window_s: float) -> float:
@@ -129,6 +150,8 @@ class CounterLimits:
     ports: dict[str, dict[str, dict[str, float]]]
     expect_up: dict[str, frozenset[str]]
     source: str
+    shut: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per device, the ports shut on purpose and why."""
 
     def limit(self, device: str, port: str, metric: str) -> float:
         """The limit of ``metric`` on ``device`` ``port``."""
@@ -155,6 +178,7 @@ def load_thresholds(snapshot: Snapshot) -> CounterLimits:
         raise FabricopsError(f"generated/{EXPECTED_COUNTERS} is not a mapping: run 'fabricops compile'")
     ports: dict[str, dict[str, dict[str, float]]] = {}
     expect_up: dict[str, frozenset[str]] = {}
+    shut: dict[str, dict[str, str]] = {}
     for device, entry in data.items():
         up = set()
         for port, spec in ((entry or {}).get("ports") or {}).items():
@@ -163,8 +187,10 @@ def load_thresholds(snapshot: Snapshot) -> CounterLimits:
             ports.setdefault(str(device), {})[str(port)] = {k: v for k, v in limits.items() if k in DEFAULT_THRESHOLDS}
             if str(expect.get("oper_status", "")).upper() == "UP":
                 up.add(str(port))
+            elif expect.get("shutdown"):
+                shut.setdefault(str(device), {})[str(port)] = str(expect["shutdown"])
         expect_up[str(device)] = frozenset(up)
-    return CounterLimits(dict(DEFAULT_THRESHOLDS), ports, expect_up, f"generated/{EXPECTED_COUNTERS}")
+    return CounterLimits(dict(DEFAULT_THRESHOLDS), ports, expect_up, f"generated/{EXPECTED_COUNTERS}", shut)
 
 
 def _read(task: Task) -> Result:
@@ -219,11 +245,31 @@ def evaluate(device: str, data: dict[str, Any], limits: CounterLimits) -> tuple[
         for name in sorted(limits.expect_up.get(device, ())):
             if interfaces.get(name, {}).get("lineProtocolStatus") != "up":
                 found.append(ThresholdBreach(device, name, "oper_status", 0, 1))
+        for name in sorted(limits.shut.get(device, {})):
+            if interfaces.get(name, {}).get("lineProtocolStatus") == "up":
+                found.append(ThresholdBreach(device, name, "shutdown", 1, 0))
     transceivers = (cli.get("show interfaces transceiver") or {}).get("interfaces", {})
     for name, c in sorted(transceivers.items()):
         if isinstance(c, dict) and c.get("temperature") is not None:
             check(name, "optic_temperature_c", float(c["temperature"]))
     return found, missing
+
+
+def shut_on_purpose(device: str, data: dict[str, Any], limits: CounterLimits) -> list[ShutPort]:
+    """The ports of ``device`` shut on purpose that are down, as expected.
+
+    Examples:
+        >>> limits = CounterLimits({}, {}, {}, "", {"leaf1": {"Ethernet5": "DECOMMISSIONED_gpu1_eth0"}})
+        >>> data = {"cli": {"show interfaces": {"interfaces": {"Ethernet5": {"lineProtocolStatus": "down"}}}}}
+        >>> [str(p) for p in shut_on_purpose("leaf1", data, limits)]
+        ['leaf1 Ethernet5: down, shut on purpose: DECOMMISSIONED_gpu1_eth0']
+    """
+    interfaces = (data["cli"].get("show interfaces") or {}).get("interfaces", {})
+    return [
+        ShutPort(device, name, reason)
+        for name, reason in sorted(limits.shut.get(device, {}).items())
+        if name in interfaces and interfaces[name].get("lineProtocolStatus") != "up"
+    ]
 
 
 def run_health(
@@ -258,6 +304,7 @@ def run_health(
     unreachable: list[str] = []
     errors: dict[str, str] = {}
     missing: dict[str, tuple[str, ...]] = {}
+    shut: list[ShutPort] = []
     for name in names:
         multi = result[name]
         if multi.failed:
@@ -267,10 +314,19 @@ def run_health(
             continue
         found, lacks = evaluate(name, multi[0].result, limits)
         findings += found
+        shut += shut_on_purpose(name, multi[0].result, limits)
         if lacks:
             missing[name] = tuple(lacks)
     return HealthReport(
-        chosen, limits.defaults, limits.source, tuple(names), tuple(findings), tuple(unreachable), errors, missing
+        chosen,
+        limits.defaults,
+        limits.source,
+        tuple(names),
+        tuple(findings),
+        tuple(unreachable),
+        errors,
+        missing,
+        tuple(shut),
     )
 
 
@@ -278,6 +334,7 @@ def render_health_text(report: HealthReport) -> str:
     """One line per finding, then a summary."""
     out = [f"health against {report.ref}: thresholds from {report.thresholds_from}"]
     out += [str(f) for f in report.findings]
+    out += [str(p) for p in report.shut]
     out += [f"{name}: unreachable ({report.errors.get(name, '')})" for name in report.unreachable]
     lacking = sorted({m for ms in report.not_available.values() for m in ms})
     if lacking:
@@ -285,7 +342,8 @@ def render_health_text(report: HealthReport) -> str:
     bad = len({f.device for f in report.findings})
     healthy = len(report.devices) - bad - len(report.unreachable)
     down = len(report.unreachable)
-    out.append(f"{len(report.devices)} devices: {healthy} healthy, {bad} over a threshold, {down} unreachable")
+    shut = f"; {len(report.shut)} port(s) shut on purpose" if report.shut else ""
+    out.append(f"{len(report.devices)} devices: {healthy} healthy, {bad} over a threshold, {down} unreachable{shut}")
     return "\n".join(out) + "\n"
 
 

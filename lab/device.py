@@ -72,6 +72,17 @@ class RunResult:
     drop_connection: bool = False
 
 
+def unit_identity(name: str) -> tuple[str, str]:
+    """The serial number and base MAC of the lab's unit for ``name`` (stable across starts).
+
+    Examples:
+        >>> unit_identity("spine01")[1].startswith("00:1c:73:")
+        True
+    """
+    digest = hashlib.sha256(name.encode()).hexdigest()
+    return "LAB" + digest[:9].upper(), "00:1c:73:" + ":".join(digest[i : i + 2] for i in (10, 12, 14))
+
+
 class EmulatedDevice:
     """An emulated switch. All methods expect the lab lock to be held by the caller."""
 
@@ -96,9 +107,7 @@ class EmulatedDevice:
         self.model = self.hardware.show_version_model() if self.hardware and self.hardware.id == model else model
         self.version = version
         self.build = "35431657.4312F"
-        digest = hashlib.sha256(name.encode()).hexdigest()
-        self.serial = "LAB" + digest[:9].upper()
-        self.system_mac = "00:1c:73:" + ":".join(digest[i : i + 2] for i in (10, 12, 14))
+        self.serial, self.system_mac = unit_identity(name)
         self.ethernet_ports = ethernet_ports
         self.slash_ports = False
         self.boot_time = time.time()

@@ -8,6 +8,7 @@ Examples:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -18,7 +19,7 @@ from typing import Any
 
 from core.hardware import Catalog
 from lab.configtree import Config, load_text
-from lab.device import EmulatedDevice
+from lab.device import EmulatedDevice, unit_identity
 from lab.hardware import drop_missing_ports
 from lab.hashing import sha512_crypt
 from lab.printer import DEFAULT_MODEL, EOS_VERSION
@@ -74,6 +75,16 @@ def factory_default(name: str, username: str, password_hash: str) -> list[str]:
 _SLASH_PORT = re.compile(r"\bEthernet\d+/\d+")
 
 
+def slash_devices(links: Iterable[Link]) -> set[str]:
+    """The devices a cable names a ``EthernetN/M`` port of."""
+    return {
+        end
+        for link in links
+        for end, port in ((link.a_device, link.a_port), (link.b_device, link.b_port))
+        if "/" in port
+    }
+
+
 class Lab:
     """Emulated EOS switches on 127.0.0.1, one port each, served by one event loop.
 
@@ -110,43 +121,47 @@ class Lab:
         self._persist = False
         self._specs = {spec.name: spec for spec in devices}
         self._password_hash = sha512_crypt(password, salt="fabricopslab")
-        slash_devices = {
-            end
-            for link in self.links
-            for end, port in ((link.a_device, link.a_port), (link.b_device, link.b_port))
-            if "/" in port
-        }
+        #: Devices and cables added by :meth:`join` after the start (a reset removes them).
+        self._joined: set[str] = set()
+        slash = slash_devices(self.links)
         for spec in devices:
             if spec.name in self.devices:
                 raise LabError(f"device {spec.name} is listed twice")
-            dev = EmulatedDevice(
-                spec.name,
-                model=spec.model,
-                linecards=spec.linecards,
-                ethernet_ports=spec.ethernet_ports,
-                version=spec.eos_version,
-                catalog=spec.catalog,
-                lock=self.lock,
-                on_change=self._changed,
-            )
-            dev.slash_ports = spec.name in slash_devices or bool(spec.config and _SLASH_PORT.search(spec.config))
-            saved = read_state(state_dir / f"{spec.name}.json") if state_dir else None
-            if saved is not None:
-                dev.running, dev.startup, dev.files = saved
-            else:
-                dev.running, errors = self._boot_config(dev, spec)
-                if errors:
-                    self.load_errors[spec.name] = errors
-                dev.startup = dev.running.copy()
-                self._loaded[spec.name] = spec
-            dev.mark_clean()
-            self.devices[spec.name] = dev
+            self.devices[spec.name] = self._new_device(spec, spec.name in slash)
         self.fabric = Fabric(self.devices, self.links)
         for dev in self.devices.values():
             dev.attach(self.fabric)
         self.server: EapiServer | None = None
         self.control_token = ""
         self.tls_certificate = b""
+
+    def _new_device(self, spec: DeviceSpec, slash: bool) -> EmulatedDevice:
+        """One device of ``spec``, booted from its saved state if there is one, else from the spec
+        (``slash``: a cable names one of its ports ``EthernetN/M``)."""
+        dev = EmulatedDevice(
+            spec.name,
+            model=spec.model,
+            linecards=spec.linecards,
+            ethernet_ports=spec.ethernet_ports,
+            version=spec.eos_version,
+            catalog=spec.catalog,
+            lock=self.lock,
+            on_change=self._changed,
+        )
+        dev.slash_ports = slash or bool(spec.config and _SLASH_PORT.search(spec.config))
+        saved = read_state(self.state_dir / f"{spec.name}.json") if self.state_dir else None
+        if saved is not None:
+            dev.running, dev.startup, dev.files, unit = saved
+            if unit is not None:
+                dev.serial, dev.system_mac = unit
+        else:
+            dev.running, errors = self._boot_config(dev, spec)
+            if errors:
+                self.load_errors[spec.name] = errors
+            dev.startup = dev.running.copy()
+            self._loaded[spec.name] = spec
+        dev.mark_clean()
+        return dev
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, ports: dict[str, int] | None = None, *, control_token: str = "") -> None:
@@ -211,7 +226,10 @@ class Lab:
             # Called with the lab lock held, maybe from the event loop itself: never wait on it.
             self.server.set_listening_soon(dev.name, self.should_listen(dev))
         if self._persist and self.state_dir is not None:
-            state = device_state(dev.running, dev.startup, dev.files)
+            replaced = (dev.serial, dev.system_mac) != unit_identity(dev.name)
+            state = device_state(
+                dev.running, dev.startup, dev.files, (dev.serial, dev.system_mac) if replaced else None
+            )
             # Compact: rewritten on every change, read only by a restarted lab.
             write_json_atomic(self.state_dir / f"{dev.name}.json", state, indent=None)
 
@@ -225,6 +243,67 @@ class Lab:
         config = Config()
         errors += load_text(config, text)
         return config, errors
+
+    # ------------------------------------------------------------------ new and replaced switches
+    def join(self, specs: Sequence[DeviceSpec], links: Iterable[Link] = ()) -> list[str]:
+        """Add the devices of ``specs`` the lab does not have yet, with the cables that reach
+        them, and serve them; the devices it has stay exactly as they are (configs, sessions,
+        counters, faults, credentials, endpoints). Returns the names added, sorted.
+
+        A switch racked and cabled into a running fabric: its neighbours see its links come up.
+
+        Examples:
+            >>> with Lab([DeviceSpec("spine1", None)]) as lab:
+            ...     lab.join([DeviceSpec("spine1", "hostname other"), DeviceSpec("leaf1", None)],
+            ...              [Link("leaf1", "Ethernet1", "spine1", "Ethernet1")])
+            ...     sorted(lab.endpoints()), lab.fabric.peer_of("spine1", "Ethernet1")
+            ['leaf1']
+            (['leaf1', 'spine1'], ('leaf1', 'Ethernet1'))
+        """
+        with self.lock:
+            new = [spec for spec in specs if spec.name not in self.devices]
+            names = {spec.name for spec in new}
+            cables = [
+                link for link in links if (link.a_device in names or link.b_device in names) and link not in self.links
+            ]
+            self.links += cables
+            slash = slash_devices(cables)
+            for spec in new:
+                dev = self._new_device(spec, spec.name in slash)
+                dev.attach(self.fabric)
+                self.devices[spec.name] = dev
+                self._specs[spec.name] = spec
+            self._joined |= names
+            self.fabric.set_links([*self.fabric.links, *cables])
+            self.fabric.bump()
+        if self.server is not None:
+            self.server.add_devices(sorted(names))
+        if self._persist:
+            for name in sorted(names):
+                self._changed(self.devices[name])
+        return sorted(names)
+
+    def replace(self, name: str, serial: str, base_mac: str) -> None:
+        """Swap the unit of ``name`` for a new one (RMA): factory default, with its own serial
+        number and base MAC, on the same endpoints and cables; nothing of the old unit stays
+        (configs, files, sessions, counters, faults).
+
+        Examples:
+            >>> with Lab([DeviceSpec("leaf1", "hostname leaf1\\ninterface Ethernet1\\n   description x")]) as lab:
+            ...     lab.replace("leaf1", "JPE2133ABCD", "00:1c:73:aa:bb:cc")
+            ...     dev = lab.device("leaf1")
+            ...     dev.serial, "description x" in dev.running_config()
+            ('JPE2133ABCD', False)
+        """
+        dev = self.device(name)
+        was_unreachable = dev.faults.unreachable
+        with self.lock:
+            running, _ = self._boot_config(dev, dataclasses.replace(self._specs[name], config=None))
+            dev.serial, dev.system_mac = serial, base_mac
+            dev.reload(running, running, {})
+            self._loaded[name] = None  # a reset boots the device of its spec again
+        if was_unreachable and self.server is not None:
+            self.server.set_listening(name, self.should_listen(dev))
 
     # ------------------------------------------------------------------ reset
     def save(self) -> dict[str, SavedDevice]:
@@ -250,6 +329,8 @@ class Lab:
             ...     lab.device("leaf1").status()["hostname"], lab.device("leaf1").faults.active()
             ('leaf1', [])
         """
+        if names is None:
+            self._drop_joined(set(to or ()))
         with self.lock:
             self.fabric.set_links(self.links)
             self.fabric.bump()
@@ -259,6 +340,7 @@ class Lab:
             if self._loaded.get(name) is source and dev.is_clean():
                 continue  # untouched since it was booted with these configs: nothing to do
             was_unreachable = dev.faults.unreachable
+            dev.serial, dev.system_mac = unit_identity(name)
             if isinstance(source, SavedDevice):
                 dev.reload(source.running, source.startup, source.files)
             else:
@@ -267,6 +349,22 @@ class Lab:
             self._loaded[name] = source
             if was_unreachable and self.server is not None:
                 self.server.set_listening(name, self.should_listen(dev))
+
+    def _drop_joined(self, keep: set[str]) -> None:
+        """Remove the devices :meth:`join` added (but those in ``keep``) and their cables."""
+        gone = sorted(self._joined - keep)
+        if not gone:
+            return
+        with self.lock:
+            for name in gone:
+                self.devices.pop(name).cancel_timers()
+                del self._specs[name]
+                self._loaded.pop(name, None)
+                self.load_errors.pop(name, None)
+            self._joined -= set(gone)
+            self.links = [link for link in self.links if link.a_device not in gone and link.b_device not in gone]
+        if self.server is not None:
+            self.server.remove_devices(gone)
 
     # ------------------------------------------------------------------ faults
     def set_unreachable(self, name: str, unreachable: bool = True) -> None:

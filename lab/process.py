@@ -32,6 +32,7 @@ from typing import Any
 from core.errors import FabricopsError
 from core.generated import LAB_DIR, LAB_INFO
 from lab import control
+from lab.state import write_json_atomic
 
 LOG_FILE = "lab.log"
 ENV_PASSWORD = "FABRICOPS_LAB_PASSWORD"
@@ -88,12 +89,16 @@ def up(
     eos_version: str | None = None,
     timeout: float = 180.0,
 ) -> dict[str, Any]:
-    """Start the background lab and wait until every device listens.
+    """Start the background lab and wait until every device listens; with a lab running
+    already, add the switches of ``generated/`` it lacks (:func:`join`).
 
     ``models`` (device -> model) starts devices as another model than ``generated/`` says.
     """
-    if running_info(root) is not None:
-        raise FabricopsError(f"a lab is already running in {root}: run 'fabricops lab down' first")
+    running = running_info(root)
+    if running is not None:
+        if fresh:
+            raise FabricopsError(f"a lab is already running in {root}: run 'fabricops lab down' before --fresh")
+        return join(root, running, ref=ref, empty=empty, devices=devices, models=models, eos_version=eos_version)
     base = lab_dir(root)
     base.mkdir(parents=True, exist_ok=True)
     info_path(root).unlink(missing_ok=True)
@@ -102,16 +107,7 @@ def up(
         for f in state.glob("*.json"):
             f.unlink()
     cmd = [sys.executable, "-m", SERVE_MODULE, "--root", str(root), "--state-dir", str(state)]
-    if ref:
-        cmd += ["--ref", ref]
-    if empty:
-        cmd.append("--empty")
-    for name in devices or []:
-        cmd += ["--device", name]
-    for name, model in sorted((models or {}).items()):
-        cmd += ["--model", f"{name}={model}"]
-    if eos_version:
-        cmd += ["--eos-version", eos_version]
+    cmd += _serve_options(ref=ref, empty=empty, devices=devices, models=models, eos_version=eos_version)
     env = dict(os.environ)
     env[ENV_PASSWORD] = secrets.token_urlsafe(18)
     env[ENV_TOKEN] = secrets.token_urlsafe(24)
@@ -142,6 +138,67 @@ def up(
         time.sleep(0.05)
     child.terminate()
     raise FabricopsError(f"the lab did not start within {timeout:.0f} s; see {base / LOG_FILE}")
+
+
+def _serve_options(
+    *, ref: str | None, empty: bool, devices: list[str] | None, models: dict[str, str] | None, eos_version: str | None
+) -> list[str]:
+    """The options of ``python -m lab.serve`` that choose what it serves."""
+    cmd = ["--ref", ref] if ref else []
+    if empty:
+        cmd.append("--empty")
+    for name in devices or []:
+        cmd += ["--device", name]
+    for name, model in sorted((models or {}).items()):
+        cmd += ["--model", f"{name}={model}"]
+    return cmd + (["--eos-version", eos_version] if eos_version else [])
+
+
+def join(
+    root: Path,
+    info: dict[str, Any],
+    *,
+    ref: str | None = None,
+    empty: bool = False,
+    devices: list[str] | None = None,
+    models: dict[str, str] | None = None,
+    eos_version: str | None = None,
+) -> dict[str, Any]:
+    """Add the switches of ``generated/`` (work tree or ``ref``) that the running lab lacks, with
+    their cables, and list them in ``lab.json``. The lab's devices are not touched: their
+    configs, state, endpoints and the lab's credentials stay. ``info["joined"]``: the names added.
+    """
+    from dataclasses import asdict, fields
+
+    from core.generated import open_snapshot
+    from lab.fromgenerated import specs_from_snapshot
+
+    snapshot = open_snapshot(root, ref)
+    specs, links = specs_from_snapshot(
+        snapshot,
+        empty=empty,
+        only=set(devices) if devices else None,
+        lab_password=str(info["password"]),
+        models=models,
+        eos_version=eos_version,
+    )
+    new = [
+        {f.name: getattr(spec, f.name) for f in fields(spec) if f.name != "catalog"}
+        for spec in specs
+        if spec.name not in info["devices"]
+    ]
+    request = {"action": "join", "root": str(root), "ref": ref, "devices": new, "links": [asdict(c) for c in links]}
+    answer = ask(root, request) if new else {}
+    info = {**info, "devices": {**info["devices"], **answer.get("endpoints", {})}, "ref": snapshot.ref}
+    write_json_atomic(info_path(root), info)
+    os.chmod(info_path(root), 0o600)
+    return {**info, "joined": answer.get("joined", [])}
+
+
+def replace(root: Path, device: str, serial: str, base_mac: str) -> None:
+    """Swap ``device``'s unit in the running lab for a factory-default one with this serial and base MAC."""
+    require_running(root)
+    ask(root, {"action": "replace", "device": device, "serial": serial, "base_mac": base_mac})
 
 
 def _log_tail(path: Path) -> str:

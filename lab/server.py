@@ -121,7 +121,37 @@ class EapiServer:
         future = asyncio.run_coroutine_threadsafe(self._start_all(socks, tls_socks), self.loop)
         future.result(timeout=60)
 
+    def add_devices(self, names: list[str]) -> None:
+        """Serve devices the lab gained after the start (:meth:`lab.Lab.join`), each on new ports."""
+        if not names or not self.thread.is_alive():
+            return
+        socks = {name: _listen(0) for name in names}
+        tls_socks = {name: _listen(0) for name in names} if self.tls is not None else {}
+        future = asyncio.run_coroutine_threadsafe(self._serve_devices(socks, tls_socks), self.loop)
+        future.result(timeout=60)
+
+    def remove_devices(self, names: list[str]) -> None:
+        """Stop serving devices the lab dropped: listeners and open connections closed, ports forgotten."""
+        if not self.thread.is_alive():
+            return
+
+        async def remove() -> None:
+            for name in names:
+                self._close(name, drop=True)
+                self.ports.pop(name, None)
+                self.https_ports.pop(name, None)
+                self.writers.pop(name, None)
+
+        asyncio.run_coroutine_threadsafe(remove(), self.loop).result(timeout=10)
+
     async def _start_all(self, socks: dict[str, socket.socket], tls_socks: dict[str, socket.socket]) -> None:
+        await self._serve_devices(socks, tls_socks)
+        if self.control is not None:
+            sock = _listen(0)
+            self.control_port = sock.getsockname()[1]
+            self.servers["\0control"] = await asyncio.start_server(self._serve_control, sock=sock)
+
+    async def _serve_devices(self, socks: dict[str, socket.socket], tls_socks: dict[str, socket.socket]) -> None:
         for name, sock in socks.items():
             self.ports[name] = sock.getsockname()[1]
             self.writers[name] = set()
@@ -136,10 +166,6 @@ class EapiServer:
                 sock.close()
                 if tls_sock is not None:
                     tls_sock.close()
-        if self.control is not None:
-            sock = _listen(0)
-            self.control_port = sock.getsockname()[1]
-            self.servers["\0control"] = await asyncio.start_server(self._serve_control, sock=sock)
 
     def stop(self) -> None:
         if not self.thread.is_alive():
@@ -251,7 +277,7 @@ class EapiServer:
     async def _serve(
         self, name: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, tls: bool = False
     ) -> None:
-        self.writers[name].add(writer)
+        self.writers.setdefault(name, set()).add(writer)
         try:
             first = b""
             if not tls:
@@ -264,7 +290,9 @@ class EapiServer:
                 if request is None:
                     break
                 method, path, headers, body, keep_alive = request
-                device = self.lab.devices[name]
+                device = self.lab.devices.get(name)
+                if device is None:
+                    break  # removed from the lab meanwhile
                 if device.faults.slow:
                     await asyncio.sleep(device.faults.slow)
                 if device.faults.unreachable:
@@ -279,7 +307,7 @@ class EapiServer:
         except (ConnectionError, asyncio.IncompleteReadError, ValueError, ssl.SSLError):
             pass
         finally:
-            self.writers[name].discard(writer)
+            self.writers.get(name, set()).discard(writer)
             writer.close()
 
     def _handle(  # noqa: PLR0911 - one early reply per HTTP/JSON-RPC failure

@@ -63,25 +63,31 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
         raise
 
 
-def device_state(running: Config, startup: Config, files: dict[str, Config]) -> dict[str, Any]:
-    return {
+def device_state(
+    running: Config, startup: Config, files: dict[str, Config], unit: tuple[str, str] | None = None
+) -> dict[str, Any]:
+    """The state file of a device; ``unit``: the (serial, base MAC) of a replaced unit."""
+    state = {
         "version": STATE_VERSION,
         "running": tree_to_json(running.root),
         "startup": tree_to_json(startup.root),
         "files": {name: tree_to_json(cfg.root) for name, cfg in files.items()},
     }
+    return {**state, "unit": list(unit)} if unit is not None else state
 
 
-def read_state(path: Path) -> tuple[Config, Config, dict[str, Config]] | None:
-    """(running, startup, files) from a state file, or None if absent or unreadable."""
+def read_state(path: Path) -> tuple[Config, Config, dict[str, Config], tuple[str, str] | None] | None:
+    """(running, startup, files, the unit if replaced) from a state file, or None if absent or unreadable."""
     try:
         data = json.loads(path.read_text())
         if data.get("version") != STATE_VERSION:
             return None
+        unit = data.get("unit")
         return (
             config_from_json(data["running"]),
             config_from_json(data["startup"]),
             {k: config_from_json(v) for k, v in data.get("files", {}).items()},
+            (str(unit[0]), str(unit[1])) if unit else None,
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None

@@ -93,7 +93,7 @@ def _m(role: str) -> str:
     return metric_name(METRICS[role])
 
 
-def _ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]]]:
+def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]]]:
     """Per switch: (its port, the link, the far end) for every cable, Management1 excluded."""
     out: dict[str, list[tuple[str, Cable, str]]] = defaultdict(list)
     for link in fabric.links:
@@ -220,14 +220,21 @@ def device_rules(
 def expected_counters(
     intent: Intent, fabric: ResolvedFabric, ends: dict[str, list[tuple[str, Cable, str]]]
 ) -> dict[str, Any]:
-    """Per switch and cabled port: peer, speed, and the counter limits the alerts use."""
+    """Per switch and cabled port: peer, speed, and the counter limits the alerts use.
+
+    A port shut on purpose (``ports.yaml`` ``shutdown``, a decommissioned server's port) is
+    expected down, with its description as the reason: ``health`` reports it, not as a failure.
+    """
     t = intent.fabric.thresholds
     out: dict[str, Any] = {}
     for name, device in fabric.devices.items():
         roce = _is_roce(intent, device)
+        shut = {iface.name: iface.description or "shutdown" for iface in device.config.interfaces if iface.shutdown}
         ports: dict[str, Any] = {}
         for port, link, far in sorted(ends.get(name, []), key=lambda e: (len(e[0]), e[0])):
             expect: dict[str, Any] = {"oper_status": "UP", "in_crc_errors_max": t.crc_errors}
+            if port in shut:
+                expect = {"oper_status": "DOWN", "shutdown": shut[port], "in_crc_errors_max": t.crc_errors}
             if roce and link.kind in ROCE_KINDS:
                 expect["pfc_pause_frames_per_min_max"] = t.pfc_pause_frames_per_min
                 expect["ecn_marks_per_min_max"] = t.ecn_marks_per_min
@@ -281,11 +288,6 @@ def gnmic_config(intent: Intent, fabric: ResolvedFabric) -> dict[str, Any]:
     }
 
 
-def device_ends(fabric: ResolvedFabric, name: str) -> list[tuple[str, Cable, str]]:
-    """(port, cable, far end) of every cabled front-panel port of switch ``name``."""
-    return _ends(fabric).get(name, [])
-
-
 def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
     """The lossless queue of the device's RoCE fabric (None outside one)."""
     roce = fabric.facts.qos.fabrics.get(device.network)
@@ -294,7 +296,7 @@ def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
 
 def all_rules(intent: Intent, fabric: ResolvedFabric) -> dict[str, dict[str, Any]]:
     """The alert group of every switch, by name."""
-    ends = _ends(fabric)
+    ends = cabled_ends(fabric)
     return {
         name: device_rules(intent, device, ends.get(name, []), ecn_queue(fabric, device))
         for name, device in fabric.devices.items()
@@ -357,6 +359,6 @@ def unproduced_queries(rules: dict[str, Any], config: dict[str, Any]) -> list[st
 def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Alert rules per switch, the expected counters, and the collector configuration."""
     files = {f"monitoring/rules/{name}.rules.yaml": to_yaml(group) for name, group in all_rules(intent, fabric).items()}
-    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, _ends(fabric)))
+    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, cabled_ends(fabric)))
     files["monitoring/gnmic.yaml"] = to_yaml(gnmic_config(intent, fabric))
     return files

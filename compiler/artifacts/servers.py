@@ -488,6 +488,8 @@ def server_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     files: dict[str, str] = {}
     kinds = {s.name: s.kind for s in intent.servers}
     for name, server in fabric.servers.items():
+        if not server.active:
+            continue  # decommissioned: nothing to configure on it
         base = f"servers/{name}"
         ifaces = host_interfaces(intent, server)
         server_mounts = mounts(intent, fabric, server, kinds[name])

@@ -77,7 +77,9 @@ def _ip(address: str | None) -> str:
 
 def compute_servers(fabric: ResolvedFabric) -> list[ResolvedServer]:
     """Servers with a compute address, by rack and position."""
-    return sorted((s for s in fabric.servers.values() if s.compute_address), key=lambda s: (s.rack, s.position))
+    return sorted(
+        (s for s in fabric.servers.values() if s.compute_address and s.active), key=lambda s: (s.rack, s.position)
+    )
 
 
 def link_pairs(fabric: ResolvedFabric) -> list[Pair]:

@@ -12,6 +12,7 @@ frozen result, in this order::
     routing       router ids, ASNs, BGP sessions, OSPF                      (topology, cabling, addressing)
     qos           RoCE DSCP classes, queues, ECN, PFC per fabric            (intent)
     hosts         each server's bond or per-NIC addresses on each fabric    (servers, addressing)
+    moves         the ports a moved server left, described as vacated      (topology, cabling)
 
 :meth:`Facts.device` cuts out the facts that name one switch (:class:`DeviceFacts`): its
 structured config is a function of them and of the design alone.
@@ -46,6 +47,7 @@ from compiler.facts.common import Network, Problem, Role
 from compiler.facts.extra import extra_problems, parse_block, record_extra
 from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
+from compiler.facts.moves import vacated_ports
 from compiler.facts.ports import PortSpecifics, build_port_specifics, settings_of
 from compiler.facts.provenance import (
     Provenance,
@@ -233,6 +235,10 @@ def build_facts(intent: Intent) -> Facts:
     cabling = build_cabling(intent, topology, attachments, addressing)
     routing = build_routing(intent, topology, cabling, addressing, vlans)
     links_of_servers = build_links(intent, attachments, addressing, vlans)
+    vacated = vacated_ports(intent, topology, cabling)
+    if vacated:
+        settings = {d: {**vacated.get(d, {}), **ports.settings.get(d, {})} for d in {*ports.settings, *vacated}}
+        ports = ports._replace(settings=settings)
     book = ProvenanceBook()
     record_design(book, intent, topology, cabling)
     record_specifics(book, intent, topology, ports)
@@ -293,6 +299,7 @@ def _servers(
             storage_gateway=storage.gateway if storage else None,
             nics=tuple(sorted(nics.get(server.name, ()), key=lambda n: n.name)),
             links=links.get(server.name, ()),
+            active=server.active,
         )
     return out
 

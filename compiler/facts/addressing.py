@@ -46,7 +46,7 @@ from typing import NamedTuple
 from compiler.addressing import host_address, host_in, nth_subnet, p2p_link, subnet_capacity
 from compiler.facts.common import FabricNetwork, Network
 from compiler.facts.hardware import Layouts
-from compiler.facts.servers import Attachments
+from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.facts.vlans import FabricVlan, VlanPlan
 from compiler.intent import Intent
@@ -180,7 +180,7 @@ def build_addressing(
                 allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
             else:
                 address = HostAddress(str(host_in(subnets[nic.switch], offset)), gateways[nic.switch])
-                purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
+                purpose = (f"{net} NIC {nic.nic}" if per_nic else f"{net} bond") + (RESERVED if nic.retired else "")
                 allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
             if nic.side == 0:
                 servers[nic.server, net] = address

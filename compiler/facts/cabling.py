@@ -71,6 +71,8 @@ class UsedPort(NamedTuple):
             >>> UsedPort("rack01-leaf-a", "Ethernet25/1", "uplink", "compute", "spine01", "Ethernet1/1", "400g").purpose
             'uplink to spine01'
         """
+        if self.kind == "server" and self.retired:
+            return f"held for decommissioned server {self.peer} {self.peer_port} until its row is removed"
         if self.kind == "server":
             return f"server {self.peer} {self.peer_port}"
         if self.kind == "management":

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from compiler.addressing import host_in, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
-from compiler.facts.servers import Attachments
+from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
 
@@ -136,7 +136,7 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
         if nic.network == "management":
             rack_facts = by_switch[nic.switch]
             address = host_in(IPv4Network(rack_facts.server_subnet), SERVER_OFFSET + nic.host)
-            take("pool", address, nic.server, "server management")
+            take("pool", address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
             servers[nic.server] = HostAddress(str(address), rack_facts.server_gateway.split("/")[0])
     up = mgmt.upstream
     address = host_in(up.subnet, UPSTREAM_OFFSET)

@@ -176,8 +176,8 @@ _DEVICE_SECTIONS: Mapping[str, str] = {
 
 
 def record_specifics(book: ProvenanceBook, intent: Intent, topology: Topology, ports: PortSpecifics) -> None:
-    """The sources of ``ports.yaml`` entries (on every lane a breakout sets), ``devices.yaml``
-    entries and decommissioned servers' ports."""
+    """The sources of ``ports.yaml`` entries (on every lane a breakout sets), the ports moved
+    servers left (``servers.csv`` ``moved_from``) and ``devices.yaml`` entries."""
     for device, entries in ports.settings.items():
         layout = topology.switches[device].layout
         for name, (settings, source) in entries.items():
@@ -190,8 +190,8 @@ def record_specifics(book: ProvenanceBook, intent: Intent, topology: Topology, p
                     for lane in cage.lane_names():
                         if layout.speed(lane) is not None:
                             book.port(device, lane, source.child(key), fields)
-                else:
-                    book.port(device, name, source.child(key), fields)
+                else:  # a moved server's vacated port is described by its servers.csv row
+                    book.port(device, name, source.child(key) if source.file == "ports.yaml" else source, fields)
     for device, entry in intent.devices.items():
         if device not in topology.switches:
             continue

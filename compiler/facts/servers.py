@@ -167,3 +167,9 @@ class ResolvedServer(NamedTuple):
     nics: tuple[ServerNic, ...]
     links: tuple[HostLink, ...] = ()
     """How it attaches to each fabric network (a bond, or an address per NIC)."""
+    active: bool = True
+    """False for a decommissioned server: its ports and addresses are held, it has no host files."""
+
+
+#: What the IP plan says of a decommissioned server's address: still its, not to be reused.
+RESERVED = " (reserved: decommissioned)"

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from core.errors import DifferencesFound
 from core.generated import GENERATED, INTENT
+
+if TYPE_CHECKING:
+    from compiler.cache import CompileCache, DeviceRender
 
 FORMATS = click.Choice(["text", "json"])
 
@@ -31,18 +36,47 @@ root_option = click.option(
 @root_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 3 naming the stale files.")
 @click.option("--timings", is_flag=True, help="Print seconds per stage.")
-def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
+@click.option("--full", is_flag=True, help="Render every switch again: ignore .fabricops-cache/ (then rewrite it).")
+def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None:
     """Compile intent/ into generated/ (configs, structured data, inventory, manifest).
+
+    Only what changed is redone: a switch whose structured data (and the compiler) is unchanged
+    keeps its files, an unchanged intent over an untouched generated/ is recognised at once
+    (the record is .fabricops-cache/, outside git).
 
     \b
     Examples:
       fabricops compile
       fabricops compile --check      # in CI: fails when generated/ is stale
+      fabricops compile --full       # render everything, as on a fresh checkout
     """
-    from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
+    from compiler.cache import CompileCache, code_digest, source_key
 
     intent_dir, generated_dir = _paths(root)
-    result = compile_intent(intent_dir)
+    cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
+    source = source_key(intent_dir)
+    summary = cache.unchanged(source, generated_dir)
+    if summary is not None:
+        # Same intent, same code, generated/ untouched since: nothing to load, check or render.
+        for line in summary:
+            if line.startswith("warning ") or not check_only:
+                click.echo(line, err=line.startswith("warning "))
+        click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
+        return
+    from compiler.cache import stamps
+    from compiler.output import TreeOnDisk, recover
+    from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
+    from compiler.render import keep_bytecode
+
+    with contextlib.suppress(OSError):
+        keep_bytecode(cache.path.parent / "templates")
+    recover(generated_dir)
+    # Files as the last compile left them are known by their digests: only the others, and the
+    # switches' files that are reused, are read.
+    now = stamps(generated_dir)
+    digests = cache.known_digests(now, generated_dir)
+    current = TreeOnDisk(generated_dir, now)
+    result = compile_intent(intent_dir, lambda name, key: cache.reusable(name, key, current))
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
         if finding.severity == "warning":
@@ -57,25 +91,45 @@ def compile_cmd(root: Path, check_only: bool, timings: bool) -> None:
             )
         click.echo(f"generated/ is up to date ({len(result.files)} files)")
         return
-    written = write_generated(result, generated_dir)
+    written = write_generated(result, generated_dir, current, digests)
     fabric = result.fabric
     roles: dict[str, int] = {}
     for device in fabric.devices.values():
         key = f"{device.network} {device.role}"
         roles[key] = roles.get(key, 0) + 1
-    summary = ", ".join(f"{count} {key}" for key, count in sorted(roles.items()))
+    roles_line = ", ".join(f"{count} {key}" for key, count in sorted(roles.items()))
     gpus = sum(result.intent.fabric.server_models[s.model].gpus for s in result.intent.servers)
-    click.echo(f"compiled {len(fabric.devices)} switches ({summary})")
-    click.echo(
-        f"         {len(fabric.servers)} servers, {gpus} GPUs, {len(fabric.links)} cables, "
-        f"{result.config_lines} config lines"
-    )
-    changed = len(written.changed) + len(written.missing) + len(written.extra)
-    click.echo(f"wrote generated/: {len(result.files)} files, {changed} changed")
     warnings = sum(1 for f in result.findings if f.severity == "warning")
-    click.echo(f"checks: 0 errors, {warnings} warnings")
+    report = [
+        f"compiled {len(fabric.devices)} switches ({roles_line})",
+        f"         {len(fabric.servers)} servers, {gpus} GPUs, {len(fabric.links)} cables, "
+        f"{result.config_lines} config lines",
+        f"checks: 0 errors, {warnings} warnings",
+    ]
+    changed = len(written.changed) + len(written.missing) + len(written.extra)
+    for line in report[:2]:
+        click.echo(line)
+    click.echo(
+        f"wrote generated/: {len(result.files)} files, {changed} changed "
+        f"({len(fabric.devices) - result.reused} of {len(fabric.devices)} switches rendered)"
+    )
+    click.echo(report[2])
+    warning_lines = [f.line() for f in result.findings if f.severity == "warning"]
+    _remember(cache, source, result.renders, generated_dir, [*warning_lines, *report])
     if timings:
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
+
+
+def _remember(
+    cache: CompileCache, source: str, renders: dict[str, DeviceRender], generated_dir: Path, summary: list[str]
+) -> None:
+    """Record this compile for the next one; a cache that cannot be written only costs speed."""
+    from compiler.cache import stamps
+
+    cache.source, cache.summary, cache.devices = source, summary, renders
+    cache.tree = stamps(generated_dir)
+    with contextlib.suppress(OSError):
+        cache.save()
 
 
 @click.command("check")

@@ -43,6 +43,7 @@ def lab_group() -> None:
     Examples:
       fabricops lab up                 # every switch of generated/, preloaded
       fabricops lab up --empty         # factory default: hostname, user, eAPI
+      fabricops lab replace spine01 --serial JPE24170XYZ --base-mac 00:1c:73:12:34:56
       fabricops lab status --format json
       fabricops lab tamper rack01-leaf-a --line "interface Ethernet1" --line "shutdown"
       fabricops lab fault spine01 unreachable
@@ -92,11 +93,15 @@ def up_cmd(
     a port it lacks. Each runs an EOS release (default 4.31.2F) and prints what that release
     prints by itself.
 
+    With a lab running, adds the switches of generated/ it lacks (a new rack), with their
+    cables, and touches none it has: their configs, state and the lab's credentials stay.
+
     \b
     Examples:
       fabricops lab up --empty
       fabricops lab up --model rack01-leaf-a=DCS-7050SX3-48YC8   # the wrong switch in the rack
       fabricops lab up --eos-version 4.33.0F    # switches print what 4.33 prints by itself
+      fabricops compile && fabricops lab up --empty   # a lab running: the new rack's switches join it
     """
     from lab import process
 
@@ -105,10 +110,45 @@ def up_cmd(
     info = process.up(
         root, ref=ref, empty=empty, devices=names or None, fresh=fresh, models=_models(models), eos_version=eos_version
     )
+    if "joined" in info:
+        joined = info["joined"]
+        added = f"{len(joined)} new device(s) joined ({', '.join(joined)})" if joined else "no new device"
+        kept = len(info["devices"]) - len(joined)
+        click.echo(f"lab up: {added}; {kept} running device(s) untouched (pid {info['pid']})")
+        return
     click.echo(
         f"lab up: {len(info['devices'])} devices on 127.0.0.1 (pid {info['pid']}); "
         f"endpoints in {process.info_path(root)}"
     )
+
+
+@lab_group.command("replace")
+@root_option
+@click.argument("device")
+@click.option("--serial", required=True, help="The new unit's serial number, as show version reports it.")
+@click.option("--base-mac", required=True, help="The new unit's base (system) MAC, e.g. 00:1c:73:aa:bb:cc.")
+def replace_cmd(root: Path | None, device: str, serial: str, base_mac: str) -> None:
+    """Swap a switch of the running lab for a new unit at factory default (an RMA).
+
+    The new unit answers on the same endpoints with the lab's credentials, its cables as they
+    were, and nothing of the old unit's config; show version reports its serial and MAC.
+    Then 'fabricops deploy' gives it its full config, once intent/devices.yaml names it.
+
+    \b
+    Examples:
+      fabricops lab replace rack03-leaf-a --serial JPE24170XYZ --base-mac 00:1c:73:12:34:56
+    """
+    from lab import process
+
+    if not re.fullmatch(r"[A-Za-z0-9]{4,32}", serial):
+        raise click.BadParameter(f"{serial!r}: 4 to 32 letters and digits, as intent/devices.yaml takes it")
+    digits = re.sub(r"[.:-]", "", base_mac).lower()
+    if not re.fullmatch(r"[0-9a-f]{12}", digits):
+        raise click.BadParameter(f"{base_mac!r}: a MAC address, e.g. 00:1c:73:aa:bb:cc", param_hint="--base-mac")
+    mac = ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+    root = root or repo_root()
+    process.replace(root, device, serial, mac)
+    click.echo(f"{device}: replaced by unit {serial} ({mac}) at factory default")
 
 
 def _models(values: tuple[str, ...]) -> dict[str, str]:

@@ -8,6 +8,7 @@ regression) are made by replacing a part of the resolved fabric (its records are
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 import shutil
 from collections.abc import Callable
@@ -239,6 +240,47 @@ def test_max_switch_hops_on_a_chain() -> None:
     assert topology.max_switch_hops(chain, servers) == (5, "h1", "h3", 1)
     island = [*servers, cable("x9", "h9", "server")]
     assert topology.max_switch_hops(chain, island)[0] is None
+
+
+def _hops_by_search(switch_links: list[Cable], server_links: list[Cable], limit: int) -> tuple[Any, ...]:
+    """HOP001's answer the plain way: a search from every group of servers to every other."""
+    graph = topology._adjacency(switch_links)
+    attached: dict[str, set[str]] = {}
+    for link in server_links:
+        attached.setdefault(link.b.device, set()).add(link.a.device)
+    groups: dict[frozenset[str], list[str]] = {}
+    for server, switches in sorted(attached.items()):
+        groups.setdefault(frozenset(switches), []).append(server)
+    keys = sorted(groups, key=lambda g: groups[g][0])
+    worst: tuple[Any, ...] = (0, "", "", 0)
+    over = 0
+    for i, first in enumerate(keys):
+        dist = topology._distances(graph, first)
+        for second in keys[i:]:
+            if first == second and len(groups[first]) < 2:
+                continue
+            edges = [dist[b] for b in second if b in dist]
+            hops = min(edges) + 1 if edges else None
+            over += hops is None or hops > limit
+            if worst[0] is not None and (hops is None or hops > worst[0]):
+                worst = (hops, groups[first][0], groups[second][-1], 0)
+    return worst[0], worst[1], worst[2], over
+
+
+def test_max_switch_hops_agrees_with_a_search_per_group() -> None:
+    """Grouping leaf pairs by their neighbourhood gives every random graph the answer a search per group does."""
+    rng = random.Random(18)
+
+    def cable(a: str, b: str, kind: str) -> Cable:
+        return Cable("compute", kind, Endpoint(a, "p"), Endpoint(b, "p"), "100g", "100g", 9214, 9214)  # type: ignore[arg-type]
+
+    for _ in range(400):
+        switches = [f"w{i}" for i in range(rng.randint(1, 9))]
+        pairs = [(rng.choice(switches), rng.choice(switches)) for _ in range(rng.randint(0, 12))]
+        fabric = [cable(a, b, "fabric") for a, b in pairs if a != b]
+        servers = [cable(rng.choice(switches), f"h{rng.randint(0, 8)}", "server") for _ in range(rng.randint(0, 14))]
+        limit = rng.choice([3, 5])
+        assert topology.max_switch_hops(fabric, servers, limit) == _hops_by_search(fabric, servers, limit)
 
 
 def test_link_speed_mismatch(checks_intent_dir: Path, checks_edit: Editor) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -278,3 +279,24 @@ def test_design_defaults_are_overridable_in_intent(project: Path, edit: Edit) ->
     assert "max-mark-probability 100 weight 2\n" in leaf
     storage = result.files["configs/rack01-stor-leaf-a.cfg"].decode()
     assert "   neighbor UNDERLAY peer group\n" in storage and "IPv4-UNDERLAY-PEERS" not in storage
+
+
+def test_a_first_write_renames_the_staged_tree_into_place(project: Path, example_compile: CompileResult) -> None:
+    """Into an empty generated/ the staged tree is moved at once; interrupted after its marker,
+    the next compile finishes it, and a file that appeared meanwhile is kept, the others moved one by one."""
+    from compiler.output import COMMIT, recover, staging_dir
+
+    generated = project / "generated"
+    (generated / "configs").mkdir(parents=True)
+    written = write_generated(example_compile, generated)
+    assert len(written.missing) == len(example_compile.files) and read_tree(generated) == example_compile.files
+    shutil.rmtree(generated)
+    staging = staging_dir(generated.resolve())
+    (staging / "files" / "configs").mkdir(parents=True)
+    (staging / "files" / "configs" / "spine01.cfg").write_text("hostname staged\n")
+    (staging / COMMIT).write_text('{"write": ["configs/spine01.cfg"], "remove": [], "whole": true}')
+    (generated / "configs").mkdir(parents=True)
+    (generated / "configs" / "hand.cfg").write_text("hostname hand\n")
+    recover(generated)
+    assert read_tree(generated) == {"configs/hand.cfg": b"hostname hand\n", "configs/spine01.cfg": b"hostname staged\n"}
+    assert not staging.exists()

@@ -107,3 +107,32 @@ def test_thresholds_come_from_generated_monitoring_when_present(tmp_path: Path) 
     assert limits.expect_up == {"leaf1": frozenset({"Ethernet1"})}
     (monitoring / "expected-counters.yaml").unlink()
     assert load_thresholds(open_snapshot(tmp_path)).ports == {}
+
+
+def test_a_port_shut_on_purpose_is_expected_down_and_up_is_a_finding(tmp_path: Path) -> None:
+    """``expect: {oper_status: DOWN, shutdown: REASON}`` (ports.yaml, a decommissioned server):
+    down is reported with its reason, never as a failure; up is a finding."""
+    from drift.health import HealthReport, evaluate, render_health_text, shut_on_purpose
+
+    monitoring = tmp_path / "generated" / "monitoring"
+    monitoring.mkdir(parents=True)
+    (monitoring / "expected-counters.yaml").write_text(
+        "leaf1:\n  ports:\n    Ethernet5:\n      expect:\n        oper_status: DOWN\n"
+        "        shutdown: DECOMMISSIONED_rack03-gpu005_enp65s0f0\n"
+    )
+    limits = load_thresholds(open_snapshot(tmp_path))
+
+    def read(state: str) -> dict[str, object]:
+        interfaces = {"Ethernet5": {"lineProtocolStatus": state}}
+        return {"facts": {"uptime": 60}, "cli": {"show interfaces": {"interfaces": interfaces}}}
+
+    assert evaluate("leaf1", read("down"), limits)[0] == []
+    shut = shut_on_purpose("leaf1", read("down"), limits)
+    report = HealthReport("HEAD", {}, "", ("leaf1",), (), (), {}, {}, tuple(shut))
+    assert render_health_text(report).splitlines()[1:] == [
+        "leaf1 Ethernet5: down, shut on purpose: DECOMMISSIONED_rack03-gpu005_enp65s0f0",
+        "1 devices: 1 healthy, 0 over a threshold, 0 unreachable; 1 port(s) shut on purpose",
+    ]
+    (found,), _ = evaluate("leaf1", read("up"), limits)
+    assert str(found) == "leaf1 Ethernet5: up, expected down (shut on purpose)"
+    assert shut_on_purpose("leaf1", read("up"), limits) == []

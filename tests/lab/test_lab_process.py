@@ -141,3 +141,58 @@ def test_up_starts_a_device_as_another_model(repo: Path) -> None:
     process.down(repo)
     with pytest.raises(FabricopsError, match="no device spine9 in generated/"):
         process.up(repo, models={"spine9": "DCS-7060DX5-64S"})
+
+
+def test_up_on_a_running_lab_adds_the_new_switches_and_touches_none_it_has(repo: Path) -> None:
+    """A rack added to generated/ joins the running lab: the switches it has keep their
+    configs, endpoints and the lab's password; the new one answers with that password."""
+    runner = CliRunner()
+    first = process.up(repo, devices=["spine1", "leaf1"])
+    try:
+        tamper = runner.invoke(lab_group, ["tamper", "spine1", "--root", str(repo), "--line", "hostname CONFIGURED"])
+        assert tamper.exit_code == 0, tamper.output
+        result = runner.invoke(lab_group, ["up", "--root", str(repo)])
+        assert result.exit_code == 0, result.output
+        joined = "lab up: 1 new device(s) joined (leaf2); 2 running device(s) untouched"
+        assert result.output == f"{joined} (pid {first['pid']})\n"
+        info = json.loads((repo / ".lab" / "lab.json").read_text())
+        assert info["pid"] == first["pid"] and info["password"] == first["password"]
+        assert {n: info["devices"][n] for n in first["devices"]} == first["devices"]
+        assert oct((repo / ".lab" / "lab.json").stat().st_mode & 0o777) == "0o600"
+        devices = process.status(repo)["devices"]
+        assert devices["spine1"]["hostname"] == "CONFIGURED" and devices["leaf2"]["hostname"] == "leaf2"
+        again = runner.invoke(lab_group, ["up", "--root", str(repo)])
+        assert "no new device; 3 running device(s) untouched" in again.output
+
+        from napalm import get_network_driver
+
+        ep = info["devices"]["leaf2"]
+        driver = get_network_driver("eos")(
+            ep["host"], "admin", first["password"], timeout=5, optional_args={"transport": "http", "port": ep["port"]}
+        )
+        driver.open()
+        try:
+            assert [n["hostname"] for n in driver.get_lldp_neighbors()["Ethernet1"]] == ["CONFIGURED"]
+        finally:
+            driver.close()
+
+        unit = ["--serial", "JPE24170XYZ", "--base-mac", "001C.7312.3456"]
+        replaced = runner.invoke(lab_group, ["replace", "spine1", "--root", str(repo), *unit])
+        assert replaced.output == "spine1: replaced by unit JPE24170XYZ (00:1c:73:12:34:56) at factory default\n"
+        assert process.status(repo)["devices"]["spine1"]["hostname"] == "spine1"
+        bad = runner.invoke(lab_group, ["replace", "spine1", "--root", str(repo), "--serial", "x", "--base-mac", "1"])
+        assert bad.exit_code == 2 and "4 to 32 letters and digits" in bad.output
+        process.down(repo)
+        again = process.up(repo)  # the replaced unit and the joined switch are in .lab/state
+        assert set(again["devices"]) == {"spine1", "leaf1", "leaf2"}
+        ep = again["devices"]["spine1"]
+        driver = get_network_driver("eos")(
+            ep["host"], "admin", again["password"], timeout=5, optional_args={"transport": "http", "port": ep["port"]}
+        )
+        driver.open()
+        try:
+            assert driver.get_facts()["serial_number"] == "JPE24170XYZ"
+        finally:
+            driver.close()
+    finally:
+        process.down(repo)

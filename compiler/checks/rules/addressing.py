@@ -29,9 +29,10 @@ import math
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Network
 
 from compiler.checks.base import rule
+from compiler.checks.rules._common import address as parse_address
 from compiler.checks.rules._common import address_of, fabric_spec, is_host, join, problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation, PoolUse
@@ -64,7 +65,7 @@ def unique_addresses(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
                 f"{allocation.owner} ({allocation.network} {allocation.purpose})",
             )
     # Sorted by the address as a number: the order IPv4Interface gives, at a fraction of the cost.
-    for address, by_owner in sorted(holders.items(), key=lambda item: int(IPv4Address(item[0]))):
+    for address, by_owner in sorted(holders.items(), key=lambda item: int(parse_address(item[0]))):
         if len(by_owner) > 1:
             yield address, f"allocated to {len(by_owner)} owners: {join(by_owner.values())}"
 
@@ -126,10 +127,10 @@ def _inside(prefix: str, cidr: IPv4Network) -> bool:
         >>> _inside("10.31.4.1/31", IPv4Network("10.31.4.0/22")), _inside("10.30.0.0/15", IPv4Network("10.31.0.0/16"))
         (True, False)
     """
-    address, _, length = prefix.partition("/")
+    text, _, length = prefix.partition("/")
     prefixlen = int(length) if length else 32
     mask = int(cidr.netmask)
-    return prefixlen >= cidr.prefixlen and int(IPv4Address(address)) & mask == int(cidr.network_address)
+    return prefixlen >= cidr.prefixlen and int(parse_address(text)) & mask == int(cidr.network_address)
 
 
 def _outside(allocations: list[Allocation], pool: PoolUse) -> list[str]:

@@ -33,14 +33,15 @@ CAPPED_KINDS = ("broadcast", "multicast")
 
 
 def server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
-    """The interfaces that carry a server's traffic: its access port, or its port-channel."""
+    """The interfaces that carry a server's traffic: its access port, or its port-channel (a port
+    shut on purpose, a decommissioned server's or one ``ports.yaml`` shuts, carries none)."""
     ifaces = interfaces(device)
     names = {
         port.name if port.channel is None else eos.port_channel(port.channel)
         for port in fabric.ports(device.name)
         if port.kind == "server"
     }
-    return [ifaces[n] for n in sorted(names, key=eos.interface_key) if n in ifaces]
+    return [ifaces[n] for n in sorted(names, key=eos.interface_key) if n in ifaces and not ifaces[n].shutdown]
 
 
 def _uncapped(iface: Interface) -> list[str]:

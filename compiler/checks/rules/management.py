@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from ipaddress import IPv4Interface, IPv4Network
 
 from compiler.checks.base import rule
+from compiler.checks.rules._common import PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -57,7 +58,7 @@ def _server_side(fabric: ResolvedFabric) -> list[tuple[IPv4Network, str]]:
 def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch whose management services are open, or open to servers."""
     del intent
-    forbidden = _server_side(fabric)
+    forbidden = PrefixIndex(_server_side(fabric))
     for name, device in sorted(fabric.devices.items()):
         acls = {a.name: a for a in device.config.access_lists}
         guarded = _guarded(device)
@@ -78,7 +79,7 @@ def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
                 if prefix.prefixlen == 0:
                     yield name, f"{acl_name} permits any source ({entry.source})"
                     continue
-                hits = [what for net, what in forbidden if prefix.overlaps(net)]
+                hits = forbidden.overlapping(prefix)
                 if hits:
                     more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
                     yield name, f"{acl_name} permits {prefix}, which holds {hits[0]}{more}: servers could reach it"
@@ -89,7 +90,8 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
     """Yield each server inside a switch management subnet, and each rack whose VLANs coincide."""
     del intent
     management = fabric.facts.management
-    switch_nets = {r.rack: IPv4Network(r.subnet) for r in management.racks.values()}
+    subnets = {r.rack: IPv4Network(r.subnet) for r in management.racks.values()}
+    switch_nets = PrefixIndex((net, (number, net)) for number, net in subnets.items())
     for rack in management.racks.values():
         if rack.server_vlan == rack.vlan:
             yield (
@@ -101,15 +103,11 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
             )
     for server, host in sorted(management.servers.items()):
         address = IPv4Interface(host.address).ip
-        for number, net in sorted(switch_nets.items()):
-            if address in net:
-                yield (
-                    server,
-                    (
-                        f"management address {host.address} is inside the switches' management subnet {net} "
-                        f"of rack {number}"
-                    ),
-                )
+        for number, net in sorted(switch_nets.overlapping(IPv4Network(address))):
+            yield (
+                server,
+                f"management address {host.address} is inside the switches' management subnet {net} of rack {number}",
+            )
 
 
 def _literal_secrets(text: str) -> list[str]:

@@ -138,12 +138,13 @@ def _roce_ports(fabric: ResolvedFabric) -> dict[tuple[str, str], list[str]]:
 
 
 def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
-    """RoCE-carrying ports of ``device`` (``cabled``) without trust dscp or without a service-profile."""
+    """RoCE-carrying ports of ``device`` (``cabled``) without trust dscp or without a service-profile
+    (a port shut on purpose carries nothing)."""
     ifaces = interfaces(device)
     missing: dict[str, list[str]] = defaultdict(list)
     for port in cabled:
         iface = ifaces.get(port)
-        if iface is None:
+        if iface is None or iface.shutdown:
             continue
         if not iface.qos_trust_dscp:
             missing["qos trust dscp"].append(iface.name)

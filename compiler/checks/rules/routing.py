@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from compiler.checks.base import rule
-from compiler.checks.rules._common import fabric_spec, interfaces, links_of
+from compiler.checks.rules._common import address as parse_address
+from compiler.checks.rules._common import fabric_spec, interface_address, interfaces, links_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -68,7 +69,7 @@ def _addresses(fabric: ResolvedFabric) -> dict[IPv4Address, tuple[str, IPv4Inter
     for name, device in sorted(fabric.devices.items()):
         for iface in device.config.interfaces:
             if iface.ip_address:
-                address = IPv4Interface(iface.ip_address)
+                address = interface_address(iface.ip_address)
                 owners.setdefault(address.ip, (name, address))
     return owners
 
@@ -101,7 +102,7 @@ class _Peering:
             self._subnets = {}
             for index, iface in enumerate(self.device.config.interfaces):
                 if iface.ip_address:
-                    held = IPv4Interface(iface.ip_address)
+                    held = interface_address(iface.ip_address)
                     by_net = self._subnets.setdefault(held.network.prefixlen, {})
                     by_net.setdefault(held.network, (index, held))
         found: tuple[int, IPv4Interface] | None = None
@@ -162,12 +163,12 @@ def _check_neighbor(
     device: Device,
     address: str,
 ) -> Iterator[tuple[str, str]]:
-    held = owners.get(IPv4Address(address))
+    held = owners.get(parse_address(address))
     if held is None:
         yield device.name, f"neighbor {address} is no switch's interface address"
         return
     peer_name, peer_iface = held
-    local = peering(device.name).local_subnet(IPv4Address(address))
+    local = peering(device.name).local_subnet(parse_address(address))
     if local is None or local.network != peer_iface.network:
         yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
         return
@@ -203,7 +204,7 @@ def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> IPv4Interface
     iface = ifaces.get(end.port)
     if iface is None or not iface.ip_address:
         return None
-    return IPv4Interface(iface.ip_address)
+    return interface_address(iface.ip_address)
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")

@@ -71,12 +71,11 @@ def alerts_match_collection(intent: Intent, fabric: ResolvedFabric) -> Iterator[
     """
     config = monitoring.gnmic_config(intent, fabric)
     seen: set[tuple[str, str]] = set()
+    ends = monitoring.cabled_ends(fabric)
     for name, device in sorted(fabric.devices.items()):
         if (device.network, device.role) in seen:
             continue
         seen.add((device.network, device.role))
-        rules = monitoring.device_rules(
-            intent, device, monitoring.device_ends(fabric, name), monitoring.ecn_queue(fabric, device)
-        )
+        rules = monitoring.device_rules(intent, device, ends.get(name, []), monitoring.ecn_queue(fabric, device))
         for problem in monitoring.unproduced_queries(rules, config):
             yield f"monitoring/rules/{name}.rules.yaml", problem

@@ -21,6 +21,7 @@ LNK002    error     N5           switch-to-switch links have equal MTUs; a host 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict, deque
 from collections.abc import Iterator
 
@@ -149,10 +150,17 @@ def max_switch_hops(
 ) -> tuple[int | None, str, str, int]:
     """The worst server pair: (switches between them or None if unreachable, a, b, pairs over).
 
-    Servers attached to the same set of switches are grouped, so the cost grows with the
-    number of leaf pairs, not the square of the number of servers: one breadth-first search
-    per group (from all its switches at once), then a look-up per pair of groups. The fourth
-    value counts the server groups pairs beyond ``limit`` switches or unreachable.
+    Servers attached to the same set of switches form a group; the fourth value counts the
+    pairs of groups beyond ``limit`` switches or unreachable. The first pair (groups in the
+    order of their first server) at the worst distance is named.
+
+    Two groups that share a switch are 1 switch apart, two that are cabled 2; any other two,
+    A and B, are 3 + the distance between their neighbourhoods (the switches cabled to a
+    group, outside it), since every path leaves A through its neighbourhood and enters B
+    through B's. Groups with one neighbourhood (the leaf pairs of a pod) thus share their
+    distances: one breadth-first search per neighbourhood and one count per pair of them,
+    rather than a search per leaf pair and a look-up per pair of leaf pairs (which grew with
+    the square of the fleet).
 
     Example:
         >>> from compiler.facts import Cable as L, Endpoint as E
@@ -167,31 +175,99 @@ def max_switch_hops(
     attached: dict[str, set[str]] = defaultdict(set)
     for link in server_links:
         attached[link.b.device].add(link.a.device)
-    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    members: dict[frozenset[str], list[str]] = defaultdict(list)
     for server, switches in sorted(attached.items()):
-        groups[frozenset(switches)].append(server)
-    keys = sorted(groups, key=lambda g: groups[g][0])
-    dist = {key: _distances(graph, key) for key in keys}
-    worst: tuple[int | None, str, str, int] = (0, "", "", 0)
-    over = 0
-    for i, first in enumerate(keys):
-        near = dist[first]
-        for second in keys[i:]:
-            if first == second and len(groups[first]) < 2:
-                continue
-            hops = _group_hops(near, second)
-            pair = (groups[first][0], groups[second][-1])
-            if hops is None or hops > limit:
-                over += 1
-            if worst[0] is not None and (hops is None or hops > worst[0]):
-                worst = (hops, pair[0], pair[1], 0)
-    return worst[0], worst[1], worst[2], over
+        members[frozenset(switches)].append(server)
+    groups = sorted(members, key=lambda g: members[g][0])
+    hood_class: dict[frozenset[str], int] = {}
+    classes: list[list[int]] = []
+    class_of: list[int] = []
+    for index, group in enumerate(groups):
+        hood = frozenset().union(*(graph.get(s, ()) for s in group)) - group
+        if hood not in hood_class:
+            hood_class[hood] = len(classes)
+            classes.append([])
+        classes[hood_class[hood]].append(index)
+        class_of.append(hood_class[hood])
+    near = _near_pairs(graph, groups)
+    far = _class_hops(graph, list(hood_class))
+    # Every pair (i <= j) by its distance: the close ones one by one, the rest per pair of classes.
+    counts: dict[int | None, int] = defaultdict(int)
+    counts[1] += sum(1 for group in groups if len(members[group]) > 1)
+    close_between: dict[tuple[int, int], int] = defaultdict(int)
+    for (i, j), close in near.items():
+        counts[close] += 1
+        close_between[_key(class_of[i], class_of[j])] += 1
+    for (first, second), apart in far.items():
+        a, b = len(classes[first]), len(classes[second])
+        pairs = a * (a - 1) // 2 if first == second else a * b
+        counts[apart] += pairs - close_between[first, second]
+    present = [h for h, n in counts.items() if n > 0]
+    if not present:
+        return 0, "", "", 0
+    worst = None if None in present else max(h for h in present if h is not None)
+    over = sum(n for h, n in counts.items() if h is None or h > limit)
+    i, j = _first_pair_at(worst, [len(members[g]) for g in groups], class_of, classes, near, far)
+    return worst, members[groups[i]][0], members[groups[j]][-1], over
 
 
-def _group_hops(near: dict[str, int], second: frozenset[str]) -> int | None:
-    """Switches on the best path from a group (``near``: its distances) to a switch of ``second``."""
-    edges = [near[b] for b in second if b in near]
-    return min(edges) + 1 if edges else None
+def _key(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a <= b else (b, a)
+
+
+def _near_pairs(graph: dict[str, set[str]], groups: list[frozenset[str]]) -> dict[tuple[int, int], int]:
+    """Pairs of groups (i < j) sharing a switch (1 switch apart) or cabled to each other (2)."""
+    holders: dict[str, list[int]] = defaultdict(list)
+    for index, group in enumerate(groups):
+        for switch in group:
+            holders[switch].append(index)
+    pairs: dict[tuple[int, int], int] = {}
+    for index, group in enumerate(groups):
+        for switch in group:
+            for other in holders[switch]:
+                if other > index:
+                    pairs[index, other] = 1
+            for neighbour in graph.get(switch, ()):
+                for other in holders.get(neighbour, ()):
+                    if other > index:
+                        pairs.setdefault((index, other), 2)
+    return pairs
+
+
+def _class_hops(graph: dict[str, set[str]], hoods: list[frozenset[str]]) -> dict[tuple[int, int], int | None]:
+    """Switches between two groups neither sharing nor cabled, by the classes of their neighbourhoods."""
+    out: dict[tuple[int, int], int | None] = {}
+    for first, hood in enumerate(hoods):
+        dist = _distances(graph, hood)
+        for second in range(first, len(hoods)):
+            reached = [dist[s] for s in hoods[second] if s in dist]
+            out[first, second] = 3 + min(reached) if reached else None
+    return out
+
+
+def _first_pair_at(
+    hops: int | None,
+    sizes: list[int],
+    class_of: list[int],
+    classes: list[list[int]],
+    near: dict[tuple[int, int], int],
+    far: dict[tuple[int, int], int | None],
+) -> tuple[int, int]:
+    """The first pair of groups (i <= j, in order) that is ``hops`` switches apart."""
+    close: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for (i, j), distance in near.items():
+        close[i].append((j, distance))
+    for i, size in enumerate(sizes):
+        if hops == 1 and size > 1:
+            return i, i
+        found = [j for j, distance in close[i] if distance == hops]
+        for other, indices in enumerate(classes):
+            if far[_key(class_of[i], other)] == hops:
+                later = (j for j in indices[bisect_right(indices, i) :] if (i, j) not in near)
+                found += [j] if (j := next(later, -1)) >= 0 else []
+        if found:
+            return i, min(found)
+    raise AssertionError("a distance counted is held by no pair")
 
 
 @rule("HOP001", "error", "C3", "At most 3 switch hops between any two servers (5 past one spine layer)")
