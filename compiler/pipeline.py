@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.artifacts import nornir_inventory, structured_configs
+from compiler.artifacts.provenance import provenance_files
 from compiler.artifacts.site import site_artifacts
 from compiler.artifacts.structured import structured_documents
 from compiler.cache import DeviceRender, code_digest, fingerprint, sha256
@@ -101,6 +102,7 @@ def compile_intent(intent_dir: Path, reuse: Reuse | None = None) -> CompileResul
         files, renders, reused = render_devices(structured_documents(fabric), reuse)
         files.update(nornir_inventory(intent, fabric))
         files.update(site_artifacts(intent, fabric))
+        files.update(provenance_files(fabric.devices, fabric.facts.provenance))
         encoded = with_manifest(files, intent.digest)
     return CompileResult(intent, fabric, findings, encoded, timings, renders, reused)
 

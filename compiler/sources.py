@@ -24,7 +24,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-PathItem = str | int
+from core.provenance import PathItem, yaml_path
+
+__all__ = ["PathItem", "Source", "SourceLines", "yaml_path"]
 
 
 class Source(NamedTuple):
@@ -45,22 +47,6 @@ class Source(NamedTuple):
             Source(file='vlans.yaml', path=('vlans', 'inference', 'access', 0))
         """
         return Source(self.file, (*self.path, *items))
-
-
-def yaml_path(path: tuple[PathItem, ...]) -> str:
-    """A path as a YAML path: keys joined with dots, list indexes in brackets.
-
-    Example:
-        >>> yaml_path(("fabrics", "compute", "leaves", "uplink_ports", 1))
-        'fabrics.compute.leaves.uplink_ports[1]'
-    """
-    out = ""
-    for item in path:
-        if isinstance(item, int):
-            out += f"[{item}]"
-        else:
-            out += f".{item}" if out else str(item)
-    return out
 
 
 class SourceLines:

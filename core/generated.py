@@ -54,6 +54,8 @@ OPTIONAL_INTENT_FILES = ("vlans.yaml", "ports.yaml", "devices.yaml")
 INTENT_MODELS = "hardware/"
 CONFIGS = "configs/"
 STRUCTURED = "structured/"
+#: Per device, the intent element behind each setting (``fabricops diff`` groups a change by it).
+PROVENANCE = "provenance/"
 INVENTORY = "inventory/"
 HOSTS = "inventory/hosts.yaml"
 GROUPS = "inventory/groups.yaml"
@@ -80,6 +82,11 @@ REPORTS_DIR = "reports"
 def config_path(device: str) -> str:
     """Where a device's config lives under ``generated/``."""
     return f"{CONFIGS}{device}.cfg"
+
+
+def provenance_path(device: str) -> str:
+    """Where a device's provenance (the intent element behind each setting) lives under ``generated/``."""
+    return f"{PROVENANCE}{device}.json"
 
 
 def deploy_tag(stamp: str) -> str:
@@ -403,6 +410,24 @@ def resolve_commit(root: Path, ref: str) -> Any:
     except git.exc.GitCommandError:
         raise FabricopsError(f"unknown git ref {ref!r}: {describe_refs(repo)}") from None
     return repo.commit(sha)
+
+
+def merge_base(root: Path, base: str, head: str) -> tuple[str, str]:
+    """Where a change to ``head`` that goes into ``base`` starts: their merge-base, and a note saying so.
+
+    A pull request is reviewed from there (what ``base`` gained since the branch left it is not
+    part of the change); without a common commit, ``base`` itself.
+    """
+    import git
+
+    base_sha, head_sha = resolve_commit(root, base).hexsha, resolve_commit(root, head).hexsha
+    try:
+        found = str(open_repo(root).git.merge_base(base_sha, head_sha)).strip()
+    except git.exc.GitCommandError:
+        return base_sha, f"{base} (no common commit with {head})"
+    if found == base_sha:
+        return found, f"{base}, the merge-base of {base} and {head}"
+    return found, f"the merge-base of {base} and {head}"
 
 
 def deploy_tags(repo: Repo) -> list[str]:

@@ -7,14 +7,15 @@ changed since was done outside GitOps), and gives two commands:
 * revert: back to the **last deployed** config, never an older one: ``fabricops rollback --to
   <its fleet version or commit> --devices <dev>`` (``--to-backup DEV@STAMP`` when it runs a
   restored backup; ``--lab`` when the audit ran with ``--lab``);
-* keep the change: the intent edit that adopts it. The intent has no per-port override yet,
-  so port description, shutdown and VLAN membership are proposed as ``extra_config`` lines in
-  ``intent/fabric.yaml`` and the report names the structured field that would hold them
-  (``port_overrides.<device>.<port>.<field>``); anything else is proposed as escape-hatch
-  lines. A secret cannot be adopted through the intent: a changed secret, or a line or section
-  the device added that holds one (the report sees it masked, ``<secret>``, which EOS would
-  reject if pasted back), is never proposed as an edit; the report names the secret (its form
-  and line) and says to set it in the secret store and reference it as ``<secret:NAME>``.
+* keep the change: the intent edit that adopts it. A line the schema can say (description,
+  shutdown, an access VLAN, speed, FEC, LLDP, storm-control, a static route, NTP, syslog) is
+  named by the intent key that holds it (``ports.yaml: ports.<device>.<port>.description``) and
+  written there by ``fabricops adopt <device> --write`` (:mod:`drift.adopt`); only the rest is
+  proposed as ``extra_config`` lines. A secret cannot be adopted through the intent: a changed
+  secret, or a line or section the device added that holds one (the report sees it masked,
+  ``<secret>``, which EOS would reject if pasted back), is never proposed as an edit; the report
+  names the secret (its form and line) and says to set it in the secret store and reference it
+  as ``<secret:NAME>``.
 
 A ``pending`` device gets no revert (nothing to undo): the deploy that applies the merged change.
 
@@ -31,7 +32,7 @@ drawn where LLDP saw it.
 Examples:
     >>> from core.configtree import Change
     >>> adopt_field(Change(("interface Ethernet5",), "changed", "description X", "description Y"))
-    'port_overrides.<device>.Ethernet5.description'
+    'ports.yaml: ports.<device>.Ethernet5.description'
     >>> device_line(Change(("interface Ethernet5",), "removed", "shutdown"))
     'no shutdown'
     >>> issue_marker("rack03-leaf-a")
@@ -41,7 +42,6 @@ Examples:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -52,6 +52,7 @@ from core import mermaid
 from core.configtree import SECRET_MASK, Change, negate
 from core.errors import FabricopsError
 from core.generated import REPORTS_DIR, open_snapshot
+from core.intentkeys import intent_field
 from core.masking import MASKED, SECRET_RULES
 from core.platforms import get_rules
 from core.topology import Link, Topology, neighbourhood
@@ -60,6 +61,7 @@ from drift.audit import DRIFTED, STATUSES, Audit, DeviceResult
 __all__ = [
     "DEFAULT_REPORT_DIR",
     "Adoption",
+    "adopt_command",
     "adopt_field",
     "adoption",
     "apply_command",
@@ -78,29 +80,12 @@ __all__ = [
 ]
 
 DEFAULT_REPORT_DIR = Path(REPORTS_DIR) / "drift"
-_PORT = re.compile(r"interface ((?:Ethernet|Port-Channel)\S+)$")
-#: Device line prefix -> the field of a structured per-port override that would hold it.
-_PORT_FIELDS = (
-    ("description", "description"),
-    ("shutdown", "shutdown"),
-    ("no shutdown", "shutdown"),
-    ("switchport access vlan", "vlan"),
-    ("switchport trunk allowed vlan", "allowed_vlans"),
-    ("switchport mode", "mode"),
-)
 
 
 def adopt_field(change: Change) -> str | None:
-    """The per-port intent field a change would belong to, or ``None`` if it is not a port field."""
-    if len(change.path) != 1 or change.kind not in ("added", "removed", "changed"):
-        return None
-    match = _PORT.match(change.path[0])
-    if match is None:
-        return None
-    for prefix, name in _PORT_FIELDS:
-        if change.line == prefix or change.line.startswith(prefix + " "):
-            return f"port_overrides.<device>.{match.group(1)}.{name}"
-    return None
+    """The intent key a changed line belongs to (``<device>`` for the device), or ``None`` when
+    the schema cannot say it."""
+    return intent_field("<device>", change)
 
 
 def device_line(change: Change) -> str:
@@ -112,7 +97,8 @@ def device_line(change: Change) -> str:
 
 @dataclass(frozen=True)
 class Adoption:
-    """How to keep a device's changes: escape-hatch lines and what could not be adopted."""
+    """How to keep a device's changes: the intent keys of the lines the schema says (``fabricops
+    adopt`` writes them), escape-hatch lines for the rest, and what could not be adopted."""
 
     extra_config: str
     fields: tuple[str, ...]
@@ -153,8 +139,10 @@ def secret_forms(lines: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(forms)) or (["secret"] if masked else [])
 
 
-def adoption(result: DeviceResult) -> Adoption:
-    """Escape-hatch lines (grouped under their sections, in EOS syntax) for a device's changes.
+def adoption(result: DeviceResult, structured: bool = True) -> Adoption:
+    """The intent keys of a device's changes and escape-hatch lines (grouped under their sections,
+    in EOS syntax) for the others; with ``structured=False`` every line is an escape-hatch line
+    (``fabricops adopt`` passes those it could not write).
 
     A line that holds a secret is never among them: the report only ever sees it masked.
     """
@@ -177,9 +165,10 @@ def adoption(result: DeviceResult) -> Adoption:
         if change.kind == "order":
             refused.append(f"{' > '.join(change.path)}: the device's entry order (write the section in that order)")
             continue
-        field = adopt_field(change)
+        field = intent_field(result.device, change) if structured else None
         if field is not None:
-            fields.append(field.replace("<device>", result.device))
+            fields.append(field)
+            continue
         body = [device_line(change)]
         if change.kind == "added":
             body += list(change.block)
@@ -219,6 +208,11 @@ def revert_command(audit: Audit, result: DeviceResult) -> str:
     if deployed is not None and deployed.commit:
         return f"fabricops rollback --to {deployed.tag or deployed.commit} --devices {device}{_lab(audit)}"
     return f"fabricops deploy --ref {audit.commit} --devices {device}{_lab(audit)}"
+
+
+def adopt_command(audit: Audit, result: DeviceResult) -> str:
+    """The command that writes a device's drift into intent (``--write``; without it: the patch)."""
+    return f"fabricops adopt {result.device} --write{_lab(audit)}"
 
 
 def apply_command(audit: Audit, result: DeviceResult) -> str:
@@ -261,6 +255,7 @@ def render_json(audit: Audit) -> dict[str, Any]:
             adopt = adoption(result)
             entry["revert"] = revert_command(audit, result)
             entry["adopt"] = {
+                "command": adopt_command(audit, result) if adopt.fields else "",
                 "extra_config": adopt.extra_config,
                 "intent_yaml": adopt.yaml(result.device) if adopt.extra_config else "",
                 "structured_fields": list(adopt.fields),
@@ -314,6 +309,8 @@ def render_text(audit: Audit, *, verbose: bool = True) -> str:
         if result.status in DRIFTED:
             out.append(f"    revert: {revert_command(audit, result)}")
             adopt = adoption(result)
+            if adopt.fields:
+                out.append(f"    keep:   {adopt_command(audit, result)}  ({', '.join(adopt.fields)})")
             if adopt.extra_config:
                 out.append("    keep:   add to intent/fabric.yaml extra_config:")
                 out += ["      " + line for line in adopt.yaml(result.device).splitlines()]
@@ -359,15 +356,17 @@ def device_markdown(audit: Audit, result: DeviceResult) -> list[str]:
         out += ["", "**Revert** (restores the config it was last deployed with):", "", "```sh"]
         out += [revert_command(audit, result), "```"]
         adopt = adoption(result)
+        if adopt.fields:
+            fields = ", ".join(f"`{f}`" for f in adopt.fields)
+            out += ["", f"**Keep the change** in intent ({fields}), then `fabricops compile`, review, merge, deploy:"]
+            out += ["", "```sh", adopt_command(audit, result), "```"]
         if adopt.extra_config:
             out += [
                 "",
-                "**Keep the change**: add to `intent/fabric.yaml`, then `fabricops compile`, review, merge, deploy:",
+                "**Keep what the schema cannot say**: add to `intent/fabric.yaml`, then `fabricops compile`, "
+                "review, merge, deploy:",
             ]
             out += ["", "```yaml", adopt.yaml(result.device).rstrip("\n"), "```"]
-            if adopt.fields:
-                fields = ", ".join(f"`{f}`" for f in adopt.fields)
-                out += ["", f"The intent has no per-port override yet; a structured override would be {fields}."]
         if adopt.not_adoptable:
             out += ["", *[f"* not adoptable: {n}" for n in adopt.not_adoptable]]
     if result.status in ("pending", "drift+pending"):

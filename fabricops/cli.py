@@ -33,7 +33,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "check": ("fabricops.commands.compile:check_cmd", "Run the design rules over the intent and print every finding."),
     "diff": (
         "fabricops.commands.review:diff_cmd",
-        "Explain what generated/ changes against BASE: summary, blast radius, sections, checks, full diff.",
+        "Explain what generated/ changes against BASE: each intent change and its lines, blast radius, risks.",
     ),
     "plan": (
         "fabricops.commands.deploy:plan_cmd",
@@ -66,6 +66,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "drift": (
         "fabricops.commands.drift:drift_cmd",
         "Compare every device's running config, by meaning, with what it was last deployed with and with the intent.",
+    ),
+    "adopt": (
+        "fabricops.commands.drift:adopt_cmd",
+        "Keep a device's drift: the intent edits that make the compile print what it runs.",
     ),
     "health": (
         "fabricops.commands.drift:health_cmd",

@@ -24,6 +24,7 @@ import yaml
 from deepdiff import DeepDiff
 
 from core.generated import Snapshot
+from review.causes import Cause, causes
 
 # List sections and the field that names their items.
 LIST_KEYS = {
@@ -85,6 +86,11 @@ class BlastRadius:
     redundancy_groups: list[str]
     both_members: list[str]
     spines: list[str]
+    ports: int = 0
+    servers: list[str] = field(default_factory=list)
+    #: What makes the change risky, over every cause: ``spine``, ``QoS/PFC policy``,
+    #: ``MLAG peer-link``, ``uplink``, ``routing``, ``management access``, ``port shut``, ...
+    risks: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -95,6 +101,10 @@ class Review:
     devices: list[DeviceChange]
     blast: BlastRadius
     artifacts: list[ArtifactChange]
+    #: The config changes grouped by the intent edit that caused them.
+    causes: list[Cause] = field(default_factory=list)
+    #: How the base was chosen, e.g. ``the merge-base of main and HEAD``.
+    base_note: str = ""
 
     @property
     def changed(self) -> bool:
@@ -194,8 +204,8 @@ def table_changes(base: Snapshot, head: Snapshot, path: str) -> ArtifactChange |
     return ArtifactChange(path, sorted(new_set - old_set), sorted(old_set - new_set))
 
 
-def review(base: Snapshot, head: Snapshot) -> Review:
-    """Compare ``generated/`` at two refs."""
+def review(base: Snapshot, head: Snapshot, base_note: str = "") -> Review:
+    """Compare ``generated/`` at two refs (``base_note``: how the base was chosen, for the reader)."""
     old_cfg, new_cfg = base.configs(), head.configs()
     changed = {name for name in set(old_cfg) | set(new_cfg) if old_cfg.get(name, "") != new_cfg.get(name, "")}
     old_data, new_data = _structured(base, changed), _structured(head, changed)
@@ -221,11 +231,12 @@ def review(base: Snapshot, head: Snapshot) -> Review:
         devices.append(change)
     tables = sorted(p for p in set(base.list("inventory/")) | set(head.list("inventory/")) if p.endswith(".csv"))
     artifacts = [c for c in (table_changes(base, head, p) for p in tables) if c is not None]
-    blast = _blast(devices, new_data if _has_structured(head) else old_data)
-    return Review(base.ref, head.ref, summarise(devices, blast), devices, blast, artifacts)
+    grouped = causes(devices, base, head, old_data, new_data)
+    blast = _blast(devices, new_data if _has_structured(head) else old_data, grouped)
+    return Review(base.ref, head.ref, summarise(devices, blast), devices, blast, artifacts, grouped, base_note)
 
 
-def _blast(devices: list[DeviceChange], data: dict[str, dict[str, Any]]) -> BlastRadius:
+def _blast(devices: list[DeviceChange], data: dict[str, dict[str, Any]], grouped: list[Cause]) -> BlastRadius:
     names = {d.device for d in devices}
     groups = sorted({d.redundancy_group for d in devices if d.redundancy_group})
     both = sorted(
@@ -233,8 +244,11 @@ def _blast(devices: list[DeviceChange], data: dict[str, dict[str, Any]]) -> Blas
         for d in devices
         if d.device in data and data[d.device].get("mlag_peer") in names and d.device < str(data[d.device]["mlag_peer"])
     )
-    spines = sorted(d.device for d in devices if d.role == "spine")
-    return BlastRadius(len(devices), groups, both, spines)
+    spines = sorted(d.device for d in devices if d.role in ("spine", "super-spine"))
+    ports = {port for cause in grouped for port in cause.ports}
+    servers = sorted({server for cause in grouped for server in cause.servers})
+    risks = list(dict.fromkeys(risk for cause in grouped for risk in cause.risks))
+    return BlastRadius(len(devices), groups, both, spines, len(ports), servers, risks)
 
 
 def summarise(devices: list[DeviceChange], blast: BlastRadius) -> str:

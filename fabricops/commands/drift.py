@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -210,3 +211,53 @@ def health_cmd(root: Path, ref: str | None, devices: tuple[str, ...], lab: bool,
     if report.findings:
         devices_over = sorted({f.device for f in report.findings})
         raise DifferencesFound(f"thresholds exceeded on {len(devices_over)} device(s): {', '.join(devices_over)}")
+
+
+@click.command("adopt")
+@root_option
+@click.argument("device")
+@click.option("--ref", default=None, help="Git ref of the intended generated/ (default: HEAD).")
+@lab_option
+@click.option("--write", is_flag=True, help="Write the edits into intent/ (default: print them as a patch).")
+@click.option(
+    "--reason",
+    default=None,
+    help="Why a port the device shut is shut, when its description does not say (default: 'shut on the switch').",
+)
+def adopt_cmd(root: Path, device: str, ref: str | None, lab: bool, write: bool, reason: str | None) -> None:
+    """Keep a device's drift: the intent edits that make the compile print what it runs.
+
+    Audits DEVICE as drift does; each changed line the schema can say (description, shutdown,
+    an access VLAN, speed, FEC, LLDP, storm-control, a static route, an NTP server, a syslog
+    host) becomes an edit of intent/ports.yaml, vlans.yaml or devices.yaml, comments and order
+    kept. Without --write the edits are printed as a patch of intent/. What the schema cannot
+    say is printed as extra_config lines; a secret is never adopted. Then: fabricops compile,
+    commit, review, merge, deploy (which records the device). Exit 0, 1 on error.
+
+    \b
+    Examples:
+      fabricops adopt rack03-leaf-a --lab            # the patch
+      fabricops adopt rack03-leaf-a --lab --write    # into intent/, then: fabricops compile
+    """
+    from compiler.adoption import apply_edits, context_for, describe, plan_adoption
+    from core.generated import open_snapshot
+    from drift.audit import DRIFTED, DeviceResult, run_audit
+    from drift.report import adoption
+
+    audit = run_audit(root, ref=ref, devices=[device], lab=lab)
+    result = next(r for r in audit.devices if r.device == device)
+    if result.status == "unreachable":
+        raise FabricopsError(f"{device} is unreachable ({result.error}): nothing to adopt")
+    changes = result.changes if result.status in DRIFTED else ()
+    context = context_for(root, open_snapshot(root, audit.commit), device)
+    plan = plan_adoption(device, changes, context, **({"reason": reason} if reason else {}))
+    files = apply_edits(root / "intent", plan.edits) if plan.edits else {}
+    if write:  # each file whole, replaced in one step: an editor or a reader never sees half of it
+        for name, (_before, after) in files.items():
+            target = root / "intent" / name
+            staged = target.with_name(f".{name}.adopt")
+            staged.write_text(after)
+            os.replace(staged, target)
+    raw = adoption(DeviceResult(device, result.status, tuple(plan.raw)), structured=False)
+    click.echo(f"{device}: {result.status}, {len(result.changes)} change(s) against its last deploy")
+    click.echo(describe(device, plan, files, raw.extra_config, raw.not_adoptable, write), nl=False)

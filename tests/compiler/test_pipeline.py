@@ -46,7 +46,7 @@ def test_adding_a_server_row_touches_only_its_leaves(project: Path, example_comp
     expected = {f"configs/{d}.cfg" for d in touched} | {f"structured/{d}.yaml" for d in touched}
     own = {p for p in after if p.startswith("servers/rack03-gpu010/")}
     assert own and not any(p.startswith("servers/rack03-gpu010/") for p in before)
-    expected |= {f"monitoring/rules/{d}.rules.yaml" for d in touched}
+    expected |= {f"monitoring/rules/{d}.rules.yaml" for d in touched} | {f"provenance/{d}.json" for d in touched}
     tables = {
         "inventory/cabling.csv",
         "inventory/cabling.md",

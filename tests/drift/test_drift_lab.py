@@ -135,15 +135,12 @@ def test_report_names_the_deploy_and_both_ways_out_without_secrets(
     assert f"Who: no state of record: compared with fleet version {DEPLOY_TAG} (commit " in markdown
     adopt = entry["adopt"]
     assert adopt["structured_fields"] == [
-        "port_overrides.rack06-leaf-a.Ethernet1/5.description",
-        "port_overrides.rack06-leaf-a.Ethernet1/5.vlan",
-        "port_overrides.rack06-leaf-a.Ethernet20/1.shutdown",
+        "ports.yaml: ports.rack06-leaf-a.Ethernet1/5.description",
+        "vlans.yaml: vlans.<VLAN 4093>.access",
+        "ports.yaml: ports.rack06-leaf-a.Ethernet20/1.shutdown",
     ]
-    import yaml
-
-    hatch = yaml.safe_load(adopt["intent_yaml"])["extra_config"]["rack06-leaf-a"]
-    assert "interface Ethernet1/5\n   description HAND_EDIT\n   switchport access vlan 4093\n" in hatch
-    assert "interface Ethernet20/1\n   no shutdown\n" in hatch
+    assert adopt["command"] == "fabricops adopt rack06-leaf-a --write --lab"
+    assert adopt["command"] in markdown and adopt["intent_yaml"] == "", "every line but the secret has an intent key"
     assert any("secret" in reason for reason in adopt["not_adoptable"])
     for text in (markdown, json.dumps(data), out):
         assert "$6$" not in text and lab.password not in text

@@ -72,7 +72,7 @@ def test_a_pending_device_gets_the_deploy_not_a_revert() -> None:
 
 def test_every_format_names_each_device_and_its_state() -> None:
     audit = _audit(
-        DeviceResult("leaf1", "drift", (Change((), "added", "ntp server 10.0.0.9"),), deployed=UNTAGGED),
+        DeviceResult("leaf1", "drift", (Change((), "added", "ip name-server vrf MGMT 10.0.0.9"),), deployed=UNTAGGED),
         DeviceResult("leaf2", "unreachable", error="authentication failed"),
         DeviceResult("leaf3", "in-sync", notes=("username admin <secret>: secret not compared (not set)",)),
         DeviceResult("rogue", "unmanaged", error="an LLDP neighbour of leaf1, unknown to git", seen_by=("leaf1 Et33",)),
@@ -137,7 +137,7 @@ def test_merging_shards_joins_an_unmanaged_switch_and_names_missing_shards() -> 
     assert "**Not audited**: shard(s) 3/3 left no report" in render_markdown(merged)
 
 
-def test_adoption_puts_each_change_under_its_section_as_valid_yaml() -> None:
+def test_adoption_names_the_intent_key_and_puts_the_rest_under_its_section_as_valid_yaml() -> None:
     result = DeviceResult(
         "leaf1",
         "drift",
@@ -149,13 +149,15 @@ def test_adoption_puts_each_change_under_its_section_as_valid_yaml() -> None:
         ),
     )
     adopt = adoption(result)
-    assert yaml.safe_load(adopt.yaml("leaf1")) == {
+    assert yaml.safe_load(adopt.yaml("leaf1")) == {"extra_config": {"leaf1": "vlan 999\n   name TEMP\n"}}
+    assert adopt.fields == ("ports.yaml: ports.leaf1.Ethernet7.shutdown", "vlans.yaml: vlans.<VLAN 200>.access")
+    everything = adoption(result, structured=False)
+    assert yaml.safe_load(everything.yaml("leaf1")) == {
         "extra_config": {
             "leaf1": "interface Ethernet7\n   no shutdown\ninterface Ethernet5\n   switchport access vlan 200\n"
             "vlan 999\n   name TEMP\n"
         }
     }
-    assert adopt.fields == ("port_overrides.leaf1.Ethernet7.shutdown", "port_overrides.leaf1.Ethernet5.vlan")
     assert len(adopt.not_adoptable) == 1 and "order" in adopt.not_adoptable[0]
 
 
@@ -212,12 +214,12 @@ def test_a_line_holding_a_secret_is_never_proposed_as_an_intent_edit() -> None:
                 block=("   interface Ethernet1", "   ip ospf authentication-key 7 <secret>"),
             ),
             Change((), "changed", "username bob privilege 1 secret sha512 <secret>", "username bob privilege 15"),
-            Change((), "added", "ntp server 10.0.0.9"),
+            Change((), "added", "ip name-server vrf MGMT 10.0.0.9"),
         ),
         deployed=TAGGED,
     )
     adopt = adoption(result)
-    assert adopt.extra_config == "ntp server 10.0.0.9\n"
+    assert adopt.extra_config == "ip name-server vrf MGMT 10.0.0.9\n"
     assert [n.split(" (a ")[1].split(" the device")[0] for n in adopt.not_adoptable] == [
         "SNMP community",
         "BGP password, typed password or key",
@@ -228,7 +230,7 @@ def test_a_line_holding_a_secret_is_never_proposed_as_an_intent_edit() -> None:
     audit = _audit(result)
     text, markdown = render_text(audit), render_markdown(audit)
     keep = yaml.safe_load(render_json(audit)["devices"][0]["adopt"]["intent_yaml"])
-    assert keep == {"extra_config": {"leaf1": "ntp server 10.0.0.9\n"}}
+    assert keep == {"extra_config": {"leaf1": "ip name-server vrf MGMT 10.0.0.9\n"}}
     assert "    not adoptable: (top level): snmp-server community <secret> ro (a SNMP community" in text
     snippet = markdown.split("```yaml\n")[1].split("```")[0]
     assert "<secret>" not in snippet and "<masked:" not in snippet

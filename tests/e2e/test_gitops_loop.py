@@ -111,6 +111,10 @@ def pull_request(root: Path) -> None:
     assert data["summary"].startswith(expected)
     assert data["summary"].endswith("no spine touched")
     assert data["blast"]["both_members"] == ["rack03-leaf-a+rack03-leaf-b"]
+    assert [cause["title"].split(":")[0] for cause in data["causes"]] == [
+        "server rack03-gpu004 re-cabled (compute_port by position -> Ethernet3/7)",
+        "design",  # the VLAN: fabric.yaml's pair_vlans, no element of the day-2 files
+    ]
     markdown = fabricops(root, "diff", "--base", "main", "--format", "markdown", expect=3).stdout
     assert "VLAN 210 added on 2 leaves" in markdown
     site = root.parent / "view"  # what review.yml keeps as an artifact: the view of the head

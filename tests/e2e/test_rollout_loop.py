@@ -175,12 +175,14 @@ def edits_are_drift_reverted_to_what_was_deployed(root: Path, first: str) -> Non
 
 
 def adopt_an_edit_then_drift_is_clean(root: Path, first: str) -> None:
-    """Keep a console edit: the report's snippet into intent, compile, merge, deploy (which records): clean."""
-    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet2/1", "--line", "load-interval 10")
+    """Keep a console edit: the report's adopt command writes it into intent; compile, merge, deploy
+    (which records): clean."""
+    fabricops(root, "lab", "tamper", "rack03-leaf-b", "--line", "interface Ethernet2/1", "--line", "description kept")
     found = fabricops(root, "drift", "--lab", "--format", "json", "--report-dir", "reports/keep", expect=3).json()
     kept = next(d for d in found["devices"] if d["device"] == "rack03-leaf-b")
-    snippet = yaml.safe_load(kept["adopt"]["intent_yaml"])["extra_config"]
-    merge_change(root, {**EXTRA, **snippet}, "keep rack03-leaf-b's Ethernet2/1 load-interval")
+    assert kept["adopt"]["command"] == "fabricops adopt rack03-leaf-b --write --lab"
+    fabricops(root, *shlex.split(kept["adopt"]["command"])[1:])
+    merge_change(root, dict(EXTRA), "keep rack03-leaf-b's Ethernet2/1 description")
     done = fabricops(root, "deploy", *FAST, "--format", "json").json()
     assert done["changed"] == [PAIR[1]], "the adopted edit is already live: verified and recorded, not changed"
     assert done["tag"] and done["tag"] != first, "the whole fleet runs the new commit: a fleet version"

@@ -48,6 +48,12 @@ def test_compile_check_names_stale_files_and_exits_3(project: Path) -> None:
 
 
 CONSOLE_SCRIPT = Path(sys.executable).with_name("fabricops")
+TWICE = """vlans:
+  inference:
+    {id: 300, network: compute, access: [{rack: 5}]}
+  training:
+    {id: 300, network: compute, access: [{rack: 6}]}
+"""
 """The ``fabricops`` the package installs: CliRunner could hide an exit code it swallows."""
 
 
@@ -67,8 +73,16 @@ CONSOLE_SCRIPT = Path(sys.executable).with_name("fabricops")
             "leaf_asn_base: 4294967293",
             "intent/fabric.yaml:85: routing_profiles.ebgp-storage.bgp.leaf_asn_base: leaf pair N takes 4294967293 + N",
         ),
+        ("fabric.yaml", "site:\n", "# Größe\nsite:\n", "intent/fabric.yaml:3: byte 0xf6 at column 5 is not UTF-8"),
+        (
+            "vlans.yaml",
+            "vlans: {}\n",
+            TWICE,
+            "error VLN002 [N1] intent/vlans.yaml:19: vlans.training: VLAN 300 is INFERENCE already "
+            "(intent/vlans.yaml:17: vlans.inference): give TRAINING an id of its own",
+        ),
     ],
-    ids=["PFC priority 4", "UTF-16", "ASN past 2^32"],
+    ids=["PFC priority 4", "UTF-16", "ASN past 2^32", "latin-1", "VLAN id twice"],
 )
 def test_bad_intent_is_one_line_exit_1_and_generated_untouched(
     tmp_path: Path, compiled_example: Path, filename: str, old: str, new: str, error: str
@@ -79,11 +93,12 @@ def test_bad_intent_is_one_line_exit_1_and_generated_untouched(
     before = read_tree(root / "generated")
     path = root / "intent" / filename
     text = path.read_text()
-    path.write_bytes(text.replace(old, new, 1).encode() if old else text.encode("utf-16"))
+    encoding = "latin-1" if "ö" in new else "utf-8"
+    path.write_bytes(text.replace(old, new, 1).encode(encoding) if old else text.encode("utf-16"))
     result = subprocess.run([CONSOLE_SCRIPT, "compile"], cwd=root, capture_output=True, text=True, check=False)
     assert result.returncode == 1
     header, problem = result.stderr.splitlines()
-    assert header.startswith("Error: intent ")
+    assert header.startswith(("Error: intent ", "Error: 1 check error(s): generated/ left unchanged"))
     assert problem.strip().startswith(error)
     assert read_tree(root / "generated") == before
 

@@ -53,6 +53,11 @@ def test_spine_change_is_in_the_blast_radius(gitops_repo: Path) -> None:
     assert result.blast.spines == ["spine01", "spine02", "spine03", "spine04"]
     assert "router ospf changed on 28 devices" in result.summary
     assert "rack05-leaf-a+rack05-leaf-b" in result.blast.both_members
+    [cause] = result.causes  # no element of intent names router ospf: the design edit does
+    assert cause.title.startswith(
+        "design: fabric.yaml: routing_profiles.ospf-underlay.ospf.max_lsa 12000 -> 15000, on 28 switches: "
+    )
+    assert cause.risks == ["spine", "routing"] and len(cause.touches) == 28
 
 
 def test_cli_markdown_and_exit_code(gitops_repo: Path) -> None:

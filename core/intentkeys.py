@@ -1,0 +1,68 @@
+"""Which intent key says an EOS config line: the lines the day-2 schema can express.
+
+Read without the intent at hand, so a drift report can say where a line the device changed
+belongs (``ports.yaml: ports.rack03-leaf-a.Ethernet1/3.description``) and whether it needs the
+escape hatch (``extra_config``). The edit itself, decided with the intent (which VLAN has id
+300, which server NIC a port serves), is :mod:`compiler.adoption`'s; both read the line
+patterns here.
+
+Examples:
+    >>> from core.configtree import Change
+    >>> intent_field("leaf1", Change(("interface Ethernet5",), "changed", "description X", "description Y"))
+    'ports.yaml: ports.leaf1.Ethernet5.description'
+    >>> intent_field("leaf1", Change((), "added", "ip route vrf MGMT 10.9.0.0/16 10.0.0.1"))
+    'devices.yaml: devices.leaf1.static_routes'
+    >>> intent_field("leaf1", Change(("interface Ethernet5",), "added", "switchport access vlan 300"))
+    'vlans.yaml: vlans.<VLAN 300>.access'
+    >>> intent_field("leaf1", Change(("interface Ethernet5",), "added", "switchport trunk allowed vlan 10")) is None
+    True
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.configtree import Change
+
+__all__ = ["ACCESS", "FEC", "NTP", "PORT", "ROUTE", "SPEED", "STORM", "SYSLOG", "intent_field"]
+
+_IP = r"\d+\.\d+\.\d+\.\d+"
+PORT = re.compile(r"^interface ((?:Ethernet|Port-Channel)\S+)$")
+SPEED = re.compile(r"^speed (\d+g)$")
+FEC = re.compile(r"^error-correction encoding (reed-solomon|fire-code)$")
+STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level (\d+(?:\.\d+)?)$")
+ACCESS = re.compile(r"^switchport access vlan (\d+)$")
+ROUTE = re.compile(rf"^ip route (?:vrf (?P<vrf>\S+) )?(?P<prefix>{_IP}/\d+) (?P<hop>{_IP})$")
+NTP = re.compile(rf"^ntp server (?:vrf (?P<vrf>\S+) )?(?P<addr>{_IP})(?P<rest>(?: prefer)?(?: iburst)?)$")
+SYSLOG = re.compile(rf"^logging (?:vrf (?P<vrf>\S+) )?host (?P<addr>{_IP})$")
+
+_DEVICE_LINES = ((ROUTE, "static_routes"), (NTP, "ntp"), (SYSLOG, "syslog"))
+#: A port line's prefix -> the ``ports.yaml`` key that says it.
+_PORT_KEYS = (
+    ("description", "description"),
+    ("shutdown", "shutdown"),
+    ("no shutdown", "shutdown"),
+    ("speed", "speed"),
+    ("error-correction encoding", "fec"),
+    ("no error-correction encoding", "fec"),
+    ("no lldp", "lldp"),
+    ("storm-control", "storm_control"),
+)
+
+
+def intent_field(device: str, change: Change) -> str | None:
+    """Where in intent a changed line belongs (``file: yaml.path``), or None when the schema
+    cannot say it (then it is ``extra_config``)."""
+    if change.kind not in ("added", "removed", "changed"):
+        return None
+    line = change.line
+    if not change.path:
+        key = next((key for pattern, key in _DEVICE_LINES if pattern.match(line)), None)
+        return f"devices.yaml: devices.{device}.{key}" if key else None
+    match = PORT.match(change.path[0]) if len(change.path) == 1 else None
+    if match is None or (line.startswith("speed ") and not SPEED.match(line)):
+        return None  # a breakout lane's speed: the cage's breakout says it
+    if access := ACCESS.match(line):
+        return f"vlans.yaml: vlans.<VLAN {access[1]}>.access"
+    key = next((key for prefix, key in _PORT_KEYS if line == prefix or line.startswith(prefix + " ")), None)
+    return f"ports.yaml: ports.{device}.{match.group(1)}.{key}" if key else None
