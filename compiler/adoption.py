@@ -8,8 +8,8 @@ the schema cannot say (a breakout lane's ``speed 100g-2``, a trunk, an unknown V
 edit: it is left to ``extra_config``, the escape hatch.
 
 :func:`plan_adoption` decides with the intent at hand (which VLAN has id 300, which server NIC
-a port serves, what the description is without its shutdown reason); the line patterns, and
-where a line belongs without the intent, are :mod:`core.intentkeys`'.
+a port serves, what the description is without its shutdown reason); the line patterns are
+:mod:`core.intentkeys`', and whether the schema says a line at all is :mod:`core.expressible`'s.
 """
 
 from __future__ import annotations

@@ -187,6 +187,16 @@ class Host:
         """The base MAC address of that unit ('' when intent names none)."""
         return str(self.data.get("base_mac") or "")
 
+    @property
+    def unit(self) -> tuple[str, str]:
+        """The unit intent names: (serial, base MAC)."""
+        return self.serial, self.base_mac
+
+    @property
+    def unit_row(self) -> str:
+        """The unit as a review lists it, e.g. ``leaf1 serial JPE1 base MAC 00:1c:73:00:00:01``."""
+        return f"{self.name} serial {self.serial or '-'} base MAC {self.base_mac or '-'}"
+
 
 @dataclass(frozen=True)
 class CableRow:

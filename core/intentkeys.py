@@ -14,7 +14,9 @@ Examples:
     'devices.yaml: devices.leaf1.static_routes'
     >>> intent_field("leaf1", Change(("interface Ethernet5",), "added", "switchport access vlan 300"))
     'vlans.yaml: vlans.<VLAN 300>.access'
-    >>> intent_field("leaf1", Change(("interface Ethernet5",), "added", "switchport trunk allowed vlan 10")) is None
+    >>> intent_field("leaf1", Change(("interface Ethernet5",), "added", "switchport trunk allowed vlan 10"))
+    'vlans.yaml: vlans.<name>.tagged'
+    >>> intent_field("leaf1", Change(("interface Port-Channel5",), "added", "description X")) is None
     True
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import re
 
 from core.configtree import Change
+from core.expressible import structured_form
 
 __all__ = ["ACCESS", "FEC", "NTP", "PORT", "ROUTE", "SPEED", "STORM", "SYSLOG", "intent_field"]
 
@@ -36,33 +39,19 @@ ROUTE = re.compile(rf"^ip route (?:vrf (?P<vrf>\S+) )?(?P<prefix>{_IP}/\d+) (?P<
 NTP = re.compile(rf"^ntp server (?:vrf (?P<vrf>\S+) )?(?P<addr>{_IP})(?P<rest>(?: prefer)?(?: iburst)?)$")
 SYSLOG = re.compile(rf"^logging (?:vrf (?P<vrf>\S+) )?host (?P<addr>{_IP})$")
 
-_DEVICE_LINES = ((ROUTE, "static_routes"), (NTP, "ntp"), (SYSLOG, "syslog"))
-#: A port line's prefix -> the ``ports.yaml`` key that says it.
-_PORT_KEYS = (
-    ("description", "description"),
-    ("shutdown", "shutdown"),
-    ("no shutdown", "shutdown"),
-    ("speed", "speed"),
-    ("error-correction encoding", "fec"),
-    ("no error-correction encoding", "fec"),
-    ("no lldp", "lldp"),
-    ("storm-control", "storm_control"),
-)
-
-
 def intent_field(device: str, change: Change) -> str | None:
     """Where in intent a changed line belongs (``file: yaml.path``), or None when the schema
-    cannot say it (then it is ``extra_config``)."""
+    cannot say it (then it is ``extra_config``).
+
+    The yes or no is :func:`core.expressible.structured_form`'s, the one classifier the
+    ``extra_config`` rules ask too: a line kept from drift is never offered where the compile
+    would refuse it.
+    """
     if change.kind not in ("added", "removed", "changed"):
         return None
-    line = change.line
-    if not change.path:
-        key = next((key for pattern, key in _DEVICE_LINES if pattern.match(line)), None)
-        return f"devices.yaml: devices.{device}.{key}" if key else None
-    match = PORT.match(change.path[0]) if len(change.path) == 1 else None
-    if match is None or (line.startswith("speed ") and not SPEED.match(line)):
-        return None  # a breakout lane's speed: the cage's breakout says it
-    if access := ACCESS.match(line):
+    form = structured_form(device, change.path, change.line)
+    if form is None:
+        return None
+    if access := ACCESS.match(change.line):
         return f"vlans.yaml: vlans.<VLAN {access[1]}>.access"
-    key = next((key for prefix, key in _PORT_KEYS if line == prefix or line.startswith(prefix + " ")), None)
-    return f"ports.yaml: ports.{device}.{match.group(1)}.{key}" if key else None
+    return f"{form.file}: {'.'.join(str(part) for part in form.path)}"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import click
 
-from core.errors import FabricopsError
+from core.errors import DifferencesFound, FabricopsError
 from core.masking import mask, mask_logging
 from core.secrets import run_key
 
@@ -160,8 +160,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     except FabricopsError as exc:
         if verbose:
             traceback.print_exc()
+        # Differences (exit 3) are a result, not a failure: said without "Error:".
+        first = "" if isinstance(exc, DifferencesFound) else "Error: "
         for index, line in enumerate(mask(text, key) for text in exc.lines()):
-            click.echo(f"Error: {line}" if index == 0 else f"  {line}", err=True)
+            click.echo(f"{first}{line}" if index == 0 else f"  {line}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)

@@ -203,6 +203,20 @@ def table_changes(base: Snapshot, head: Snapshot, path: str) -> ArtifactChange |
     return ArtifactChange(path, sorted(new_set - old_set), sorted(old_set - new_set))
 
 
+#: The artifact name a unit change is listed under (the units live in the Nornir inventory).
+UNITS = "inventory/hosts.yaml (units)"
+
+
+def unit_changes(base: Snapshot, head: Snapshot) -> ArtifactChange | None:
+    """The switch units intent names (serial, base MAC) that change: an RMA changes no config
+    line, yet the next deploy refuses the old unit, so the review must say it."""
+    old, new = base.hosts(), head.hosts()
+    swapped = [name for name in sorted(old.keys() & new.keys()) if old[name].unit != new[name].unit]
+    if not swapped:
+        return None
+    return ArtifactChange(UNITS, [new[name].unit_row for name in swapped], [old[name].unit_row for name in swapped])
+
+
 def review(base: Snapshot, head: Snapshot, base_note: str = "") -> Review:
     """Compare ``generated/`` at two refs (``base_note``: how the base was chosen, for the reader)."""
     old_cfg, new_cfg = base.configs(), head.configs()
@@ -230,9 +244,15 @@ def review(base: Snapshot, head: Snapshot, base_note: str = "") -> Review:
         devices.append(change)
     tables = sorted(p for p in set(base.list("inventory/")) | set(head.list("inventory/")) if p.endswith(".csv"))
     artifacts = [c for c in (table_changes(base, head, p) for p in tables) if c is not None]
+    units = unit_changes(base, head)
+    artifacts += [units] if units else []
     grouped = causes(devices, base, head, old_data, new_data)
     blast = _blast(devices, new_data if _has_structured(head) else old_data, grouped)
-    return Review(base.ref, head.ref, summarise(devices, blast), devices, blast, artifacts, grouped, base_note)
+    summary = summarise(devices, blast)
+    if units:
+        replaced = sorted(row.split()[0] for row in units.added)
+        summary = f"unit replaced on {', '.join(replaced)} (serial, base MAC); {summary}"
+    return Review(base.ref, head.ref, summary, devices, blast, artifacts, grouped, base_note)
 
 
 def _blast(devices: list[DeviceChange], data: dict[str, dict[str, Any]], grouped: list[Cause]) -> BlastRadius:

@@ -44,6 +44,7 @@ from compiler.facts.addressing import (
 )
 from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cabling
 from compiler.facts.common import Network, Problem, Role
+from compiler.facts.extra import extra_problems, parse_block, record_extra
 from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
 from compiler.facts.moves import vacated_ports
@@ -154,6 +155,11 @@ class Facts(NamedTuple):
             *self.vlans.problems,
             *self.cabling.problems,
             *_extra_config_problems(self.intent, self.topology),
+            *extra_problems(
+                self.intent,
+                self.topology,
+                {name: parse_block(text) for name, text in self.intent.fabric.extra_config.items()},
+            ),
         )
 
     @property
@@ -238,6 +244,7 @@ def build_facts(intent: Intent) -> Facts:
     record_specifics(book, intent, topology, ports)
     record_retired(book, cabling)
     record_vlans(book, cabling, vlans)
+    record_extra(book, intent)
     links: dict[str, list[FabricLink]] = {}
     for link in addressing.fabric_links.values():
         links.setdefault(link.lower, []).append(link)

@@ -126,7 +126,8 @@ def build_vlans(intent: Intent, topology: Topology, attachments: Attachments) ->
                 source = vlan.source.child(mode, index)
                 named, found = _ports_of(intent, vlan, member, by_server, source)
                 problems.extend(found)
-                problems.extend(_bond_problems(intent, vlan, member, source))
+                if not found:  # a member off the VLAN's network is that one problem (VLN003)
+                    problems.extend(_bond_problems(intent, vlan, member, source))
                 claims = [p for port in named for p in _claim(intent, port, vlan, mode, source, access, tagged)]
                 problems.extend(claims[:1])  # one member, one finding: its first port says it
     ports: dict[tuple[str, str], PortVlans] = {}

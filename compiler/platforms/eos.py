@@ -334,3 +334,45 @@ def match_prefix_list(name: str) -> str:
         'ip address prefix-list PL-LOOPBACKS'
     """
     return f"ip address prefix-list {name}"
+
+
+_INTERFACE_LINES: tuple[tuple[re.Pattern[str], str, type[int] | type[str] | bool], ...] = (
+    (re.compile(r"^no shutdown$"), "shutdown", False),
+    (re.compile(r"^mtu (\d+)$"), "mtu", int),
+    (re.compile(r"^vrf (\S+)$"), "vrf", str),
+    (re.compile(r"^ip address (\d+\.\d+\.\d+\.\d+/\d+)$"), "ip_address", str),
+    (re.compile(r"^ip virtual-router address (\S+)$"), "virtual_ip", str),
+    (re.compile(r"^service-profile (\S+)$"), "service_profile", str),
+    (re.compile(r"^no switchport$"), "routed", True),
+    (re.compile(r"^switchport$"), "routed", False),
+    (re.compile(r"^qos trust dscp$"), "qos_trust_dscp", True),
+    (re.compile(r"^ip ospf network point-to-point$"), "ospf_point_to_point", True),
+    (re.compile(r"^spanning-tree portfast$"), "portfast", True),
+    (re.compile(r"^spanning-tree bpduguard enable$"), "bpduguard", True),
+)
+"""Interface lines of the structured :class:`~compiler.structured.Interface` fields that no
+specific file of the intent writes: an ``extra_config`` line among them replaces the field."""
+
+
+def interface_line_field(line: str) -> tuple[str, int | str | bool] | None:
+    """The structured interface field an interface config line sets, and its value.
+
+    Only fields the intent's specific files do not write (those lines are refused in
+    ``extra_config``, :mod:`core.expressible`); ``None`` for any other line.
+
+    Examples:
+        >>> interface_line_field("mtu 1500"), interface_line_field("no switchport")
+        (('mtu', 1500), ('routed', True))
+        >>> interface_line_field("no shutdown")  # bringing up a port the design leaves unused
+        ('shutdown', False)
+        >>> interface_line_field("load-interval 5") is None
+        True
+    """
+    text = " ".join(line.split())
+    for pattern, field, kind in _INTERFACE_LINES:
+        match = pattern.match(text)
+        if match is not None:
+            if isinstance(kind, bool):
+                return field, kind
+            return field, kind(match.group(1))
+    return None

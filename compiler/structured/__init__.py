@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 from compiler.facts import DeviceFacts
+from compiler.facts.extra import merged_interfaces, parse_block
 from compiler.structured import interfaces, management, qos, routing, switching, system
 from compiler.structured.model import (
     AaaConfig,
@@ -86,7 +87,7 @@ __all__ = [
 def structured_config(facts: DeviceFacts) -> DeviceConfig:
     """The structured config of one switch: a pure function of its facts."""
     vrf = system.management_vrf(facts)
-    extra = facts.extra_config
+    merged, extra = merged_interfaces(interfaces.interfaces(facts), parse_block(facts.extra_config or ""))
     return DeviceConfig(
         hostname=facts.switch.name,
         users=system.users(facts),
@@ -105,7 +106,7 @@ def structured_config(facts: DeviceFacts) -> DeviceConfig:
         management_gnmi=management.management_gnmi(facts),
         ssl_profiles=management.ssl_profiles(facts),
         aaa=management.aaa(facts),
-        interfaces=interfaces.interfaces(facts),
+        interfaces=merged,
         virtual_router_mac=switching.virtual_router_mac(facts),
         access_lists=management.access_lists(facts),
         ip_routing=system.routes_ip(facts),
@@ -120,5 +121,5 @@ def structured_config(facts: DeviceFacts) -> DeviceConfig:
         router_bgp=routing.router_bgp(facts),
         router_ospf=routing.router_ospf(facts),
         management_ssh=management.management_ssh(facts),
-        extra_config=extra.rstrip("\n") if extra is not None else None,
+        extra_config=extra,
     )

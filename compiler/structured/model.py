@@ -44,6 +44,8 @@ class Interface(NamedTuple):
     """(traffic kind, level in percent of the port's speed)."""
     portfast: bool = False
     bpduguard: bool = False
+    extra: tuple[str, ...] = ()
+    """Lines of ``extra_config`` in this interface's section that no field holds, as written."""
 
 
 class User(NamedTuple):

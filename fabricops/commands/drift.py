@@ -258,6 +258,9 @@ def adopt_cmd(root: Path, device: str, ref: str | None, lab: bool, write: bool, 
             staged = target.with_name(f".{name}.adopt")
             staged.write_text(after)
             os.replace(staged, target)
-    raw = adoption(DeviceResult(device, result.status, tuple(plan.raw)), structured=False)
+    # A line the schema says but adopt cannot write (a trunk's VLANs: a VLAN's members are
+    # servers) is named with its entry, by hand; only the rest is offered as extra_config.
+    raw = adoption(DeviceResult(device, result.status, tuple(plan.raw)), structured=True)
+    by_hand = tuple(f"{field} (write it by hand)" for field in raw.fields)
     click.echo(f"{device}: {result.status}, {len(result.changes)} change(s) against its last deploy")
-    click.echo(describe(device, plan, files, raw.extra_config, raw.not_adoptable, write), nl=False)
+    click.echo(describe(device, plan, files, raw.extra_config, (*by_hand, *raw.not_adoptable), write), nl=False)

@@ -127,5 +127,7 @@ def test_a_port_back_to_the_design_loses_its_entry(project: Path, compiled_examp
 
 def test_intent_field_names_the_key_without_the_intent() -> None:
     fields = [intent_field(LEAF, change) for change in CHANGES]
-    assert fields[-1] is None and fields[3] == "vlans.yaml: vlans.<VLAN 300>.access"
-    assert intent_field(LEAF, Change(("interface Ethernet1/1",), "changed", "speed 100g-2", "speed 400g-8")) is None
+    assert fields[3] == "vlans.yaml: vlans.<VLAN 300>.access"
+    assert fields[-1] == "vlans.yaml: vlans.<name>.tagged"  # a trunk: the VLAN's entry, written by hand
+    lane = Change(("interface Ethernet1/1",), "changed", "speed 100g-2", "speed 400g-8")
+    assert intent_field(LEAF, lane) == f"ports.yaml: ports.{LEAF}.Ethernet1/1.breakout"  # the cage's mode says it

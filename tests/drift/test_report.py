@@ -145,17 +145,23 @@ def test_adoption_names_the_intent_key_and_puts_the_rest_under_its_section_as_va
             Change(("interface Ethernet7",), "removed", "shutdown"),
             Change(("interface Ethernet5",), "changed", "switchport access vlan 200", "switchport access vlan 100"),
             Change((), "added", "vlan 999", block=("   name TEMP",)),
+            Change((), "added", "ip access-list TEMP", block=("   10 permit ip any any",)),
             Change(("ip access-list A",), "order", "ip access-list A"),
         ),
     )
     adopt = adoption(result)
-    assert yaml.safe_load(adopt.yaml("leaf1")) == {"extra_config": {"leaf1": "vlan 999\n   name TEMP\n"}}
-    assert adopt.fields == ("ports.yaml: ports.leaf1.Ethernet7.shutdown", "vlans.yaml: vlans.<VLAN 200>.access")
+    acl = "ip access-list TEMP\n   10 permit ip any any\n"
+    assert yaml.safe_load(adopt.yaml("leaf1")) == {"extra_config": {"leaf1": acl}}
+    assert adopt.fields == (
+        "ports.yaml: ports.leaf1.Ethernet7.shutdown",
+        "vlans.yaml: vlans.<VLAN 200>.access",
+        "vlans.yaml: vlans.<name>",
+    )
     everything = adoption(result, structured=False)
     assert yaml.safe_load(everything.yaml("leaf1")) == {
         "extra_config": {
             "leaf1": "interface Ethernet7\n   no shutdown\ninterface Ethernet5\n   switchport access vlan 200\n"
-            "vlan 999\n   name TEMP\n"
+            "vlan 999\n   name TEMP\n" + acl
         }
     }
     assert len(adopt.not_adoptable) == 1 and "order" in adopt.not_adoptable[0]

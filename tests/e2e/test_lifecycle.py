@@ -162,7 +162,7 @@ def test_a_failed_switch_replaced_by_a_factory_default_unit_gets_its_full_config
         "devices: {}\n",
         "devices:\n  rack05-leaf-a: {serial: JPE24170XYZ, base_mac: 00:1c:73:12:34:56}  # RMA 5120\n",
     )
-    assert review(repo, "rack05-leaf-a: the replacement unit", expect=0) == {}  # no config line changes
+    assert review(repo, "rack05-leaf-a: the replacement unit") == {}  # no config line, but a unit: exit 3
     hosts = (repo / "generated" / "inventory" / "hosts.yaml").read_text()
     assert "serial: JPE24170XYZ" in hosts
 

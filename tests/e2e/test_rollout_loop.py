@@ -122,12 +122,13 @@ def merge_change(root: Path, extra: dict[str, str], message: str) -> None:
     git(root, "push", "-q", "origin", "main")
 
 
-EXTRA = dict.fromkeys(PAIR, "interface Ethernet30/1\n   description RESERVED\n")
+EXTRA = dict.fromkeys(PAIR, "interface Ethernet30/1\n   load-interval 5\n")
+"""A line only extra_config says (a description would be ports.yaml's, and refused here)."""
 
 
 def partial_deploy_leaves_one_device_pending(root: Path) -> None:
     """A merged change reaches one leaf; its peer's uplink is down, so the post-check reverts it (exit 4)."""
-    merge_change(root, dict(EXTRA), "reserve Ethernet30/1 on rack05")
+    merge_change(root, dict(EXTRA), "faster counters on Ethernet30/1 of rack05")
     fabricops(root, "lab", "fault", PAIR[1], "link-down", "--port", "Ethernet25/1")
     ran = fabricops(root, "deploy", *FAST, "--format", "json", expect=4)
     report = ran.json()

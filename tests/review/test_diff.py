@@ -78,3 +78,16 @@ def test_cli_markdown_and_exit_code(gitops_repo: Path) -> None:
     assert data["changed"] and data["blast"]["devices"] == 5
     same = subprocess.run([*cmd[:-1], "HEAD"], cwd=gitops_repo, capture_output=True, text=True, check=False)
     assert same.returncode == 0, same.stderr
+
+def test_a_replaced_unit_is_a_change_though_no_config_line_moves(gitops_repo: Path) -> None:
+    """An RMA edits only devices.yaml: no config line, but the next deploy refuses the old unit."""
+    (gitops_repo / "intent" / "devices.yaml").write_text(
+        "devices:\n  rack05-leaf-a: {serial: JPE24170XYZ, base_mac: 00:1c:73:12:34:56}\n"
+    )
+    write_generated(compile_intent(gitops_repo / "intent"), gitops_repo / "generated")
+    result = review(open_snapshot(gitops_repo, "HEAD"), open_snapshot(gitops_repo))
+    assert result.changed and not result.devices
+    [units] = [a for a in result.artifacts if a.path == "inventory/hosts.yaml (units)"]
+    assert units.added == ["rack05-leaf-a serial JPE24170XYZ base MAC 00:1c:73:12:34:56"]
+    assert units.removed == ["rack05-leaf-a serial - base MAC -"]
+    assert result.summary.startswith("unit replaced on rack05-leaf-a (serial, base MAC); no device configuration")

@@ -18,6 +18,7 @@ Module                 Rules
 ``telemetry``          TEL001 TEL002
 ``vlans``              VLN002 VLN003 VLN004 VLN005
 ``devices``            DEV001
+``extra``              EXT001 EXT002 EXT003
 =====================  ==============================================================
 
 ``docs/checks.md`` is the table of every rule for users.
@@ -30,6 +31,7 @@ from compiler.checks.rules import (
     bonding,
     devices,
     edge,
+    extra,
     management,
     mlag,
     ports,
@@ -47,6 +49,7 @@ __all__ = [
     "bonding",
     "devices",
     "edge",
+    "extra",
     "management",
     "mlag",
     "ports",

@@ -123,9 +123,8 @@ def _literal_secrets(text: str) -> list[str]:
 @rule("MGT003", "error", "G1", "No secret value in a config")
 def no_secret_values(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch whose config would carry a secret value into git."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        found = _literal_secrets(device.config.extra_config or "")
+    for name in sorted(fabric.devices):
+        found = _literal_secrets(intent.fabric.extra_config.get(name, ""))
         if found:
             yield (
                 name,
@@ -139,9 +138,8 @@ def no_secret_values(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
 @rule("MGT004", "error", "C2", "SNMP is v3 with privacy or absent")
 def snmp_v3_only(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch whose config speaks SNMP v1 or v2c (a community in clear on the wire)."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        found = SNMP_V1_V2C.findall(device.config.extra_config or "")
+    for name in sorted(fabric.devices):
+        found = SNMP_V1_V2C.findall(intent.fabric.extra_config.get(name, ""))
         if found:
             yield (
                 name,

@@ -37,6 +37,7 @@ from compiler.checks.rules._common import (
 from compiler.checks.rules.ports import port_counts
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
+from compiler.facts.extra import field_where
 from compiler.intent import Intent
 
 MAX_SWITCH_HOPS = 3
@@ -362,11 +363,12 @@ def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str
                 f"{intent.fabric.mtu.host} must not exceed mtu.switch {intent.fabric.mtu.switch})"
             ),
         )
-    yield from _configured_mtus(fabric)
+    yield from _configured_mtus(intent, fabric)
 
 
-def _configured_mtus(fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Interfaces whose configured MTU differs from the MTU the cabling plan gives them."""
+def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Interfaces whose configured MTU differs from the MTU the cabling plan gives them; one set
+    by ``extra_config`` is named by its line there."""
     planned: dict[tuple[str, str], int] = {}
     for link in fabric.links:
         planned[link.a.device, link.a.port] = link.a_mtu
@@ -375,4 +377,12 @@ def _configured_mtus(fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
         for iface in interfaces(device).values():
             want = planned.get((name, iface.name))
             if iface.mtu is not None and want is not None and iface.mtu != want:
-                yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
+                where = field_where(intent, name, iface.name, "mtu")
+                if where is None:
+                    yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
+                else:
+                    yield (
+                        where,
+                        f"mtu {iface.mtu} on {name} {iface.name}, a link the design runs at MTU {want}: "
+                        "remove the line (both ends of a link run the design's MTU, fabric.yaml mtu)",
+                    )
