@@ -62,6 +62,7 @@ def test_marks_are_classes_and_networks_subgraphs() -> None:
     assert "_red: drift; blue: pending (merged, not deployed); grey: one cable away._" in text
 
 
+@pytest.mark.e2e  # a picture per switch, each parsed by Mermaid
 def test_the_picture_of_every_switch_of_the_example_is_bounded_and_deterministic(compiled_example: Path) -> None:
     """Every switch of the example as the centre: each parses, none past the bound, same bytes twice."""
     topology = Topology.read(open_snapshot(compiled_example))
@@ -81,6 +82,7 @@ def test_past_the_bound_a_report_says_so_instead_of_drawing() -> None:
         flowchart(Neighbourhood(nodes, []))
 
 
+@pytest.mark.e2e  # node parses each README picture
 def test_the_pictures_in_the_readme_are_mermaid_github_can_draw() -> None:
     found = blocks((Path(__file__).resolve().parents[2] / "README.md").read_text())
     assert len(found) >= 2

@@ -27,6 +27,9 @@ from lab import Lab
 from tests.conftest import git
 from tests.deploy.conftest import FAST, Fabricops, Ran, commit_change
 
+# Deploys, rollbacks and their faults on the session lab, module by module: the lab tier.
+pytestmark = pytest.mark.e2e
+
 LEAF = "rack03-leaf-a"
 
 
@@ -48,7 +51,6 @@ def statuses(result: Ran) -> dict[str, str]:
     return {name: d["status"] for name, d in result.json()["devices"].items()}
 
 
-@pytest.mark.e2e
 def test_full_deploy_from_factory_default_then_plan_is_clean(
     full_deploy: Ran, repo: Path, lab: Lab, cli: Fabricops
 ) -> None:
@@ -76,7 +78,6 @@ def _hosts(repo: Path) -> dict[str, dict[str, Any]]:
     return data
 
 
-@pytest.mark.e2e
 def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: Ran, repo: Path) -> None:
     """The tag points at the deployed commit; the record sits on fabricops-state, main untouched."""
     report = full_deploy.json()
@@ -92,7 +93,6 @@ def test_deploy_tags_the_commit_and_records_it_on_the_state_branch(full_deploy: 
     assert "backups/" not in git(repo, "ls-files")
 
 
-@pytest.mark.e2e
 def test_backups_hold_no_secret_and_list_show_read_them_back(full_deploy: Ran, repo: Path, cli: Fabricops) -> None:
     """Factory-default backups: the unknown password hash is masked by a keyed hash, never stored."""
     listing = cli("backups", "list", "spine01", "--format", "json")
@@ -181,7 +181,7 @@ def test_continue_on_error_deploys_the_others(deployed: Lab, repo: Path, cli: Fa
     assert "RESERVED_GO_ON" not in running(deployed, LEAF)
 
 
-@pytest.mark.e2e  # the stock EOS driver waits 10 s for the lock (_obtain_lock(wait_time=10)) before it gives up
+# The stock EOS driver waits 10 s for the lock (_obtain_lock(wait_time=10)) before it gives up
 def test_a_locked_config_session_halts_the_rollout(deployed: Lab, repo: Path, cli: Fabricops) -> None:
     """Someone left a config session pending on the console: NAPALM's lock check fails before any change."""
     reserve(repo, LEAF, "RESERVED_LOCKED")
@@ -207,7 +207,6 @@ def test_rejected_line_aborts_the_session_and_is_shown(deployed: Lab, repo: Path
     assert "pending" not in deployed.device(LEAF).status()["sessions"].values(), "the session was aborted"
 
 
-@pytest.mark.e2e
 def test_connection_lost_after_commit_is_reverted_by_the_timer(deployed: Lab, repo: Path, cli: Fabricops) -> None:
     """The commit lands, its reply is lost: deploy must not abort it nor call it done."""
     reserve(repo, LEAF, "RESERVED_DROP")
@@ -293,7 +292,6 @@ def test_rollback_to_a_device_backup(deployed: Lab, repo: Path, cli: Fabricops) 
     assert normalise_running(running(deployed, LEAF)) == normalise_running(before)
 
 
-@pytest.mark.e2e
 def test_a_backup_secret_neither_the_device_nor_the_store_holds_is_named(full_deploy: Ran, cli: Fabricops) -> None:
     """The factory-default backup holds a password hash fabricops never knew, and the device no
     longer has: the line is named (masked), nothing is applied."""

@@ -22,6 +22,9 @@ from lab import DeviceSpec, Lab, specs_from_snapshot
 from tests.conftest import git, make_repo, seal, write_lab_json
 from tests.deploy.conftest import FAST, Ran, run_fabricops
 
+# Deploys of two versions to the lab and rollbacks between them: the second tier.
+pytestmark = pytest.mark.e2e
+
 NEW, CORE = "rack14-mgmt", "mgmt-core01"
 PASSWORD = "lab-password"
 

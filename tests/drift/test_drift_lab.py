@@ -23,6 +23,9 @@ from drift.audit import load_report, run_audit, shard_of
 from fabricops.cli import main
 from tests.drift.conftest import DEPLOY_TAG, write_lab_json
 
+# Drift over a deployed session lab, shards and rollbacks: the lab tier.
+pytestmark = pytest.mark.e2e
+
 if TYPE_CHECKING:
     from lab import Lab
 

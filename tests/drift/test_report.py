@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 
 from core.configtree import Change
@@ -167,6 +168,7 @@ def test_adoption_names_the_intent_key_and_puts_the_rest_under_its_section_as_va
     assert len(adopt.not_adoptable) == 1 and "order" in adopt.not_adoptable[0]
 
 
+@pytest.mark.e2e  # every map parsed by Mermaid under node
 def test_the_report_and_each_issue_draw_the_devices_not_in_sync_on_the_map(example_repo: Path, tmp_path: Path) -> None:
     """Over the example's cabling at the audited commit: each state its colour, an unmanaged switch
     where LLDP saw it, in-sync neighbours grey (a pending spine's 22 leaves as one box); an issue

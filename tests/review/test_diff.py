@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from compiler.pipeline import compile_intent, write_generated
 from core.generated import open_snapshot
 from review.diff import review
@@ -60,6 +62,7 @@ def test_spine_change_is_in_the_blast_radius(gitops_repo: Path) -> None:
     assert cause.risks == ["spine", "routing"] and len(cause.touches) == 28
 
 
+@pytest.mark.e2e  # the console script in a subprocess, every picture parsed by Mermaid
 def test_cli_markdown_and_exit_code(gitops_repo: Path) -> None:
     """The PR comment format; exit 3 when the network changes (CI treats it as a normal review)."""
     add_server(gitops_repo, "rack03-gpu010,gpu-8x-h100,GPU-0310")
@@ -78,6 +81,7 @@ def test_cli_markdown_and_exit_code(gitops_repo: Path) -> None:
     assert data["changed"] and data["blast"]["devices"] == 5
     same = subprocess.run([*cmd[:-1], "HEAD"], cwd=gitops_repo, capture_output=True, text=True, check=False)
     assert same.returncode == 0, same.stderr
+
 
 def test_a_replaced_unit_is_a_change_though_no_config_line_moves(gitops_repo: Path) -> None:
     """An RMA edits only devices.yaml: no config line, but the next deploy refuses the old unit."""

@@ -19,6 +19,9 @@ from review.report import as_markdown
 from tests.conftest import git, seal
 from tests.mermaid import parsed
 
+# Whole compiles of the example and a 20-rack change, each picture parsed by Mermaid under node: the second tier.
+pytestmark = pytest.mark.e2e
+
 NEW_RACKS = range(15, 23)
 GPU_RACKS = [*range(1, 13), *NEW_RACKS]
 

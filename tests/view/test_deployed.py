@@ -9,12 +9,17 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from core import gitstate
 from core.deployed import DeviceRecord, record_files
 from core.secrets import lab_secret, placeholders
 from lab import Lab
 from tests.conftest import git
 from view.site import build_site
+
+# A deploy to the session lab, then the site against it: the lab tier.
+pytestmark = pytest.mark.e2e
 
 DEPLOYED = ("rack01-leaf-a", "rack01-leaf-b")
 FAST = ("--lab", "--revert-in", "15", "--settle", "0", "--batch", "20", "--workers", "20")
