@@ -14,7 +14,7 @@ per port, port speeds, breakouts) changes nothing here, and a missing one shows 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -357,10 +357,24 @@ def _servers(
         for port, end in sorted(by_device.get(name, {}).items(), key=lambda i: (i[1].network, i[1].peer, i[0])):
             switch = switches.get(end.peer)
             far = next((p for p in switch.ports if p.name == end.peer_port), None) if switch else None  # few ports
-            addresses = tuple(a for a in owned.get(name, ()) if a.network == end.network)
+            addresses = _nic_addresses(owned.get(name, ()), end.network, port, by_device.get(name, {}))
             nics.append(Nic(port, end, addresses, far.vlans if far else ""))
         servers[name] = Server(where, tuple(nics), tuple(owned.get(name, ())), tuple(server_files.get(name, ())))
     return servers
+
+
+def _nic_addresses(owned: Sequence[Address], network: str, nic: str, nics: Mapping[str, End]) -> tuple[Address, ...]:
+    """The addresses of ``nic``: those its purpose names (per-NIC RoCE addresses), and those of
+    its network that name no NIC of the server (a bond's, the management port's).
+
+    Example:
+        >>> owned = [Address("compute", f"10.0.0.{i}/24", f"compute NIC {nic}") for i, nic in ((1, "a"), (2, "b"))]
+        >>> [a.address for a in _nic_addresses(owned, "compute", "b", {"a": None, "b": None})]
+        ['10.0.0.2/24']
+    """
+    mine = [a for a in owned if a.network == network]
+    named = [a for a in mine if a.purpose.split()[-1:] == [nic]]
+    return tuple(named or [a for a in mine if not set(a.purpose.split()) & set(nics)])
 
 
 def _placed(row: Mapping[str, str]) -> Placed:

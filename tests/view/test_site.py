@@ -94,7 +94,7 @@ def test_server_page_follows_each_nic_to_its_switch_port(site: Path, compiled_ex
     server = "rack03-gpu004"
     page = (site / "servers" / f"{server}.html").read_text()
     cables = [r for r in _rows(compiled_example, "cabling.csv") if r["b_device"] == server]
-    addresses = {r["network"]: r["prefix"] for r in _rows(compiled_example, "ip-plan.csv") if r["owner"] == server}
+    owned = [r for r in _rows(compiled_example, "ip-plan.csv") if r["owner"] == server]
     assert len(cables) == 5
     for cable in cables:
         row = re.search(rf'<tr id="nic-{cable["b_port"]}">(.*?)</tr>', page, re.DOTALL)
@@ -102,7 +102,11 @@ def test_server_page_follows_each_nic_to_its_switch_port(site: Path, compiled_ex
         cells = html.unescape(row.group(1))
         for fact in (cable["a_device"], cable["a_port"], cable["b_label"], cable["a_label"], cable["b_optic"]):
             assert fact in cells
-        assert addresses[cable["network"]] in cells
+        # Each compute NIC has its own RoCE address (the plan names the NIC), the others their network's
+        nic = [r["prefix"] for r in owned if r["purpose"].endswith(f" NIC {cable['b_port']}")]
+        mine = nic or [r["prefix"] for r in owned if r["network"] == cable["network"]]
+        others = {r["prefix"] for r in owned if r["network"] == cable["network"]} - set(mine)
+        assert all(a in cells for a in mine) and not any(a in cells for a in others), cells
         structured = yaml.safe_load(
             (compiled_example / "generated" / "structured" / f"{cable['a_device']}.yaml").read_text()
         )
