@@ -32,7 +32,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from compiler.sources import Source, SourceLines
+from compiler.sources import Source, SourceLines, yaml_line_of
 from compiler.specifics import (
     SPECIFIC_FILES,
     DeviceSettings,
@@ -1199,20 +1199,7 @@ def _load_yaml_model(path: Path, data: str | None, model: type[M], problems: lis
 
 def _line_of(tree: Any, loc: tuple[Any, ...]) -> int:
     """The 1-based line of the deepest node of ``loc`` that exists in ``tree``."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    line = 1
-    node = tree
-    for key in loc:
-        if isinstance(node, CommentedMap) and key in node:
-            line = node.lc.key(key)[0] + 1
-            node = node[key]
-        elif isinstance(node, CommentedSeq) and isinstance(key, int) and key < len(node):
-            line = node.lc.item(key)[0] + 1
-            node = node[key]
-        else:
-            break
-    return line
+    return yaml_line_of(tree, loc) or 1
 
 
 def _yaml_path(loc: tuple[Any, ...]) -> str:

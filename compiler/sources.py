@@ -74,7 +74,7 @@ class SourceLines:
             return _csv_line(data, source.path[0]) if source.path else None
         if source.file not in self._trees:
             self._trees[source.file] = _line_tree(data)
-        return _line_of(self._trees[source.file], source.path)
+        return yaml_line_of(self._trees[source.file], source.path)
 
     def where(self, source: Source) -> str:
         """``intent/<file>:<line>: <yaml path>``, as every intent error starts."""
@@ -102,7 +102,8 @@ def _line_tree(data: bytes) -> Any:
         return None
 
 
-def _line_of(tree: Any, path: tuple[PathItem, ...]) -> int | None:
+def yaml_line_of(tree: Any, path: tuple[PathItem, ...]) -> int | None:
+    """The 1-based line of the deepest node of ``path`` in a ruamel ``tree`` (None: not even the first)."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     line = None
