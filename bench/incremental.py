@@ -63,7 +63,7 @@ def _compile(root: Path, python: str, *options: str) -> tuple[dict[str, Any], st
 
 
 def _rendered(stdout: str) -> int | None:
-    found = re.search(r"\((\d+) of \d+ switches rendered\)", stdout)
+    found = re.search(r"\((\d+) of \d+ switches", stdout)
     return int(found.group(1)) if found else None
 
 

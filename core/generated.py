@@ -133,11 +133,18 @@ def manifest_bytes(files: Mapping[str, bytes], digest: str) -> bytes:
         >>> json.loads(manifest_bytes({"configs/a.cfg": b"x\\n"}, "abc"))["files"]["configs/a.cfg"][:12]
         '73cb3858a687'
     """
-    manifest = {
-        "intent_digest": digest,
-        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items()) if path != MANIFEST},
-    }
-    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    return manifest_of({path: hashlib.sha256(data).hexdigest() for path, data in files.items()}, digest)
+
+
+def manifest_of(digests: Mapping[str, str], digest: str) -> bytes:
+    """``MANIFEST.json`` from the sha256 of each file (path under ``generated/`` -> hex digest).
+
+    Example:
+        >>> json.loads(manifest_of({"configs/a.cfg": "73cb", MANIFEST: "-"}, "abc"))["files"]
+        {'configs/a.cfg': '73cb'}
+    """
+    files = {path: sha for path, sha in sorted(digests.items()) if path != MANIFEST}
+    return (json.dumps({"intent_digest": digest, "files": files}, indent=2, sort_keys=True) + "\n").encode()
 
 
 # ----------------------------------------------------------------------------- typed readers

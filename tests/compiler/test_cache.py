@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cache import CompileCache, code_digest, fingerprint
+from compiler.cache import CompileCache, code_digest, fingerprint, stamps
 from compiler.output import read_tree
 from compiler.pipeline import CompileResult, compile_intent
 from fabricops.cli import cli
@@ -33,7 +33,7 @@ def cached_root(tmp_path: Path, compiled_example: Path, example_compile: Compile
     """A copy of the compiled example with the record its compile leaves in .fabricops-cache/."""
     root = tmp_path / "repo"
     shutil.copytree(compiled_example, root)
-    CompileCache(root, code_digest(), devices=example_compile.renders).save()
+    CompileCache(root, code_digest(), tree=stamps(root / "generated"), units=example_compile.renders).save()
     return root
 
 
@@ -83,4 +83,4 @@ def test_a_foreign_cache_is_an_empty_one(tmp_path: Path) -> None:
     cache.save()
     assert CompileCache.load(tmp_path).source == ""
     cache.path.write_text("{")
-    assert CompileCache.load(tmp_path).devices == {}
+    assert CompileCache.load(tmp_path).units == {}
