@@ -106,10 +106,11 @@ def sha256(data: bytes) -> str:
 
 @dataclass
 class Rendered:
-    """One unit's fingerprint and the sha256 of each of its files."""
+    """One unit's fingerprint, the sha256 of each of its files and the lines of its configs."""
 
     key: str
     files: dict[str, str]
+    config_lines: int = 0
 
 
 @dataclass
@@ -138,7 +139,7 @@ class CompileCache:
         if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != empty.code:
             return empty
         try:
-            units = {name: Rendered(d["key"], dict(d["files"])) for name, d in data["units"].items()}
+            units = {name: Rendered(d["key"], dict(d["files"]), int(d["lines"])) for name, d in data["units"].items()}
             return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units)
         except (KeyError, TypeError, AttributeError):
             return empty
@@ -151,7 +152,9 @@ class CompileCache:
             "source": self.source,
             "tree": self.tree,
             "summary": self.summary,
-            "units": {name: {"key": u.key, "files": u.files} for name, u in sorted(self.units.items())},
+            "units": {
+                name: {"key": u.key, "files": u.files, "lines": u.config_lines} for name, u in sorted(self.units.items())
+            },
         }
         self.path.parent.mkdir(exist_ok=True)
         (self.path.parent / ".gitignore").write_text("*\n")
@@ -179,15 +182,13 @@ class CompileCache:
             return {}
         return {path: listed[path] for path, stamp in now.items() if path in listed and self.tree.get(path) == stamp}
 
-    def reusable(self, unit: str, key: str, known: Mapping[str, str]) -> dict[str, str] | None:
-        """The sha256 of ``unit``'s files, when it was built from inputs with fingerprint ``key``
-        and its files are still those then written (``known``: :meth:`known_digests`); else None."""
+    def reusable(self, unit: str, key: str, known: Mapping[str, str]) -> Rendered | None:
+        """``unit``'s record, when it was built from inputs with fingerprint ``key`` and its
+        files are still those then written (``known``: :meth:`known_digests`); else None."""
         record = self.units.get(unit)
         if record is None or record.key != key:
             return None
-        if all(known.get(path) == digest for path, digest in record.files.items()):
-            return record.files
-        return None
+        return record if all(known.get(path) == d for path, d in record.files.items()) else None
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class Reuse:
     current: Mapping[str, bytes]
     """``generated/`` as it is, each file read when asked."""
 
-    def digests(self, unit: str, key: str) -> dict[str, str] | None:
+    def kept(self, unit: str, key: str) -> Rendered | None:
         return self.cache.reusable(unit, key, self.known)
 
     def read(self, path: str) -> bytes:

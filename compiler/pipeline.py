@@ -50,7 +50,7 @@ class CompileResult:
 
     @property
     def config_lines(self) -> int:
-        return sum(data.count(b"\n") for path, data in self.files.items() if path.startswith("configs/"))
+        return sum(unit.config_lines for unit in self.renders.values())
 
 
 @contextmanager
@@ -67,7 +67,7 @@ class Assembly:
     Example:
         >>> parts = Assembly()
         >>> parts.add([Unit("switch/a", 1, lambda: {"configs/a.cfg": "x\\n"})])
-        >>> parts.update({"docs/fabric.md": "# a\\n"})
+        >>> _ = parts.update({"docs/fabric.md": "# a\\n"})
         >>> list(parts.files("digest")), parts.kept
         (['MANIFEST.json', 'configs/a.cfg', 'docs/fabric.md'], {})
     """
@@ -84,13 +84,15 @@ class Assembly:
     def add(self, units: Iterable[Unit]) -> None:
         for unit in units:
             key = fingerprint(unit.inputs, self._code)
-            digests = self._reuse.digests(unit.name, key) if self._reuse is not None else None
-            if digests is None:
-                digests = self.update(unit.build())
+            record = self._reuse.kept(unit.name, key) if self._reuse is not None else None
+            if record is None:
+                files = unit.build()
+                lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
+                record = Rendered(key, self.update(files), lines)
             else:
                 kind = unit.name.split("/", 1)[0]
                 self.kept[kind] = self.kept.get(kind, 0) + 1
-            self.units[unit.name] = Rendered(key, digests)
+            self.units[unit.name] = record
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:
         """Add files built now; their sha256."""
