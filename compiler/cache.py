@@ -153,7 +153,8 @@ class CompileCache:
             "tree": self.tree,
             "summary": self.summary,
             "units": {
-                name: {"key": u.key, "files": u.files, "lines": u.config_lines} for name, u in sorted(self.units.items())
+                name: {"key": u.key, "files": u.files, "lines": u.config_lines}
+                for name, u in sorted(self.units.items())
             },
         }
         self.path.parent.mkdir(exist_ok=True)

@@ -29,9 +29,9 @@ import difflib
 import hashlib
 import io
 import json
-from json.encoder import encode_basestring_ascii
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from compiler.artifacts.units import Unit, built
+from compiler.artifacts.units import Unit, built, digest_of
 from compiler.artifacts.yamltext import to_yaml
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Cable
@@ -301,7 +301,7 @@ def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """One unit per switch: its alert group, from the thresholds, its cabled ports and its
     lossless queue."""
     ends = cabled_ends(fabric)
-    thresholds = intent.fabric.thresholds
+    thresholds = digest_of(intent.fabric.thresholds)
     for name, device in fabric.devices.items():
         mine, queue = ends.get(name, []), ecn_queue(fabric, device)
         yield Unit(

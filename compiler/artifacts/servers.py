@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from ipaddress import IPv4Interface
 
-from compiler.artifacts.units import Unit, built
+from compiler.artifacts.units import Unit, built, digest_of
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer, ServerNic
 from compiler.facts.hosts import BOND_NAMES, HostLink
@@ -486,14 +486,14 @@ def gpfs_script(intent: Intent, server: ResolvedServer, kind: str) -> str | None
     return render_template("linux/gpfs-join.sh.j2", {"name": server.name, "filesystems": filesystems})
 
 
-def shared_inputs(intent: Intent, fabric: ResolvedFabric) -> tuple[object, ...]:
+def shared_inputs(intent: Intent, fabric: ResolvedFabric) -> str:
     """What every server's files are built from besides the server itself: the fabric design,
     the RoCE QoS of the compute fabric and the storage addresses of the NFS and Lustre servers
     they mount (a server's files change only when these or its own facts do)."""
     services = intent.fabric.storage_services
     named = sorted({e.server for e in services.nfs} | {m for fs in services.lustre for m in fs.mgs})
     storage = tuple((n, s.storage_address if (s := fabric.servers.get(n)) else None) for n in named)
-    return (intent.fabric, fabric.facts.qos.fabrics.get("compute"), storage)
+    return digest_of((intent.fabric, fabric.facts.qos.fabrics.get("compute"), storage))
 
 
 def one_server_files(intent: Intent, fabric: ResolvedFabric, server: ResolvedServer, kind: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -30,6 +31,17 @@ class Unit:
     name: str
     inputs: object
     build: Callable[[], dict[str, str]]
+
+
+def digest_of(inputs: object) -> str:
+    """sha256 of ``inputs``' ``repr``: inputs many units share, taken once (a pydantic model's
+    ``repr`` is slow to take per unit).
+
+    Example:
+        >>> digest_of((1, "a"))[:12]
+        '2a123b262270'
+    """
+    return hashlib.sha256(repr(inputs).encode()).hexdigest()
 
 
 def built(units: Iterable[Unit]) -> dict[str, str]:
