@@ -163,12 +163,12 @@ class CompileCache:
         tmp.write_text(json.dumps(data, separators=(",", ":")))
         os.replace(tmp, self.path)
 
-    def unchanged(self, source: str, generated_dir: Path) -> list[str] | None:
+    def unchanged(self, source: str, now: Mapping[str, list[int]]) -> list[str] | None:
         """The last compile's summary when it ran on the same intent and code and left
-        ``generated_dir`` as it is now (same files, sizes and times); else None."""
+        ``generated/`` as it is ``now`` (:func:`stamps`: same files, sizes and times); else None."""
         if not self.source or source != self.source:
             return None
-        return self.summary if stamps(generated_dir) == self.tree else None
+        return self.summary if now == self.tree else None
 
     def known_digests(self, now: Mapping[str, list[int]], generated_dir: Path) -> dict[str, str]:
         """The sha256 of each file of ``generated_dir`` whose size and time (``now``: :func:`stamps`)

@@ -52,12 +52,17 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
       fabricops compile --check      # in CI: fails when generated/ is stale
       fabricops compile --full       # render everything, as on a fresh checkout
     """
-    from compiler.cache import CompileCache, code_digest, source_key
+    from compiler.cache import CompileCache, code_digest, source_key, stamps
+    from compiler.output import recover
 
     intent_dir, generated_dir = _paths(root)
     cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
     source = source_key(intent_dir)
-    summary = cache.unchanged(source, generated_dir)
+    recover(generated_dir)
+    # Size and time of every file of generated/, taken once: they tell an untouched tree, and
+    # which files are still those the last compile wrote.
+    now = stamps(generated_dir)
+    summary = cache.unchanged(source, now)
     if summary is not None:
         # Same intent, same code, generated/ untouched since: nothing to load, check or render.
         for line in summary:
@@ -65,17 +70,15 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
                 click.echo(line, err=line.startswith("warning "))
         click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
         return
-    from compiler.cache import Reuse, stamps
-    from compiler.output import TreeOnDisk, recover
+    from compiler.cache import Reuse
+    from compiler.output import TreeOnDisk
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
     from compiler.render import keep_bytecode
 
     with contextlib.suppress(OSError):
         keep_bytecode(cache.path.parent / "templates")
-    recover(generated_dir)
     # Files as the last compile left them (same size and time) are known by their digests: they
     # are neither read nor hashed, and the units built from unchanged inputs keep them.
-    now = stamps(generated_dir)
     digests = cache.known_digests(now, generated_dir)
     current = TreeOnDisk(generated_dir, now)
     result = compile_intent(intent_dir, Reuse(cache, digests, current))
