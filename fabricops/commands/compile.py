@@ -38,13 +38,13 @@ root_option = click.option(
 @root_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 3 naming the stale files.")
 @click.option("--timings", is_flag=True, help="Print seconds per stage.")
-@click.option("--full", is_flag=True, help="Render every switch again: ignore .fabricops-cache/ (then rewrite it).")
+@click.option("--full", is_flag=True, help="Build every file again: ignore .fabricops-cache/ (then rewrite it).")
 def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None:
     """Compile intent/ into generated/ (configs, structured data, inventory, manifest).
 
-    Only what changed is redone: a switch whose structured data (and the compiler) is unchanged
-    keeps its files, an unchanged intent over an untouched generated/ is recognised at once
-    (the record is .fabricops-cache/, outside git).
+    Only what changed is rebuilt: a switch's or a server's files whose facts (and the compiler)
+    are unchanged are kept, an unchanged intent over an untouched generated/ is recognised at
+    once (the record is .fabricops-cache/, outside git).
 
     \b
     Examples:
