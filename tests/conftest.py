@@ -71,11 +71,14 @@ one session: one lab, one compile of the example and of the 16x intent per worke
 from __future__ import annotations
 
 import collections
+import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -175,6 +178,56 @@ def compile_16x(intent_16x: Path) -> CompileResult:
     return compile_intent(intent_16x)
 
 
+@dataclass
+class Ran:
+    """One CLI invocation: exit code and both streams."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_cli(*args: str) -> Ran:
+    """``fabricops ARGS`` through ``fabricops.cli.main`` in process (in the current directory).
+
+    No interpreter to start (~1 s of CPU per run): a test takes a subprocess only where the
+    installed script itself is what it proves (its exit code, its stderr).
+    """
+    import contextlib
+    import io
+
+    from fabricops.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
+def run_fabricops(repo: Path, *args: str) -> Ran:
+    """``fabricops ARGS --root REPO`` in process (:func:`run_cli`): code and streams."""
+    return run_cli(*args, "--root", str(repo))
+
+
+def copy_example(compiled_example: Path, root: Path) -> Path:
+    """A scratch copy of ``compiled_example`` at ``root``: intent/ copied, generated/ hard-linked.
+
+    Cheap (no byte of generated/ copied) and safe for a compile: the compiler replaces the files
+    of generated/ (``os.replace``), never writes into them, so the shared original stays as it
+    is. A test that edits a file of generated/ by hand takes a real copy (``shutil.copytree``).
+    """
+    shutil.copytree(compiled_example / "intent", root / "intent")
+    shutil.copytree(compiled_example / "generated", root / "generated", copy_function=os.link)
+    return root
+
+
 def git(root: Path, *args: str) -> str:
     """Run git in ``root`` and return its output (tests only)."""
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
@@ -231,8 +284,6 @@ def seal(root: Path) -> None:
     Deploy refuses a generated/ that its manifest does not describe; tests that change a
     generated config directly (to stage a one-line change fast) seal it as a compile would.
     """
-    import json
-
     from core.generated import MANIFEST, manifest_bytes
 
     base = root / "generated"
@@ -243,9 +294,6 @@ def seal(root: Path) -> None:
 
 def write_lab_json(root: Path, lab: Lab, extra: dict[str, tuple[str, int]] | None = None) -> None:
     """``.lab/lab.json`` as ``fabricops lab up`` writes it (``extra``: devices git does not know)."""
-    import json
-    import os
-
     endpoints = {**lab.endpoints(), **(extra or {})}
     https = lab.endpoints(https=True)
     info = {

@@ -8,29 +8,13 @@ the tests that need it are in the e2e tier.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from lab import Lab
-from tests.conftest import SessionLab, clone_repo, git, seal
-
-
-@dataclass
-class Ran:
-    """One CLI invocation: exit code and both streams."""
-
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
+from tests.conftest import Ran, SessionLab, clone_repo, git, run_fabricops, seal
 
 Fabricops = Callable[..., Ran]
 
@@ -55,23 +39,6 @@ def cli(repo: Path) -> Fabricops:
     on 127.0.0.1, through Nornir and the stock NAPALM driver.
     """
     return lambda *args: run_fabricops(repo, *args)
-
-
-def run_fabricops(repo: Path, *args: str) -> Ran:
-    """``fabricops ARGS --root REPO`` through ``fabricops.cli.main`` in process: code and streams."""
-    import contextlib
-    import io
-
-    from fabricops.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main([*args, "--root", str(repo)])
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-    return Ran(code, out.getvalue(), err.getvalue())
 
 
 #: Fast settings for the lab: no post-check retries, big waves, and a commit timer long enough

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,48 +11,51 @@ import pytest
 
 from compiler.output import read_tree
 from fabricops.cli import VERBS, main
+from tests.conftest import copy_example, run_cli
+
+CONSOLE_SCRIPT = Path(sys.executable).with_name("fabricops")
+"""The ``fabricops`` the package installs: run where its exit code and stderr are what a test proves
+(the rest runs in process, through the same ``main``)."""
 
 
-def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run the real entry point in a fresh process, as a user or CI would."""
-    return subprocess.run(
-        [sys.executable, "-c", "from fabricops.cli import main; main()", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def installed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run the installed console script in a fresh process, as a user or CI would."""
+    return subprocess.run([CONSOLE_SCRIPT, *args], cwd=cwd, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture(autouse=True)
+def _in_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each verb runs in the project's root, as a user runs it: messages name intent/ relatively."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_compile_then_check_is_clean(project: Path) -> None:
-    first = fabricops("compile", cwd=project)
-    assert first.returncode == 0, first.stderr
-    assert "compiled 55 switches" in first.stdout
-    assert "864 GPUs" in first.stdout
-    check = fabricops("compile", "--check", cwd=project)
-    assert check.returncode == 0, check.stderr
-    assert "up to date" in check.stdout
+    first = run_cli("compile")
+    assert first.code == 0, first.err
+    assert "compiled 55 switches" in first.out
+    assert "864 GPUs" in first.out
+    check = run_cli("compile", "--check")
+    assert check.code == 0, check.err
+    assert "up to date" in check.out
 
 
-def test_compile_check_names_stale_files_and_exits_3(project: Path) -> None:
-    """CI's staleness gate: exit 3, the files, and the command that fixes it."""
-    assert fabricops("compile", cwd=project).returncode == 0
-    servers = project / "intent" / "servers.csv"
+def test_compile_check_names_stale_files_and_exits_3(tmp_path: Path, compiled_example: Path) -> None:
+    """CI's staleness gate, the installed script: exit 3, the files, and the command that fixes it."""
+    root = copy_example(compiled_example, tmp_path)
+    servers = root / "intent" / "servers.csv"
     servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
-    result = fabricops("compile", "--check", cwd=project)
+    result = installed("compile", "--check", cwd=root)
     assert result.returncode == 3
     assert "run 'fabricops compile' and commit" in result.stderr
     assert "changed: generated/configs/rack02-leaf-a.cfg" in result.stderr
 
 
-CONSOLE_SCRIPT = Path(sys.executable).with_name("fabricops")
 TWICE = """vlans:
   inference:
     {id: 300, network: compute, access: [{rack: 5}]}
   training:
     {id: 300, network: compute, access: [{rack: 6}]}
 """
-"""The ``fabricops`` the package installs: CliRunner could hide an exit code it swallows."""
 
 
 @pytest.mark.parametrize(
@@ -87,30 +88,29 @@ TWICE = """vlans:
 def test_bad_intent_is_one_line_exit_1_and_generated_untouched(
     tmp_path: Path, compiled_example: Path, filename: str, old: str, new: str, error: str
 ) -> None:
-    """The installed console script: one line naming file, line and fix, exit 1, generated/ byte for byte."""
-    root = tmp_path / "repo"
-    shutil.copytree(compiled_example, root)
+    """One line naming file, line and fix, exit 1, generated/ byte for byte."""
+    root = copy_example(compiled_example, tmp_path)
     before = read_tree(root / "generated")
     path = root / "intent" / filename
     text = path.read_text()
     encoding = "latin-1" if "ö" in new else "utf-8"
     path.write_bytes(text.replace(old, new, 1).encode(encoding) if old else text.encode("utf-16"))
-    result = subprocess.run([CONSOLE_SCRIPT, "compile"], cwd=root, capture_output=True, text=True, check=False)
-    assert result.returncode == 1
-    header, problem = result.stderr.splitlines()
+    result = run_cli("compile")
+    assert result.code == 1
+    header, problem = result.err.splitlines()
     assert header.startswith(("Error: intent ", "Error: 1 check error(s): generated/ left unchanged"))
     assert problem.strip().startswith(error)
     assert read_tree(root / "generated") == before
 
 
 def test_a_design_error_is_printed_once(tmp_path: Path, compiled_example: Path) -> None:
-    """compile prints each failed check once, in the error that refuses to write, and writes nothing."""
-    root = tmp_path / "repo"
-    shutil.copytree(compiled_example, root)
+    """The installed script prints each failed check once, in the error that refuses to write,
+    exits 1 and writes nothing."""
+    root = copy_example(compiled_example, tmp_path)
     before = read_tree(root / "generated")
     fabric = root / "intent" / "fabric.yaml"
     fabric.write_text(fabric.read_text().replace("loopbacks: 10.41.0.0/24", "loopbacks: 10.30.128.0/24"))
-    result = subprocess.run([CONSOLE_SCRIPT, "compile"], cwd=root, capture_output=True, text=True, check=False)
+    result = installed("compile", cwd=root)
     assert result.returncode == 1
     errors = [line.strip() for line in result.stderr.splitlines() if "error ADR003" in line]
     assert errors and len(errors) == len(set(errors))
@@ -119,9 +119,9 @@ def test_a_design_error_is_printed_once(tmp_path: Path, compiled_example: Path) 
 
 
 def test_check_json(project: Path) -> None:
-    result = fabricops("check", "--format", "json", cwd=project)
-    assert result.returncode == 0, result.stderr
-    findings = json.loads(result.stdout)
+    result = run_cli("check", "--format", "json")
+    assert result.code == 0, result.err
+    findings = result.json()
     assert all({"rule", "severity", "requirement", "subject", "message"} <= set(f) for f in findings)
     assert not [f for f in findings if f["severity"] == "error"]
 
@@ -136,9 +136,9 @@ def test_check_reports_the_seed_contradiction(project: Path) -> None:
             1,
         )
     )
-    result = fabricops("check", cwd=project)
-    assert result.returncode == 1
-    assert "FAB002" in result.stdout
+    result = run_cli("check")
+    assert result.code == 1
+    assert "FAB002" in result.out
 
 
 @click.command()
