@@ -8,17 +8,27 @@ import pytest
 
 from core.errors import FabricopsError
 from core.generated import CONFIGS, MANIFEST, STATE_BRANCH, open_snapshot, resolve_commit
-from tests.conftest import git, make_repo, seal
+from tests.conftest import clone_repo, git, seal
 
 
 @pytest.fixture
-def repo(tmp_path: Path, compiled_example: Path) -> Path:
-    return make_repo(tmp_path / "repo", compiled_example)
+def repo(gitops_repo: Path) -> Path:
+    """A clone of the example of the test's own, to edit."""
+    return gitops_repo
 
 
-def test_a_compiled_tree_verifies_at_head_and_in_the_work_tree(repo: Path) -> None:
-    open_snapshot(repo, "HEAD").verify()
-    open_snapshot(repo).verify()
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
+    """A clone of the example for the tests that only read it, with a state branch and a deploy tag."""
+    root = clone_repo(example_repo, tmp_path_factory.mktemp("generated") / "repo")
+    git(root, "branch", STATE_BRANCH)
+    git(root, "tag", "deploy/20260101T000000Z")
+    return root
+
+
+def test_a_compiled_tree_verifies_at_head_and_in_the_work_tree(shared: Path) -> None:
+    open_snapshot(shared, "HEAD").verify()
+    open_snapshot(shared).verify()
 
 
 def test_a_hand_edit_is_refused_with_the_file(repo: Path) -> None:
@@ -55,11 +65,9 @@ def test_a_sealed_edit_verifies(repo: Path) -> None:
 
 
 @pytest.mark.parametrize("ref", ["no-such-ref", "deploy/no-such-tag", "0" * 40, "HEAD~5"])
-def test_a_bad_ref_is_one_line_naming_it_and_what_exists(repo: Path, ref: str) -> None:
-    git(repo, "branch", STATE_BRANCH)
-    git(repo, "tag", "deploy/20260101T000000Z")
+def test_a_bad_ref_is_one_line_naming_it_and_what_exists(shared: Path, ref: str) -> None:
     with pytest.raises(FabricopsError) as caught:
-        resolve_commit(repo, ref)
+        resolve_commit(shared, ref)
     message = caught.value.message
     assert message == (
         f"unknown git ref {ref!r}: not a branch, tag or commit here "

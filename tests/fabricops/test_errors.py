@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fabricops import cli
-from tests.conftest import make_repo
+from tests.conftest import clone_repo, run_cli
 
 
 def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -20,9 +20,17 @@ def fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory, example_repo: Path) -> Path:
+    """A clone of the example, shared by the module: every verb here fails or only reads."""
+    return clone_repo(example_repo, tmp_path_factory.mktemp("errors") / "repo")
+
+
 @pytest.fixture
-def repo(tmp_path: Path, compiled_example: Path) -> Path:
-    return make_repo(tmp_path / "repo", compiled_example)
+def in_repo(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The verbs run in the repository's root, as a user runs them (``run_cli``: in process)."""
+    monkeypatch.chdir(repo)
+    return repo
 
 
 @pytest.mark.parametrize(
@@ -34,22 +42,24 @@ def repo(tmp_path: Path, compiled_example: Path) -> Path:
         ("drift", "--ref", "no-such-ref"),
     ],
 )
-def test_a_bad_ref_is_one_line_naming_it_and_what_exists(repo: Path, args: tuple[str, ...]) -> None:
-    ran = fabricops(*args, cwd=repo)
+def test_a_bad_ref_is_one_line_naming_it_and_what_exists(in_repo: Path, args: tuple[str, ...]) -> None:
+    ran = run_cli(*args)
     bad = args[2]
-    assert ran.returncode == 1
-    assert ran.stderr == (
+    assert ran.code == 1
+    assert ran.err == (
         f"Error: unknown git ref {bad!r}: not a branch, tag or commit here (branches: main; deploy tags: none)\n"
     )
 
 
-def test_status_and_history_before_any_deploy(repo: Path) -> None:
-    status = fabricops("status", "--devices", "spine01", cwd=repo)
+def test_status_and_history_before_any_deploy(in_repo: Path) -> None:
+    """status in a fresh process (its exit code and output as a shell sees them), the others in process."""
+    status = fabricops("status", "--devices", "spine01", cwd=in_repo)
     assert status.returncode == 3, "never deployed: a difference"
     assert "spine01" in status.stdout and "never deployed" in status.stdout
-    history = fabricops("history", cwd=repo)
-    assert (history.returncode, history.stdout) == (0, "no deploys on record (branch fabricops-state)\n")
-    assert fabricops("lock", "status", cwd=repo).stdout == "the fleet lock is free\n"
+    assert status.stderr == ""
+    history = run_cli("history")
+    assert (history.code, history.out) == (0, "no deploys on record (branch fabricops-state)\n")
+    assert run_cli("lock", "status").out == "the fleet lock is free\n"
 
 
 def test_a_bug_is_one_line_and_its_traceback_only_with_v(
