@@ -21,8 +21,9 @@ def add_server(root: Path, row: str) -> None:
     write_generated(compile_intent(root / "intent"), root / "generated")
 
 
-def test_nothing_changed(gitops_repo: Path) -> None:
-    result = review(open_snapshot(gitops_repo, "HEAD"), open_snapshot(gitops_repo))
+def test_nothing_changed(example_repo: Path) -> None:
+    """Read only: the session's repository of the example, no clone of its own."""
+    result = review(open_snapshot(example_repo, "HEAD"), open_snapshot(example_repo))
     assert not result.changed
     assert result.summary == "no device configuration changes"
 

@@ -10,6 +10,7 @@ import csv
 import html
 import io
 import os
+import os
 import re
 import shutil
 import subprocess
@@ -154,9 +155,10 @@ def test_real_eos_names_breakouts_and_line_cards() -> None:
 def test_a_breakout_port_is_drawn_with_its_lanes(compiled_example: Path, tmp_path: Path) -> None:
     """A leaf whose uplink cage is broken out into four lanes (as the catalog will generate)."""
     root = tmp_path / "repo"
-    shutil.copytree(compiled_example / "generated", root / "generated")
+    shutil.copytree(compiled_example / "generated", root / "generated", copy_function=os.link)
     path = root / "generated" / "structured" / "rack01-leaf-a.yaml"
     data = yaml.safe_load(path.read_text())
+    path.unlink()  # a hard link to the shared compiled example: the edit goes to a file of its own
     interfaces = [i for i in data["config"]["interfaces"] if i["name"] != "Ethernet53"]
     interfaces += [{"name": f"Ethernet53/{lane}", "speed": "100g-4"} for lane in (1, 3, 5, 7)]
     data["config"]["interfaces"] = interfaces
