@@ -10,7 +10,6 @@ import csv
 import html
 import io
 import os
-import os
 import re
 import shutil
 import subprocess
