@@ -23,6 +23,7 @@ import yaml
 
 from core.errors import FabricopsError
 from core.generated import open_snapshot
+from tests.conftest import run_fabricops
 from view.model import read_floor
 from view.ports import panel, sort_interfaces
 from view.site import MARKER, build_site, render_site
@@ -220,27 +221,22 @@ def test_a_directory_it_did_not_write_is_never_replaced(compiled_example: Path, 
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
 
 
-def _fabricops(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    exe = Path(sys.executable).with_name("fabricops")
-    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
-
-
 def test_cli_builds_and_says_how_to_open_it(compiled_example: Path, tmp_path: Path) -> None:
     out = tmp_path / "view"
-    ran = _fabricops("view", "--root", str(compiled_example), "--out", str(out), cwd=tmp_path)
-    assert ran.returncode == 0, ran.stderr
-    assert f"open {(out / 'index.html').as_uri()}" in ran.stdout
-    assert "55 switches, 112 servers, 3 rows, 3 networks" in ran.stdout
+    ran = run_fabricops(compiled_example, "view", "--out", str(out))
+    assert ran.code == 0, ran.err
+    assert f"open {(out / 'index.html').as_uri()}" in ran.out
+    assert "55 switches, 112 servers, 3 rows, 3 networks" in ran.out
 
 
 def test_cli_without_generated_says_what_to_do(tmp_path: Path) -> None:
     (tmp_path / "generated").mkdir()
-    ran = _fabricops("view", "--root", str(tmp_path), cwd=tmp_path)
-    assert ran.returncode == 1
-    assert ran.stderr.strip().splitlines() == [
+    ran = run_fabricops(tmp_path, "view")
+    assert ran.code == 1
+    assert ran.err.strip().splitlines() == [
         f"Error: {tmp_path / 'generated'} holds no switch or server: run 'fabricops compile' first"
     ]
-    assert "Traceback" not in ran.stderr
+    assert "Traceback" not in ran.err
 
 
 def test_serve_listens_on_loopback_only(compiled_example: Path, tmp_path: Path) -> None:
