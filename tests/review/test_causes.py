@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,7 @@ from core.topology import Topology
 from review.causes import Cause, Touch
 from review.diff import BlastRadius, DeviceChange, Review, review
 from review.report import as_markdown, as_text
-from tests.conftest import clone_repo, git
+from tests.conftest import clone_repo, git, run_fabricops
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -124,11 +122,10 @@ def test_diff_starts_at_the_merge_base(changes: Path) -> None:
     config.write_text(config.read_text().replace("hostname spine01", "hostname spine01\n! main moved on"))
     git(root, "commit", "-qam", "main moves on")
     git(root, "checkout", "-q", "port")
-    cmd = [sys.executable, "-m", "fabricops", "diff", "--base", "main", "--head", "port"]
-    out = subprocess.run(cmd, cwd=root, capture_output=True, text=True, check=False)
-    assert out.returncode == 3, out.stderr
-    assert "the merge-base of main and port" in out.stdout.splitlines()[1]
-    assert "spine01" not in out.stdout and "rack03-leaf-a" in out.stdout
+    out = run_fabricops(root, "diff", "--base", "main", "--head", "port")
+    assert out.code == 3, out.err
+    assert "the merge-base of main and port" in out.out.splitlines()[1]
+    assert "spine01" not in out.out and "rack03-leaf-a" in out.out
 
 
 def server_added(rack: int, position: int) -> Cause:
