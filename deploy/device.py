@@ -114,6 +114,8 @@ class ApplyOptions:
 
 
 ProgressCallback = Callable[[str, str], None]
+#: Whether a device's running config is its target by meaning: (device, running) -> bool.
+InSync = Callable[[str, str], bool]
 
 
 def _connect(task: Task) -> Any:
@@ -194,11 +196,20 @@ def read_task(task: Task, key: bytes, models: Catalog, progress: ProgressCallbac
 
 
 def survey_task(
-    task: Task, configs: Mapping[str, str], key: bytes, models: Catalog, progress: ProgressCallback | None = None
+    task: Task,
+    configs: Mapping[str, str],
+    key: bytes,
+    models: Catalog,
+    progress: ProgressCallback | None = None,
+    in_sync: InSync | None = None,
 ) -> Result:
     """Read running-config and the diff to ``configs[host]``; the candidate is always discarded.
 
     A switch of another model than ``generated/`` names is refused (:func:`wrong_model`).
+    When ``in_sync(device, running)`` says the running config is the target by meaning, the
+    device is unchanged and no config session is opened: loading a whole config into a session
+    only to diff and abort it is most of a plan's work on the switch, and its answer could only
+    be "no change" or a difference that is none by meaning.
     """
     name = task.host.name
     survey: Survey
@@ -208,20 +219,30 @@ def survey_task(
     except device_errors() as exc:
         survey = Survey(name, Status.UNREACHABLE, error=describe_error(exc))
     else:
-        survey = Survey(name, Status.REFUSED, error=mismatch) if mismatch else _diff(driver, name, configs[name], key)
+        survey = (
+            Survey(name, Status.REFUSED, error=mismatch)
+            if mismatch
+            else _diff(driver, name, configs[name], key, in_sync)
+        )
     if progress is not None:
         progress(name, survey.status.value)
     return _result(task, survey)
 
 
-def _diff(driver: Any, name: str, config: str, key: bytes) -> Survey:
-    """The running config and its diff to ``config``: load, compare, and always discard."""
+def _diff(driver: Any, name: str, config: str, key: bytes, in_sync: InSync | None = None) -> Survey:
+    """The running config and its diff to ``config``: load, compare, and always discard
+    (nothing loaded when ``in_sync`` finds the running config the same by meaning)."""
     from napalm.base.exceptions import ReplaceConfigException
 
     running = ""
     try:
         running = driver.get_config(retrieve="running")["running"]
-        survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running, key))
+    except device_errors() as exc:
+        return Survey(name, Status.FAILED, error=describe_error(exc))
+    survey = Survey(name, Status.UNCHANGED, running=running, fingerprint=fingerprint(running, key))
+    if in_sync is not None and in_sync(name, running):
+        return survey
+    try:
         driver.load_replace_candidate(config=config)
         survey.diff = driver.compare_config()
         survey.status = Status.PENDING if survey.diff else Status.UNCHANGED

@@ -113,8 +113,16 @@ def _as_outcome(name: str, value: Any) -> Outcome:
 def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
     configs = {name: target.resolved(name) for name in names}
     progress.phase("diffing", len(names))
+    in_sync = target.same_meaning if target.meaning is not None else None
     values = _run(
-        target, names, survey_task, configs=configs, key=target.key, models=target.models, progress=progress.advance
+        target,
+        names,
+        survey_task,
+        configs=configs,
+        key=target.key,
+        models=target.models,
+        progress=progress.advance,
+        in_sync=in_sync,
     )
     out = {}
     for name in names:
@@ -128,8 +136,6 @@ def _survey_reports(target: Target, names: list[str], progress: Progress) -> dic
             diff=diff,
             fingerprint=survey.fingerprint,
         )
-        if survey.status == Status.PENDING and target.same_meaning(name, survey.running):
-            report.status, report.detail = Status.UNCHANGED, "the same config by meaning (only the order differs)"
         out[name] = (survey, report)
     return out
 
@@ -287,8 +293,16 @@ def _settled_neighbours(target: Target, report: Report, progress: Progress) -> s
         return set()
     configs = {name: target.resolved(name) for name in outside}
     progress.phase("checking neighbours", len(outside))
+    in_sync = target.same_meaning if target.meaning is not None else None
     values = _run(
-        target, outside, survey_task, configs=configs, key=target.key, models=target.models, progress=progress.advance
+        target,
+        outside,
+        survey_task,
+        configs=configs,
+        key=target.key,
+        models=target.models,
+        progress=progress.advance,
+        in_sync=in_sync,
     )
     return {name for name in outside if _as_survey(name, values.get(name)).status == Status.UNCHANGED}
 

@@ -61,7 +61,7 @@ from core.generated import (
 )
 from core.platforms.versions import USER_TABLE, version_from_header
 from core.secrets import load_values, placeholders, run_key
-from drift.compare import compare_config
+from drift.memo import InSyncMemo
 
 if TYPE_CHECKING:
     from nornir.core.task import Result, Task
@@ -454,16 +454,14 @@ def run_audit(
         lab_password=target.password if target is not None else None,
     )
     key = run_key()
-
+    memo = InSyncMemo(root)
     table = root / USER_TABLE
 
     def judge(name: str, running: str, version: str | None) -> DeviceResult:
         platform = hosts[name].platform
 
         def compare(generated: str, live: str) -> Any:
-            return compare_config(
-                generated, live, values=values, key=key, platform=platform, version=version, table=table
-            )
+            return memo(generated, live, values=values, key=key, platform=platform, version=version, table=table)
 
         return _verdict(name, bases[name], compare, running)
 
@@ -472,6 +470,7 @@ def run_audit(
     if managed:
         nornir = open_fleet(snapshot, lab=target, devices=managed, workers=workers)
         reads = _audit_devices(nornir, tick, judge)
+        memo.save()
     results = [reads[name].verdict for name in managed]
     cables = snapshot.cables()
     known = set(hosts) | {row.a_device for row in cables} | {row.b_device for row in cables}
