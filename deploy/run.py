@@ -132,7 +132,7 @@ def _survey_reports(target: Target, names: list[str], progress: Progress) -> dic
             name,
             survey.status,
             detail=target.scrub(survey.error),
-            summary=summarise_diff(diff, target.scrub(survey.running)),
+            summary=summarise_diff(diff, target.scrub(survey.running) if diff else ""),
             diff=diff,
             fingerprint=survey.fingerprint,
         )
