@@ -473,6 +473,15 @@ def _fleet_table(report: dict[str, Any]) -> list[str]:
     ]
     if samples:
         out += ["", "Every run: " + "; ".join(samples) + "."]
+    per_switch = [
+        f"{f}x {step}: CLI {m['cpu_ms_per_switch']:.2f} ms, lab {m['lab_ms_per_switch']:.2f} ms"
+        f" (the CLI alone {m['client_per_core']:.0f} switches/s per core, CLI and lab {m['both_per_core']:.0f})"
+        for f, r in sorted((int(k), v) for k, v in fleet.items())
+        for step, m in r.get("steps", {}).items()
+        if "in sync" in step and "cpu_ms_per_switch" in m
+    ]
+    if per_switch:
+        out += ["", "CPU per switch: " + "; ".join(per_switch) + "."]
     compared = [(int(f), r["compare"]) for f, r in fleet.items() if "compare" in r]
     if compared:
         out += [
