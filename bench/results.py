@@ -491,6 +491,11 @@ def _fleet_table(report: dict[str, Any]) -> list[str]:
             + "; ".join(
                 f"{f}x: {c['ms_per_switch']:.2f} ms per switch ({c['cpu_seconds']:.2f} s for {c['switches']}),"
                 f" at most {c['ceiling_per_core']:.0f} switches/s on one core"
+                + (
+                    f"; recognised as in sync from the memo of an earlier run: {c['memo_ms_per_switch']:.3f} ms"
+                    if "memo_ms_per_switch" in c
+                    else ""
+                )
                 for f, c in sorted(compared)
             )
             + ". The rest of a run's wall time is the lab answering (its CPU in the table), the transport"
