@@ -110,11 +110,11 @@ def _as_outcome(name: str, value: Any) -> Outcome:
     return Outcome(name, Status.UNKNOWN, f"internal error: {value!r}")
 
 
-def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
-    configs = {name: target.resolved(name) for name in names}
-    progress.phase("diffing", len(names))
+def _surveys(target: Target, names: list[str], progress: Progress) -> dict[str, Any]:
+    """:func:`survey_task` on ``names``: a device in sync by meaning gets no config session."""
     in_sync = target.same_meaning if target.meaning is not None else None
-    values = _run(
+    configs = {name: target.resolved(name) for name in names}
+    return _run(
         target,
         names,
         survey_task,
@@ -124,6 +124,11 @@ def _survey_reports(target: Target, names: list[str], progress: Progress) -> dic
         progress=progress.advance,
         in_sync=in_sync,
     )
+
+
+def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
+    progress.phase("diffing", len(names))
+    values = _surveys(target, names, progress)
     out = {}
     for name in names:
         survey = _as_survey(name, values.get(name))
@@ -291,19 +296,8 @@ def _settled_neighbours(target: Target, report: Report, progress: Progress) -> s
     outside = target.neighbours(report.names(Status.PENDING))
     if not outside:
         return set()
-    configs = {name: target.resolved(name) for name in outside}
     progress.phase("checking neighbours", len(outside))
-    in_sync = target.same_meaning if target.meaning is not None else None
-    values = _run(
-        target,
-        outside,
-        survey_task,
-        configs=configs,
-        key=target.key,
-        models=target.models,
-        progress=progress.advance,
-        in_sync=in_sync,
-    )
+    values = _surveys(target, outside, progress)
     return {name for name in outside if _as_survey(name, values.get(name)).status == Status.UNCHANGED}
 
 
