@@ -94,7 +94,7 @@ class InSyncMemo:
         self._key = self._load_key() if root is not None else secrets.token_bytes(32)
         self._known: dict[str, list[str]] = self._load() if root is not None else {}
         self._found: dict[str, list[str]] = {}
-        self._parts: dict[tuple[int, str | None], bytes] = {}
+        self._parts: dict[tuple[tuple[tuple[str, str], ...], str | None], bytes] = {}
 
     def __call__(
         self,
@@ -139,15 +139,15 @@ class InSyncMemo:
 
     def _context(self, values: Mapping[str, str], table: Path | None) -> bytes:
         """What every comparison of a run shares (code, values, defaults table), hashed once."""
-        name = str(table) if table is not None else None
-        found = self._parts.get((id(values), name))
+        mark = (tuple(sorted(values.items())), str(table) if table is not None else None)
+        found = self._parts.get(mark)
         if found is None:
             digest = hashlib.sha256(_code_digest())
-            for item, value in sorted(values.items()):
+            for item, value in mark[0]:
                 digest.update(json.dumps([item, value]).encode())
             if table is not None and table.is_file():
                 digest.update(b"table\0" + table.read_bytes())
-            found = self._parts[(id(values), name)] = digest.digest()
+            found = self._parts[mark] = digest.digest()
         return found
 
     def _load_key(self) -> bytes:
