@@ -1658,11 +1658,12 @@ def _ports_on_model(
             owner.setdefault(cage, key)
     for key, names in named.items():
         for index, name in enumerate(names):
-            where = at(*loc, key, index) if len(names) > 1 or key.endswith("_ports") else at(*loc, key)
+            # the line is looked up only for a problem: finding it parses the file again
+            where = (*loc, key, index) if len(names) > 1 or key.endswith("_ports") else (*loc, key)
             missing = model.missing(name)
             if missing is not None:
-                yield f"{where}: {missing}"
+                yield f"{at(*where)}: {missing}"
                 continue
             cage = model.port(name).label
             if cage in owner:
-                yield f"{where}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"
+                yield f"{at(*where)}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"
