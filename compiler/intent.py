@@ -32,6 +32,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from compiler.collection import paused
 from compiler.sources import Source, SourceLines, yaml_line_of
 from compiler.specifics import (
     SPECIFIC_FILES,
@@ -969,6 +970,7 @@ _Loader.add_implicit_resolver(
 M = TypeVar("M", bound=BaseModel)
 
 
+@paused
 def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     """Load and validate ``directory`` (``intent/``); raise :class:`IntentError` listing every problem.
 
