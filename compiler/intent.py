@@ -1661,11 +1661,11 @@ def _ports_on_model(
     for key, names in named.items():
         for index, name in enumerate(names):
             # the line is looked up only for a problem: finding it parses the file again
-            where = (*loc, key, index) if len(names) > 1 or key.endswith("_ports") else (*loc, key)
+            at_name = (*loc, key, index) if len(names) > 1 or key.endswith("_ports") else (*loc, key)
             missing = model.missing(name)
             if missing is not None:
-                yield f"{at(*where)}: {missing}"
+                yield f"{at(*at_name)}: {missing}"
                 continue
             cage = model.port(name).label
             if cage in owner:
-                yield f"{at(*where)}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"
+                yield f"{at(*at_name)}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"
