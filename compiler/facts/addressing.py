@@ -43,7 +43,16 @@ from collections.abc import Callable, Iterable, Mapping
 from ipaddress import IPv4Interface, IPv4Network
 from typing import NamedTuple
 
-from compiler.addressing import host_address, host_in, host_text, nth_subnet, p2p_link, p2p_text, subnet_capacity
+from compiler.addressing import (
+    address_value,
+    host_address,
+    host_in,
+    host_text,
+    nth_subnet,
+    p2p_link,
+    p2p_text,
+    subnet_capacity,
+)
 from compiler.facts.common import FabricNetwork, Network
 from compiler.facts.hardware import Layouts
 from compiler.facts.servers import RESERVED, Attachments
@@ -400,21 +409,9 @@ def pool_use(
         if a.network == net and a.pool == name:
             address, _, length = a.prefix.partition("/")
             bits = min(int(length) if length else 32, prefixlen)
-            value = _address_value(address)
+            value = address_value(address)
             units.add((value >> (32 - bits) if bits else 0, bits))
     return PoolUse(net, name, str(pool), unit, len(units), subnet_capacity(pool, prefixlen), highest)
-
-
-def _address_value(text: str) -> int:
-    """The integer of a dotted-quad address this compile wrote (``int(IPv4Address(text))``, faster).
-
-    Example:
-        >>> from ipaddress import IPv4Address
-        >>> _address_value("10.31.4.1") == int(IPv4Address("10.31.4.1"))
-        True
-    """
-    a, b, c, d = text.split(".")
-    return int(a) << 24 | int(b) << 16 | int(c) << 8 | int(d)
 
 
 def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations: list[Allocation]) -> list[PoolUse]:

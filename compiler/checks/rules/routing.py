@@ -84,7 +84,7 @@ class _Peering:
     def __init__(self, device: Device) -> None:
         self.device = device
         self.interfaces = interfaces(device)
-        self._subnets: dict[int, dict[IPv4Network, tuple[int, IPv4Interface]]] | None = None
+        self._subnets: dict[int, dict[int, tuple[int, IPv4Interface]]] | None = None
         self._ospf_networks: list[IPv4Network] | None = None
         bgp = device.config.router_bgp
         self.neighbors: dict[str, BgpNeighbor] = {}
@@ -98,16 +98,18 @@ class _Peering:
         """The first configured interface whose subnet contains ``address``."""
         if self._subnets is None:
             # The first interface (in configuration order) holding each subnet, by prefix length:
-            # "the first local interface whose subnet contains an address" becomes a few lookups.
+            # "the first local interface whose subnet contains an address" becomes a few lookups,
+            # on integers (an IPv4Network per lookup was most of the rule).
             self._subnets = {}
             for index, iface in enumerate(self.device.config.interfaces):
                 if iface.ip_address:
                     held = interface_address(iface.ip_address)
                     by_net = self._subnets.setdefault(held.network.prefixlen, {})
-                    by_net.setdefault(held.network, (index, held))
+                    by_net.setdefault(int(held.network.network_address), (index, held))
         found: tuple[int, IPv4Interface] | None = None
+        value = int(address)
         for prefixlen, by_net in self._subnets.items():
-            hit = by_net.get(IPv4Network((int(address), prefixlen), strict=False))
+            hit = by_net.get(value & (0xFFFFFFFF << (32 - prefixlen)) & 0xFFFFFFFF)
             if hit is not None and (found is None or hit[0] < found[0]):
                 found = hit
         return found[1] if found else None
