@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from compiler.addressing import host_in, host_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
+from compiler.facts.common import same_as_last
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
@@ -154,7 +155,8 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
 MANAGEMENT_SERVICES = ("eapi", "ssh", "gnmi")
 
 
-def access_prefixes(services: Services) -> dict[str, tuple[IPv4Network, ...]]:
+@same_as_last
+def access_prefixes(services: Services) -> Mapping[str, tuple[IPv4Network, ...]]:
     """The sources each management service of the switches accepts.
 
     A service's own ``access.<service>.prefixes`` when given; else ``management_prefixes``, and
