@@ -6,7 +6,7 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 from typing import Generic, TypeVar
 
 from compiler.addressing import address_value
@@ -73,20 +73,6 @@ def address(text: str) -> IPv4Address:
     and ``ipaddress`` parsing was the bulk of the checks at scale (its integer is read by
     :func:`compiler.addressing.address_value`, at a ninth of the cost)."""
     return IPv4Address(address_value(text))
-
-
-@lru_cache(maxsize=1 << 17)
-def interface_address(text: str) -> IPv4Interface:
-    """``IPv4Interface(text)``, parsed once (see :func:`address`).
-
-    Example:
-        >>> interface_address("10.31.4.1/31"), interface_address("10.30.1.1")
-        (IPv4Interface('10.31.4.1/31'), IPv4Interface('10.30.1.1/32'))
-    """
-    host, slash, length = text.partition("/")
-    if slash and not (length.isdigit() and len(length) <= 2 and (length == "0" or length[0] != "0")):
-        return IPv4Interface(text)  # not a prefix length: ipaddress says why, or reads a netmask
-    return IPv4Interface((address_value(host), int(length) if slash else 32))
 
 
 def is_host(prefix: str) -> bool:

@@ -22,8 +22,9 @@ import re
 from collections.abc import Iterator
 from ipaddress import IPv4Network
 
+from compiler.addressing import address_value
 from compiler.checks.base import rule
-from compiler.checks.rules._common import PrefixIndex, interface_address
+from compiler.checks.rules._common import PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -107,8 +108,8 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
                 ),
             )
     for server, host in sorted(management.servers.items()):
-        address = interface_address(host.address).ip
-        for number, net in sorted(switch_nets.overlapping(IPv4Network(address))):
+        address = address_value(host.address.partition("/")[0])
+        for number, net in sorted(switch_nets.overlapping(IPv4Network((address, 32)))):
             yield (
                 server,
                 f"management address {host.address} is inside the switches' management subnet {net} of rack {number}",

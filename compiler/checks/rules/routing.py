@@ -21,11 +21,10 @@ RTE004    error     N3           BFD on every underlay adjacency (``bfd default`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from ipaddress import IPv4Interface, IPv4Network
 
 from compiler.addressing import address_value, dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import fabric_spec, interface_address, interfaces, links_of
+from compiler.checks.rules._common import fabric_spec, interfaces, links_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -113,7 +112,7 @@ class _Peering:
         self.device = device
         self.interfaces = interfaces(device)
         self._subnets: dict[int, dict[int, tuple[int, Held]]] | None = None
-        self._ospf_networks: list[IPv4Network] | None = None
+        self._ospf_networks: list[Held] | None = None
         bgp = device.config.router_bgp
         self.neighbors: dict[str, BgpNeighbor] = {}
         self.groups: dict[str, BgpPeerGroup] = {}
@@ -141,11 +140,11 @@ class _Peering:
                 found = hit
         return found[1] if found else None
 
-    def ospf_networks(self) -> list[IPv4Network]:
+    def ospf_networks(self) -> list[Held]:
         """The prefixes of the device's OSPF network statements, parsed once."""
         if self._ospf_networks is None:
             ospf = self.device.config.router_ospf
-            self._ospf_networks = [IPv4Network(prefix) for prefix, _ in ospf.networks] if ospf else []
+            self._ospf_networks = [subnet_of(held(prefix)) for prefix, _ in ospf.networks] if ospf else []
         return self._ospf_networks
 
     def remote_as(self, neighbor_address: str) -> int | None:
@@ -226,15 +225,18 @@ def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Pe
                 continue
             bgp = near.config.router_bgp
             address = _iface_address(peering(far.name).interfaces, far_end)
-            if bgp is not None and address is not None and str(address.ip) not in peering(near.name).neighbors:
-                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({address.ip})")
+            if bgp is None or address is None:
+                continue
+            ip = dotted(address[0])
+            if ip not in peering(near.name).neighbors:
+                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({ip})")
 
 
-def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> IPv4Interface | None:
+def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> Held | None:
     iface = ifaces.get(end.port)
     if iface is None or not iface.ip_address:
         return None
-    return interface_address(iface.ip_address)
+    return held(iface.ip_address)
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")
@@ -268,9 +270,11 @@ def _ospf_end(peer: _Peering, active: set[str], end: Endpoint) -> Iterator[tuple
     if end.port not in active:
         yield device.name, f"{end.port}: passive in OSPF (not in the active interfaces)"
     address = _iface_address(ifaces, end)
-    covered = address is not None and any(address.ip in network for network in peer.ospf_networks())
+    covered = address is not None and any(
+        subnet_of((address[0], length)) == (network, length) for network, length in peer.ospf_networks()
+    )
     if not covered:
-        yield device.name, f"{end.port} ({address}) is in no OSPF network statement"
+        yield device.name, f"{end.port} ({iface.ip_address or None}) is in no OSPF network statement"
 
 
 BFD_DETECTION_LIMIT_MS = 1000
