@@ -62,16 +62,17 @@ def _compile(root: Path, python: str, *options: str) -> tuple[dict[str, Any], st
     return run, log.read_text()
 
 
-def _rendered(stdout: str) -> int | None:
-    found = re.search(r"\((\d+) of \d+ switches rendered\)", stdout)
-    return int(found.group(1)) if found else None
+def _rendered(stdout: str) -> tuple[int, int] | None:
+    """Switches and servers the compile rendered (the others were kept)."""
+    found = re.search(r"\((\d+) of \d+ switches and (\d+) of \d+ servers rendered\)", stdout)
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[str, Any]:
     """Median whole-process incremental and full recompile seconds after adding one row; files touched."""
     incremental: list[dict[str, Any]] = []
     full: list[dict[str, Any]] = []
-    rendered: int | None = None
+    rendered: tuple[int, int] | None = None
     with tempfile.TemporaryDirectory(prefix="fabricops-incremental-") as tmp:
         root = Path(tmp) / "root"
         write_intent(factor, root / "intent")
@@ -116,7 +117,8 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         "cpu_speedup": full_cpu / cpu,
         "samples": [round(r["seconds"], 3) for r in incremental],
         "full_samples": [round(r["seconds"], 3) for r in full],
-        "rendered": rendered,
+        "rendered": rendered[0] if rendered else None,
+        "servers_rendered": rendered[1] if rendered else None,
         "identical": identical,
         "files_total": len(touched),
         "added": diff["added"],

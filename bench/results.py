@@ -251,12 +251,14 @@ def _misses(report: dict[str, Any]) -> list[str]:
         if inc["speedup"] >= 5:
             continue
         notes.append(
-            f"**One-row recompile at {factor}x, {inc['speedup']:.1f}x a full one.** It renders"
-            f" {inc['rendered']} of {inc['switches_total']} switches and writes {len(inc['touched'])} files, but"
-            " the intent is still loaded, resolved and checked as a whole (addresses, budgets and every rule"
-            " span the fleet; the facts and structured stages are not split per device), and the fleet-wide"
-            " artifacts (server files, monitoring rules, cable list, IP plan) are built again: the reuse saves"
-            " the rendering of configs and structured YAML only. 5x needs incremental facts and checks."
+            f"**One-row recompile at {factor}x, {inc['speedup']:.1f}x a full one.** It rebuilds"
+            f" {inc['rendered']} of {inc['switches_total']} switches and {inc.get('servers_rendered', '?')} server"
+            f" directory and writes {len(inc['touched'])} files (every other switch's and server's files are"
+            " kept unread), but the intent is still loaded, resolved and checked as a whole (addresses,"
+            " budgets and every rule span the fleet; the facts and structured stages are not split per"
+            " device), and the fleet-wide files (cable list, IP plan, expected counters, docs) are built"
+            " again. 5x needs incremental facts and checks: together they cost more than a fifth of a full"
+            " compile."
         )
     found = report.get("checks")
     if found and len(found["sizes"]) >= 2:

@@ -8,8 +8,8 @@ the schema cannot say (a breakout lane's ``speed 100g-2``, a trunk, an unknown V
 edit: it is left to ``extra_config``, the escape hatch.
 
 :func:`plan_adoption` decides with the intent at hand (which VLAN has id 300, which server NIC
-a port serves, what the description is without its shutdown reason); the line patterns are
-:mod:`core.intentkeys`', and whether the schema says a line at all is :mod:`core.expressible`'s.
+a port serves, what the description is without its shutdown reason); the line patterns, and
+whether the schema says a line at all, are :mod:`core.expressible`'s.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from compiler.sources import Source, yaml_path
 from core.configtree import Change
-from core.intentkeys import ACCESS, FEC, NTP, PORT, ROUTE, SPEED, STORM, SYSLOG
+from core.expressible import ACCESS, ETHERNET, FEC, NTP, ROUTE, SPEED, STORM, SYSLOG, fec_value
 
 if TYPE_CHECKING:
     from compiler.intent import Intent
@@ -150,7 +150,7 @@ def plan_adoption(
     by_port: dict[str, list[Change]] = {}
     device_wide: list[IntentEdit] = []
     for change in changes:
-        match = PORT.match(change.path[0]) if len(change.path) == 1 else None
+        match = ETHERNET.match(change.path[0]) if len(change.path) == 1 else None
         edit = _device_edit(device, change, context) if not change.path and change.kind != "changed" else None
         if match is not None and change.kind in ("added", "removed", "changed"):
             by_port.setdefault(match.group(1), []).append(change)
@@ -312,8 +312,8 @@ def _port_value(line: str, gone: bool, entry: Any) -> tuple[str, Any] | None:
     ``gone``, that leave it out); None when no key says it."""
     if (speed := SPEED.match(line)) and speed[1] in _SPEEDS:
         return "speed", _UNSET if gone else speed[1]
-    if (fec := FEC.match(line)) or line == "no error-correction encoding":
-        return "fec", _UNSET if gone else (fec[1] if fec else "disabled")
+    if fec := FEC.match(line):
+        return "fec", _UNSET if gone else fec_value(fec)
     if line in ("no lldp transmit", "no lldp receive"):
         lldp = {"transmit": True, "receive": True}
         if entry is not None and entry.lldp is not None:

@@ -5,19 +5,22 @@
 * the **code digest**: every file of the ``compiler`` and ``core`` packages (code, templates,
   platform data, catalog models) and the installed distributions, so any change to what a
   compile runs invalidates everything it cached;
-* per device, the **fingerprint** of its structured document (sha256 of the code digest and
-  the document's ``repr``: keys in order, types distinct) and the sha256 of the files rendered
-  from it. The document is all a device's config and structured YAML are rendered from, so a
-  device whose fingerprint is unchanged, and whose files in ``generated/`` are still the ones
-  written, is taken from ``generated/`` instead of being rendered again;
+* per unit of ``generated/`` (one switch's config and structured YAML, one server's directory,
+  one switch's alert rules or provenance: :mod:`compiler.artifacts.units`), the
+  **fingerprint** of the inputs it is built from (sha256 of the code digest and their
+  ``repr``: keys in order, types distinct) and the sha256 of each of its files. A unit whose
+  fingerprint is unchanged, and whose files in ``generated/`` are still the ones written, is
+  taken as it is instead of being built again;
 * the **source key** of the whole compile (every file under ``intent/`` and the code digest),
   the size and modification time of every file it left in ``generated/``, and its summary: a
   compile with the same key over an untouched ``generated/`` has nothing to do, and says so
   without loading the intent.
 
-Nothing here is trusted beyond what it can verify: a missing, unreadable or foreign cache is
-an empty one, and every reuse is checked against the bytes (per device) or the file stamps
-(whole compile) as they are now.
+Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable or foreign
+cache is an empty one; a file of ``generated/`` counts as the one written only when its size
+and modification time are those recorded after the last compile and ``MANIFEST.json`` is
+untouched too (its digests are then those of the files), so a file edited by hand is built
+again, and an edited manifest makes the compile a full one.
 
 Example:
     >>> fingerprint({"name": "leaf1", "config": {"mtu": 9214}}, "code") == fingerprint(
@@ -31,15 +34,14 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 CACHE_DIR = ".fabricops-cache"
 CACHE_FILE = "compile.json"
-FORMAT = 1
+FORMAT = 2
 _PACKAGES = ("compiler", "core")
 _SOURCE_SUFFIXES = (".py", ".j2", ".yaml", ".yml", ".json", ".csv", ".txt")
 
@@ -66,9 +68,9 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def fingerprint(document: Mapping[str, Any], code: str | None = None) -> str:
-    """The fingerprint of one device's structured document under the running code."""
-    return hashlib.sha256(f"{code or code_digest()}\0{document!r}".encode()).hexdigest()
+def fingerprint(inputs: object, code: str | None = None) -> str:
+    """The fingerprint of a unit's inputs under the running code."""
+    return hashlib.sha256(f"{code or code_digest()}\0{inputs!r}".encode()).hexdigest()
 
 
 def source_key(intent_dir: Path) -> str:
@@ -103,11 +105,12 @@ def sha256(data: bytes) -> str:
 
 
 @dataclass
-class DeviceRender:
-    """One device's fingerprint and the sha256 of each file rendered from it."""
+class Rendered:
+    """One unit's fingerprint, the sha256 of each of its files and the lines of its configs."""
 
     key: str
     files: dict[str, str]
+    config_lines: int = 0
 
 
 @dataclass
@@ -119,7 +122,7 @@ class CompileCache:
     source: str = ""
     tree: dict[str, list[int]] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
-    devices: dict[str, DeviceRender] = field(default_factory=dict)
+    units: dict[str, Rendered] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -136,8 +139,8 @@ class CompileCache:
         if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != empty.code:
             return empty
         try:
-            devices = {name: DeviceRender(d["key"], dict(d["files"])) for name, d in data["devices"].items()}
-            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), devices)
+            units = {name: Rendered(d["key"], dict(d["files"]), int(d["lines"])) for name, d in data["units"].items()}
+            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units)
         except (KeyError, TypeError, AttributeError):
             return empty
 
@@ -149,7 +152,10 @@ class CompileCache:
             "source": self.source,
             "tree": self.tree,
             "summary": self.summary,
-            "devices": {name: {"key": d.key, "files": d.files} for name, d in sorted(self.devices.items())},
+            "units": {
+                name: {"key": u.key, "files": u.files, "lines": u.config_lines}
+                for name, u in sorted(self.units.items())
+            },
         }
         self.path.parent.mkdir(exist_ok=True)
         (self.path.parent / ".gitignore").write_text("*\n")
@@ -157,12 +163,12 @@ class CompileCache:
         tmp.write_text(json.dumps(data, separators=(",", ":")))
         os.replace(tmp, self.path)
 
-    def unchanged(self, source: str, generated_dir: Path) -> list[str] | None:
+    def unchanged(self, source: str, now: Mapping[str, list[int]]) -> list[str] | None:
         """The last compile's summary when it ran on the same intent and code and left
-        ``generated_dir`` as it is now (same files, sizes and times); else None."""
+        ``generated/`` as it is ``now`` (:func:`stamps`: same files, sizes and times); else None."""
         if not self.source or source != self.source:
             return None
-        return self.summary if stamps(generated_dir) == self.tree else None
+        return self.summary if now == self.tree else None
 
     def known_digests(self, now: Mapping[str, list[int]], generated_dir: Path) -> dict[str, str]:
         """The sha256 of each file of ``generated_dir`` whose size and time (``now``: :func:`stamps`)
@@ -177,16 +183,49 @@ class CompileCache:
             return {}
         return {path: listed[path] for path, stamp in now.items() if path in listed and self.tree.get(path) == stamp}
 
-    def reusable(self, name: str, key: str, current: Mapping[str, bytes]) -> dict[str, str] | None:
-        """``name``'s files as ``current`` holds them, when it was rendered from a document with
-        fingerprint ``key`` and those files are still the bytes then written; else None."""
-        record = self.devices.get(name)
+    def reusable(self, unit: str, key: str, known: Mapping[str, str]) -> Rendered | None:
+        """``unit``'s record, when it was built from inputs with fingerprint ``key`` and its
+        files are still those then written (``known``: :meth:`known_digests`); else None."""
+        record = self.units.get(unit)
         if record is None or record.key != key:
             return None
-        out: dict[str, str] = {}
-        for path, digest in record.files.items():
-            data = current.get(path)
-            if data is None or sha256(data) != digest:
-                return None
-            out[path] = data.decode()
-        return out
+        return record if all(known.get(path) == d for path, d in record.files.items()) else None
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What a compile may take from the last one: units' digests and, read when asked, their files."""
+
+    cache: CompileCache
+    known: Mapping[str, str]
+    """The sha256 of each file of ``generated/`` unchanged since the last compile wrote it."""
+    current: Mapping[str, bytes]
+    """``generated/`` as it is, each file read when asked."""
+
+    def kept(self, unit: str, key: str) -> Rendered | None:
+        return self.cache.reusable(unit, key, self.known)
+
+    def read(self, path: str) -> bytes:
+        return self.current[path]
+
+
+def restamped(
+    before: Mapping[str, list[int]], written: Iterable[str], removed: Iterable[str], directory: Path
+) -> dict[str, list[int]]:
+    """:func:`stamps` of ``directory`` after a write, from those before it: only the files
+    written are looked at again (a fleet-sized tree is not walked twice).
+
+    Example:
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> _ = (root / "a").write_text("xy")
+        >>> restamped({"b": [1, 1]}, ["a"], ["b"], root) == {"a": stamps(root)["a"]}
+        True
+    """
+    out = dict(before)
+    for path in removed:
+        out.pop(path, None)
+    for path in written:
+        st = (directory / path).stat()
+        out[path] = [st.st_size, st.st_mtime_ns]
+    return dict(sorted(out.items()))

@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,32 +98,79 @@ class TreeOnDisk(Mapping[str, bytes]):
         return len(self._paths)
 
 
-def _differs(path: str, data: bytes, current: Mapping[str, bytes], digests: Mapping[str, str]) -> bool:
-    known = digests.get(path)
-    if known is not None:
-        return hashlib.sha256(data).hexdigest() != known
-    return current[path] != data
+class CompiledFiles(Mapping[str, bytes]):
+    """A compile's files by path, in path order: those built, in memory, and those kept from
+    ``generated/`` as they are (``read`` when asked); ``digests`` is the sha256 of each.
+
+    Example:
+        >>> files = CompiledFiles({"b": b"new"}, {"a": "d1"}, lambda path: b"kept", {"b": "d2"})
+        >>> list(files), files["a"], files.digests["a"]
+        (['a', 'b'], b'kept', 'd1')
+    """
+
+    def __init__(
+        self, built: dict[str, bytes], kept: Mapping[str, str], read: Callable[[str], bytes], digests: dict[str, str]
+    ) -> None:
+        self._built = built
+        self._read = read
+        self._paths = sorted({*built, *kept})
+        self.digests = {**digests, **kept}
+
+    def __getitem__(self, path: str) -> bytes:
+        data = self._built.get(path)
+        if data is not None:
+            return data
+        if path not in self.digests:
+            raise KeyError(path)
+        return self._read(path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.digests
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+def _differs(
+    path: str,
+    files: Mapping[str, bytes],
+    current: Mapping[str, bytes],
+    known: Mapping[str, str],
+    fresh: Mapping[str, str],
+) -> bool:
+    was = known.get(path)
+    if was is None:
+        return current[path] != files[path]
+    now = fresh.get(path)
+    return (now if now is not None else hashlib.sha256(files[path]).hexdigest()) != was
 
 
 def diff_trees(
-    current: Mapping[str, bytes], files: Mapping[str, bytes], digests: Mapping[str, str] | None = None
+    current: Mapping[str, bytes],
+    files: Mapping[str, bytes],
+    digests: Mapping[str, str] | None = None,
+    fresh: Mapping[str, str] | None = None,
 ) -> Staleness:
     """What differs between a tree as it is and as it should be (``digests``: the sha256 of files
-    of ``current`` known without reading them).
+    of ``current`` known without reading them; ``fresh``: those of ``files``, known without
+    hashing them).
 
     Example:
         >>> diff_trees({"a": b"1", "b": b"2"}, {"a": b"1", "b": b"3", "c": b"4"}).lines()
         ['changed: generated/b', 'missing: generated/c']
     """
-    known = digests or {}
+    known, new = digests or {}, fresh or {}
     return Staleness(
-        changed=tuple(sorted(p for p in files if p in current and _differs(p, files[p], current, known))),
+        changed=tuple(sorted(p for p in files if p in current and _differs(p, files, current, known, new))),
         missing=tuple(sorted(p for p in files if p not in current)),
         extra=tuple(sorted(p for p in current if p not in files)),
     )
 
 
-def compare(directory: Path, files: dict[str, bytes]) -> Staleness:
+def compare(directory: Path, files: Mapping[str, bytes]) -> Staleness:
     """What differs between ``directory`` and the compiled ``files`` (an interrupted write is finished first)."""
     recover(directory)
     return diff_trees(read_tree(directory), files)
@@ -139,19 +186,21 @@ def staging_dir(directory: Path) -> Path:
 
 def write_tree(
     directory: Path,
-    files: dict[str, bytes],
+    files: Mapping[str, bytes],
     current: Mapping[str, bytes] | None = None,
     digests: Mapping[str, str] | None = None,
+    fresh: Mapping[str, str] | None = None,
 ) -> Staleness:
     """Make ``directory`` hold exactly ``files``, writing only what differs; return what changed.
 
     ``current`` is the tree as already read (saves reading it twice); ``digests`` the sha256 of
-    those of its files known unchanged since they were written (not read again).
+    those of its files known unchanged since they were written (not read again); ``fresh`` the
+    sha256 of ``files`` (a file whose two digests agree is neither read nor hashed).
     """
     directory = directory.resolve()
     recover(directory)
     current_files = read_tree(directory) if current is None else current
-    change = diff_trees(current_files, files, digests)
+    change = diff_trees(current_files, files, digests, fresh)
     if not change.stale:
         return change
     staging = staging_dir(directory)

@@ -10,23 +10,22 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from compiler.artifacts import nornir_inventory, structured_configs
-from compiler.artifacts.provenance import provenance_files
-from compiler.artifacts.site import site_artifacts
-from compiler.artifacts.structured import structured_documents
-from compiler.cache import DeviceRender, code_digest, fingerprint, sha256
+from compiler.artifacts import nornir_inventory
+from compiler.artifacts.provenance import provenance_units
+from compiler.artifacts.site import fleet_artifacts, site_units
+from compiler.artifacts.units import Unit, switch_units
+from compiler.cache import Rendered, Reuse, code_digest, fingerprint, sha256
 from compiler.checks import Finding, run_checks
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
-from compiler.output import Staleness, compare, with_manifest, write_tree
-from compiler.render import render_config
+from compiler.output import CompiledFiles, Staleness, compare, write_tree
 from core.errors import CompileError
+from core.generated import MANIFEST, manifest_of
 
 
 @dataclass
@@ -36,12 +35,14 @@ class CompileResult:
     intent: Intent
     fabric: ResolvedFabric
     findings: list[Finding]
-    files: dict[str, bytes]
+    files: CompiledFiles
     timings: dict[str, float] = field(default_factory=dict)
-    renders: dict[str, DeviceRender] = field(default_factory=dict)
-    """Per device: the fingerprint of its structured document and the sha256 of its files."""
+    renders: dict[str, Rendered] = field(default_factory=dict)
+    """Per unit of generated/: the fingerprint of its inputs and the sha256 of its files."""
     reused: int = 0
-    """Devices whose files were taken from the last compile rather than rendered."""
+    """Switches whose files were taken from the last compile rather than rendered."""
+    kept_servers: int = 0
+    """Servers whose files were taken from the last compile."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -49,7 +50,7 @@ class CompileResult:
 
     @property
     def config_lines(self) -> int:
-        return sum(data.count(b"\n") for path, data in self.files.items() if path.startswith("configs/"))
+        return sum(unit.config_lines for unit in self.renders.values())
 
 
 @contextmanager
@@ -59,38 +60,67 @@ def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
     timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
 
 
-Reuse = Callable[[str, str], "dict[str, str] | None"]
-"""``reuse(device, fingerprint)``: that device's files from the last compile, when its structured
-document had this fingerprint then (see :class:`compiler.cache.CompileCache`), else None."""
+class Assembly:
+    """The files of one compile: each unit built, or kept from the last compile when the
+    fingerprint of its inputs is unchanged (``reuse``), and the fleet-wide files built.
 
-
-def render_devices(
-    documents: dict[str, dict[str, Any]], reuse: Reuse | None = None
-) -> tuple[dict[str, str], dict[str, DeviceRender], int]:
-    """Each device's config and structured YAML; a device whose document is unchanged is reused.
-
-    The two files are functions of the document and the code alone (the fingerprint covers
-    both), so reusing them gives the bytes rendering would.
+    Example:
+        >>> parts = Assembly()
+        >>> parts.add([Unit("switch/a", 1, lambda: {"configs/a.cfg": "x\\n"})])
+        >>> _ = parts.update({"docs/fabric.md": "# a\\n"})
+        >>> list(parts.files("digest")), parts.kept
+        (['MANIFEST.json', 'configs/a.cfg', 'docs/fabric.md'], {})
     """
-    code = code_digest()
-    files: dict[str, str] = {}
-    renders: dict[str, DeviceRender] = {}
-    reused = 0
-    for name, document in documents.items():
-        key = fingerprint(document, code)
-        own = reuse(name, key) if reuse is not None else None
-        if own is None:
-            own = {f"configs/{name}.cfg": render_config(document["config"])}
-            own.update(structured_configs({name: document}))
-        else:
-            reused += 1
-        files.update(own)
-        renders[name] = DeviceRender(key, {path: sha256(text.encode()) for path, text in own.items()})
-    return files, renders, reused
+
+    def __init__(self, reuse: Reuse | None = None) -> None:
+        self._reuse = reuse
+        self._code = code_digest()
+        self._built: dict[str, bytes] = {}
+        self._digests: dict[str, str] = {}
+        self.kept: dict[str, int] = {}
+        """Units kept, by kind (the name before its ``/``)."""
+        self.units: dict[str, Rendered] = {}
+
+    def add(self, units: Iterable[Unit]) -> None:
+        for unit in units:
+            key = fingerprint(unit.inputs, self._code)
+            record = self._reuse.kept(unit.name, key) if self._reuse is not None else None
+            if record is None:
+                files = unit.build()
+                lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
+                record = Rendered(key, self.update(files), lines)
+            else:
+                kind = unit.name.split("/", 1)[0]
+                self.kept[kind] = self.kept.get(kind, 0) + 1
+            self.units[unit.name] = record
+
+    def update(self, files: Mapping[str, str]) -> dict[str, str]:
+        """Add files built now; their sha256."""
+        digests: dict[str, str] = {}
+        for path, text in files.items():
+            data = text.encode()
+            self._built[path] = data
+            digests[path] = sha256(data)
+        self._digests.update(digests)
+        return digests
+
+    def files(self, intent_digest: str) -> CompiledFiles:
+        """Every file, ``MANIFEST.json`` included (kept files are read only when asked)."""
+        kept = {path: d for unit in self.units.values() for path, d in unit.files.items() if path not in self._built}
+        manifest = manifest_of({**kept, **self._digests}, intent_digest)
+        self._built[MANIFEST] = manifest
+        self._digests[MANIFEST] = sha256(manifest)
+        read = self._reuse.read if self._reuse is not None else _nothing_kept
+        return CompiledFiles(self._built, kept, read, self._digests)
+
+
+def _nothing_kept(path: str) -> bytes:
+    raise KeyError(path)
 
 
 def compile_intent(intent_dir: Path, reuse: Reuse | None = None) -> CompileResult:
-    """Compile ``intent_dir`` in memory; nothing is written (``reuse``: see :func:`render_devices`)."""
+    """Compile ``intent_dir`` in memory; nothing is written (``reuse``: the last compile's units,
+    see :class:`Assembly`)."""
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
         intent = load_intent(intent_dir)
@@ -99,12 +129,16 @@ def compile_intent(intent_dir: Path, reuse: Reuse | None = None) -> CompileResul
     with _timed(timings, "checks"):
         findings = run_checks(intent, fabric)
     with _timed(timings, "render"):
-        files, renders, reused = render_devices(structured_documents(fabric), reuse)
-        files.update(nornir_inventory(intent, fabric))
-        files.update(site_artifacts(intent, fabric))
-        files.update(provenance_files(fabric.devices, fabric.facts.provenance))
-        encoded = with_manifest(files, intent.digest)
-    return CompileResult(intent, fabric, findings, encoded, timings, renders, reused)
+        parts = Assembly(reuse)
+        parts.add(switch_units(fabric))
+        parts.add(site_units(intent, fabric))
+        parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
+        parts.update(nornir_inventory(intent, fabric))
+        parts.update(fleet_artifacts(intent, fabric))  # its inventory/cabling.csv supersedes the inventory's
+        files = parts.files(intent.digest)
+    return CompileResult(
+        intent, fabric, findings, files, timings, parts.units, parts.kept.get("switch", 0), parts.kept.get("server", 0)
+    )
 
 
 def refuse_errors(result: CompileResult) -> None:
@@ -126,7 +160,7 @@ def write_generated(
     (``current``, ``digests``: see :func:`compiler.output.write_tree`)."""
     refuse_errors(result)
     with _timed(result.timings, "write"):
-        return write_tree(generated_dir, result.files, current, digests)
+        return write_tree(generated_dir, result.files, current, digests, result.files.digests)
 
 
 def staleness(result: CompileResult, generated_dir: Path) -> Staleness:

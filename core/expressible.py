@@ -36,23 +36,38 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["Structured", "structured_form"]
+__all__ = [
+    "ACCESS",
+    "ETHERNET",
+    "FEC",
+    "NTP",
+    "ROUTE",
+    "SPEED",
+    "STORM",
+    "SYSLOG",
+    "Structured",
+    "fec_value",
+    "structured_form",
+]
 
 PathItem = str | int
 
-_ETHERNET = re.compile(r"^interface (Ethernet\d+(?:/\d+){0,2})$")
-_SPEED = re.compile(r"^speed (?:forced )?(\d+g)(?:full)?$")
+# The line patterns: the classifier below and ``compiler.adoption`` (which writes the edit) read
+# these, so a line is recognised the same way by both.
+ETHERNET = re.compile(r"^interface (Ethernet\d+(?:/\d+){0,2})$")
+SPEED = re.compile(r"^speed (?:forced )?(\d+g)(?:full)?$")
 _LANE_SPEED = re.compile(r"^speed (\d+g)-\d+$")
-_FEC = re.compile(r"^(no )?error-correction encoding ?(reed-solomon|fire-code)?$")
-_STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level ([\d.]+)$")
+FEC = re.compile(r"^(no )?error-correction encoding ?(reed-solomon|fire-code)?$")
+STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level (\d+(?:\.\d+)?)$")
 _LLDP = re.compile(r"^(no )?lldp (transmit|receive)$")
+ACCESS = re.compile(r"^switchport access vlan (\d+)$")
 _VLAN_LINE = re.compile(r"^switchport (access vlan|trunk native vlan|trunk allowed vlan|mode) (.+)$")
 _IP = r"\d+\.\d+\.\d+\.\d+"
 # Only what the entries hold: an NTP key, a syslog port or a route's distance has no key in the
 # schema, so such a line stays extra_config's.
-_ROUTE = re.compile(rf"^ip route (?:vrf (\S+) )?({_IP}/\d+) ({_IP})$")
-_NTP = re.compile(rf"^ntp server (?:vrf \S+ )?({_IP})(?: prefer)?(?: iburst)?$")
-_LOGGING = re.compile(rf"^logging (?:vrf \S+ )?host ({_IP})$")
+ROUTE = re.compile(rf"^ip route (?:vrf (?P<vrf>\S+) )?(?P<prefix>{_IP}/\d+) (?P<hop>{_IP})$")
+NTP = re.compile(rf"^ntp server (?:vrf (?P<vrf>\S+) )?(?P<addr>{_IP})(?P<rest>(?: prefer)?(?: iburst)?)$")
+SYSLOG = re.compile(rf"^logging (?:vrf (?P<vrf>\S+) )?host (?P<addr>{_IP})$")
 _VLAN = re.compile(r"^vlan (\d+(?:[-,]\d+)*)$")
 
 
@@ -82,7 +97,7 @@ def structured_form(device: str, section: tuple[str, ...], line: str) -> Structu
     text = " ".join(line.split())
     if not section:
         return _top_level(device, text)
-    match = _ETHERNET.match(section[0])
+    match = ETHERNET.match(section[0])
     if match is not None and len(section) == 1:
         return _port_line(device, match.group(1), text)
     if _VLAN.match(section[0]) is not None and len(section) == 1:
@@ -92,15 +107,15 @@ def structured_form(device: str, section: tuple[str, ...], line: str) -> Structu
 
 def _top_level(device: str, text: str) -> Structured | None:
     devices = ("devices", device)
-    if (route := _ROUTE.match(text)) is not None:
-        entry: dict[str, str] = {"prefix": route.group(2), "next_hop": route.group(3)}
-        if route.group(1):
-            entry["vrf"] = route.group(1)
+    if (route := ROUTE.match(text)) is not None:
+        entry: dict[str, str] = {"prefix": route["prefix"], "next_hop": route["hop"]}
+        if route["vrf"]:
+            entry["vrf"] = route["vrf"]
         return Structured("devices.yaml", (*devices, "static_routes"), [entry])
-    if (ntp := _NTP.match(text)) is not None:
-        return Structured("devices.yaml", (*devices, "ntp"), [ntp.group(1)])
-    if (host := _LOGGING.match(text)) is not None:
-        return Structured("devices.yaml", (*devices, "syslog"), [host.group(1)])
+    if (ntp := NTP.match(text)) is not None:
+        return Structured("devices.yaml", (*devices, "ntp"), [ntp["addr"]])
+    if (host := SYSLOG.match(text)) is not None:
+        return Structured("devices.yaml", (*devices, "syslog"), [host["addr"]])
     if _VLAN.match(text) is not None:
         return _vlan_entry(text)
     return None
@@ -123,15 +138,15 @@ def _port_line(device: str, port: str, text: str) -> Structured | None:  # noqa:
         return Structured("ports.yaml", (*entry, "description"), text.split(" ", 1)[1])
     if text == "shutdown":
         return Structured("ports.yaml", (*entry, "shutdown"), "<why it is shut>")
-    if (speed := _SPEED.match(text)) is not None:
+    if (speed := SPEED.match(text)) is not None:
         return Structured("ports.yaml", (*entry, "speed"), speed.group(1))
     if (lane := _LANE_SPEED.match(text)) is not None:  # a breakout lane: the cage's mode says it
         return Structured("ports.yaml", (*entry, "breakout"), f"<Nx{lane.group(1)}: a mode of the cage>")
-    if (fec := _FEC.match(text)) is not None:
-        return Structured("ports.yaml", (*entry, "fec"), "disabled" if fec.group(1) else fec.group(2) or "disabled")
+    if (fec := FEC.match(text)) is not None:
+        return Structured("ports.yaml", (*entry, "fec"), fec_value(fec))
     if (lldp := _LLDP.match(text)) is not None:
         return Structured("ports.yaml", (*entry, "lldp"), {lldp.group(2): not lldp.group(1)})
-    if (storm := _STORM.match(text)) is not None:
+    if (storm := STORM.match(text)) is not None:
         kind = storm.group(1).replace("-", "_")
         return Structured("ports.yaml", (*entry, "storm_control"), {kind: float(storm.group(2))})
     if text.startswith("no storm-control "):
@@ -141,6 +156,17 @@ def _port_line(device: str, port: str, text: str) -> Structured | None:  # noqa:
         members = "tagged" if vlan.group(1) in ("trunk allowed vlan", "mode") else "access"
         return Structured("vlans.yaml", ("vlans", "<name>", members), [{"server": f"<server on {device} {port}>"}])
     return None
+
+
+def fec_value(match: re.Match[str]) -> str:
+    """The ``ports.yaml`` ``fec`` value of a matched :data:`FEC` line.
+
+    Examples:
+        >>> lines = ("error-correction encoding fire-code", "no error-correction encoding")
+        >>> [fec_value(FEC.match(line)) for line in lines]
+        ['fire-code', 'disabled']
+    """
+    return "disabled" if match.group(1) else match.group(2) or "disabled"
 
 
 def _flow(value: object) -> str:  # noqa: PLR0911 - a return per kind of value

@@ -3,8 +3,8 @@
 Read without the intent at hand, so a drift report can say where a line the device changed
 belongs (``ports.yaml: ports.rack03-leaf-a.Ethernet1/3.description``) and whether it needs the
 escape hatch (``extra_config``). The edit itself, decided with the intent (which VLAN has id
-300, which server NIC a port serves), is :mod:`compiler.adoption`'s; both read the line
-patterns here.
+300, which server NIC a port serves), is :mod:`compiler.adoption`'s; both read
+:mod:`core.expressible`'s line patterns.
 
 Examples:
     >>> from core.configtree import Change
@@ -22,22 +22,11 @@ Examples:
 
 from __future__ import annotations
 
-import re
-
 from core.configtree import Change
-from core.expressible import structured_form
+from core.expressible import ACCESS, structured_form
 
-__all__ = ["ACCESS", "FEC", "NTP", "PORT", "ROUTE", "SPEED", "STORM", "SYSLOG", "intent_field"]
+__all__ = ["intent_field"]
 
-_IP = r"\d+\.\d+\.\d+\.\d+"
-PORT = re.compile(r"^interface ((?:Ethernet|Port-Channel)\S+)$")
-SPEED = re.compile(r"^speed (\d+g)$")
-FEC = re.compile(r"^error-correction encoding (reed-solomon|fire-code)$")
-STORM = re.compile(r"^storm-control (broadcast|multicast|unknown-unicast) level (\d+(?:\.\d+)?)$")
-ACCESS = re.compile(r"^switchport access vlan (\d+)$")
-ROUTE = re.compile(rf"^ip route (?:vrf (?P<vrf>\S+) )?(?P<prefix>{_IP}/\d+) (?P<hop>{_IP})$")
-NTP = re.compile(rf"^ntp server (?:vrf (?P<vrf>\S+) )?(?P<addr>{_IP})(?P<rest>(?: prefer)?(?: iburst)?)$")
-SYSLOG = re.compile(rf"^logging (?:vrf (?P<vrf>\S+) )?host (?P<addr>{_IP})$")
 
 def intent_field(device: str, change: Change) -> str | None:
     """Where in intent a changed line belongs (``file: yaml.path``), or None when the schema

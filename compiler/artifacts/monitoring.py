@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
+from compiler.artifacts.units import Unit, built, digest_of
 from compiler.artifacts.yamltext import to_yaml
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Cable
@@ -294,6 +297,26 @@ def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
     return roce.ecn_queue if roce is not None else None
 
 
+def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
+    """One unit per switch: its alert group, from the thresholds, its cabled ports and its
+    lossless queue."""
+    ends = cabled_ends(fabric)
+    thresholds = digest_of(intent.fabric.thresholds)
+    for name, device in fabric.devices.items():
+        mine, queue = ends.get(name, []), ecn_queue(fabric, device)
+        yield Unit(
+            f"rules/{name}",
+            (thresholds, name, device.network, mine, queue),
+            partial(_rules_file, intent, device, mine, queue),
+        )
+
+
+def _rules_file(
+    intent: Intent, device: Device, ends: list[tuple[str, Cable, str]], queue: int | None
+) -> dict[str, str]:
+    return {f"monitoring/rules/{device.name}.rules.yaml": to_yaml(device_rules(intent, device, ends, queue))}
+
+
 def all_rules(intent: Intent, fabric: ResolvedFabric) -> dict[str, dict[str, Any]]:
     """The alert group of every switch, by name."""
     ends = cabled_ends(fabric)
@@ -356,9 +379,14 @@ def unproduced_queries(rules: dict[str, Any], config: dict[str, Any]) -> list[st
     return problems
 
 
+def monitoring_tables(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """The fleet-wide monitoring files: the expected counters and the collector configuration."""
+    return {
+        "monitoring/expected-counters.yaml": to_yaml(expected_counters(intent, fabric, cabled_ends(fabric))),
+        "monitoring/gnmic.yaml": to_yaml(gnmic_config(intent, fabric)),
+    }
+
+
 def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Alert rules per switch, the expected counters, and the collector configuration."""
-    files = {f"monitoring/rules/{name}.rules.yaml": to_yaml(group) for name, group in all_rules(intent, fabric).items()}
-    files["monitoring/expected-counters.yaml"] = to_yaml(expected_counters(intent, fabric, cabled_ends(fabric)))
-    files["monitoring/gnmic.yaml"] = to_yaml(gnmic_config(intent, fabric))
-    return files
+    return {**built(rule_units(intent, fabric)), **monitoring_tables(intent, fabric)}

@@ -1,18 +1,25 @@
 """The artifacts around the switch configs: server configs, cabling, IP plan, power, assets,
-monitoring, validation and docs. Each writer returns ``{path under generated/: text}``."""
+monitoring, validation and docs. Each writer returns ``{path under generated/: text}``.
+
+The per-server and per-switch files come in units (:mod:`compiler.artifacts.units`), which an
+incremental compile rebuilds only when their inputs changed; the fleet-wide tables and documents
+list every server or switch and are built on every compile.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import chain
 
 from compiler.artifacts.assets import asset_files
 from compiler.artifacts.cabling import cabling_files
 from compiler.artifacts.diagram import diagram_files
 from compiler.artifacts.docs import docs_files
 from compiler.artifacts.ipplan import ipplan_files
-from compiler.artifacts.monitoring import monitoring_files
+from compiler.artifacts.monitoring import monitoring_tables, rule_units
 from compiler.artifacts.power import power_files
-from compiler.artifacts.servers import server_files
+from compiler.artifacts.servers import server_units
+from compiler.artifacts.units import Unit, built
 from compiler.artifacts.validation import validation_files
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
@@ -20,21 +27,25 @@ from compiler.intent import Intent
 Writer = Callable[[Intent, ResolvedFabric], dict[str, str]]
 
 WRITERS: tuple[Writer, ...] = (
-    server_files,
     cabling_files,
     ipplan_files,
     power_files,
     asset_files,
-    monitoring_files,
+    monitoring_tables,
     validation_files,
     docs_files,
     diagram_files,
 )
-"""One writer per artifact module; later writers never overwrite earlier ones' paths."""
+"""One writer per fleet-wide artifact module; later writers never overwrite earlier ones' paths."""
 
 
-def site_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
-    """Every non-config artifact of the cluster.
+def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
+    """The per-server directories and per-switch alert rules, unit by unit."""
+    return chain(server_units(intent, fabric), rule_units(intent, fabric))
+
+
+def fleet_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """The fleet-wide artifacts.
 
     ``inventory/cabling.csv`` supersedes the one of ``compiler.artifacts.inventory``: same
     first columns, with lengths, optics and labels after them.
@@ -43,3 +54,8 @@ def site_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     for writer in WRITERS:
         files.update(writer(intent, fabric))
     return files
+
+
+def site_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """Every non-config artifact of the cluster."""
+    return {**built(site_units(intent, fabric)), **fleet_artifacts(intent, fabric)}

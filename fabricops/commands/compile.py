@@ -14,7 +14,9 @@ from core.errors import DifferencesFound
 from core.generated import GENERATED, INTENT
 
 if TYPE_CHECKING:
-    from compiler.cache import CompileCache, DeviceRender
+    from compiler.cache import CompileCache
+    from compiler.output import Staleness
+    from compiler.pipeline import CompileResult
 
 FORMATS = click.Choice(["text", "json"])
 
@@ -36,13 +38,13 @@ root_option = click.option(
 @root_option
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 3 naming the stale files.")
 @click.option("--timings", is_flag=True, help="Print seconds per stage.")
-@click.option("--full", is_flag=True, help="Render every switch again: ignore .fabricops-cache/ (then rewrite it).")
+@click.option("--full", is_flag=True, help="Build every file again: ignore .fabricops-cache/ (then rewrite it).")
 def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None:
     """Compile intent/ into generated/ (configs, structured data, inventory, manifest).
 
-    Only what changed is redone: a switch whose structured data (and the compiler) is unchanged
-    keeps its files, an unchanged intent over an untouched generated/ is recognised at once
-    (the record is .fabricops-cache/, outside git).
+    Only what changed is rebuilt: a switch's or a server's files whose facts (and the compiler)
+    are unchanged are kept, an unchanged intent over an untouched generated/ is recognised at
+    once (the record is .fabricops-cache/, outside git).
 
     \b
     Examples:
@@ -50,12 +52,17 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
       fabricops compile --check      # in CI: fails when generated/ is stale
       fabricops compile --full       # render everything, as on a fresh checkout
     """
-    from compiler.cache import CompileCache, code_digest, source_key
+    from compiler.cache import CompileCache, code_digest, source_key, stamps
+    from compiler.output import recover
 
     intent_dir, generated_dir = _paths(root)
     cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
     source = source_key(intent_dir)
-    summary = cache.unchanged(source, generated_dir)
+    recover(generated_dir)
+    # Size and time of every file of generated/, taken once: they tell an untouched tree, and
+    # which files are still those the last compile wrote.
+    now = stamps(generated_dir)
+    summary = cache.unchanged(source, now)
     if summary is not None:
         # Same intent, same code, generated/ untouched since: nothing to load, check or render.
         for line in summary:
@@ -63,20 +70,18 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
                 click.echo(line, err=line.startswith("warning "))
         click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
         return
-    from compiler.cache import stamps
-    from compiler.output import TreeOnDisk, recover
+    from compiler.cache import Reuse
+    from compiler.output import TreeOnDisk
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
     from compiler.render import keep_bytecode
 
     with contextlib.suppress(OSError):
         keep_bytecode(cache.path.parent / "templates")
-    recover(generated_dir)
-    # Files as the last compile left them are known by their digests: only the others, and the
-    # switches' files that are reused, are read.
-    now = stamps(generated_dir)
+    # Files as the last compile left them (same size and time) are known by their digests: they
+    # are neither read nor hashed, and the units built from unchanged inputs keep them.
     digests = cache.known_digests(now, generated_dir)
     current = TreeOnDisk(generated_dir, now)
-    result = compile_intent(intent_dir, lambda name, key: cache.reusable(name, key, current))
+    result = compile_intent(intent_dir, Reuse(cache, digests, current))
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
         if finding.severity == "warning":
@@ -111,23 +116,30 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         click.echo(line)
     click.echo(
         f"wrote generated/: {len(result.files)} files, {changed} changed "
-        f"({len(fabric.devices) - result.reused} of {len(fabric.devices)} switches rendered)"
+        f"({len(fabric.devices) - result.reused} of {len(fabric.devices)} switches and "
+        f"{len(fabric.servers) - result.kept_servers} of {len(fabric.servers)} servers rendered)"
     )
     click.echo(report[2])
     warning_lines = [f.line() for f in result.findings if f.severity == "warning"]
-    _remember(cache, source, result.renders, generated_dir, [*warning_lines, *report])
+    _remember(cache, source, result, now, written, generated_dir, [*warning_lines, *report])
     if timings:
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
 
 
 def _remember(
-    cache: CompileCache, source: str, renders: dict[str, DeviceRender], generated_dir: Path, summary: list[str]
+    cache: CompileCache,
+    source: str,
+    result: CompileResult,
+    before: dict[str, list[int]],
+    written: Staleness,
+    generated_dir: Path,
+    summary: list[str],
 ) -> None:
     """Record this compile for the next one; a cache that cannot be written only costs speed."""
-    from compiler.cache import stamps
+    from compiler.cache import restamped
 
-    cache.source, cache.summary, cache.devices = source, summary, renders
-    cache.tree = stamps(generated_dir)
+    cache.source, cache.summary, cache.units = source, summary, result.renders
+    cache.tree = restamped(before, [*written.changed, *written.missing], written.extra, generated_dir)
     with contextlib.suppress(OSError):
         cache.save()
 

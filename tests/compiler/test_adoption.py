@@ -131,3 +131,21 @@ def test_intent_field_names_the_key_without_the_intent() -> None:
     assert fields[-1] == "vlans.yaml: vlans.<name>.tagged"  # a trunk: the VLAN's entry, written by hand
     lane = Change(("interface Ethernet1/1",), "changed", "speed 100g-2", "speed 400g-8")
     assert intent_field(LEAF, lane) == f"ports.yaml: ports.{LEAF}.Ethernet1/1.breakout"  # the cage's mode says it
+
+
+def test_adopt_and_the_drift_report_read_a_line_the_same_way(project: Path, compiled_example: Path) -> None:
+    """One set of line patterns: what the report calls extra_config's, adopt leaves raw, and the
+    other way round (a port-channel is not a ports.yaml entry; the older speed syntax is one)."""
+    changes = [
+        Change(("interface Port-Channel1000",), "changed", "description by-hand", "description MLAG_PEER"),
+        Change(KNOBS, "added", "speed forced 100gfull"),
+        Change(KNOBS, "added", "no error-correction encoding"),
+    ]
+    context = context_for(project, open_snapshot(compiled_example), LEAF)
+    plan = plan_adoption(LEAF, changes, context)
+    assert [intent_field(LEAF, c) is None for c in changes] == [True, False, False]
+    assert [c.line for c in plan.raw] == ["description by-hand"]
+    assert [str(e) for e in plan.edits] == [
+        "ports.yaml: ports.rack03-leaf-a.Ethernet2/1.speed = '100g'",
+        "ports.yaml: ports.rack03-leaf-a.Ethernet2/1.fec = 'disabled'",
+    ]

@@ -1,5 +1,6 @@
-"""The incremental compile: a one-row change re-renders only its switches and writes the bytes a
-full compile writes; an untouched repository is recognised without compiling."""
+"""The incremental compile: a change rebuilds only the units (switches, servers, alert rules,
+provenance) whose inputs changed, and writes the bytes a full compile writes; an untouched
+repository is recognised without compiling."""
 
 from __future__ import annotations
 
@@ -9,17 +10,39 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from compiler.cache import CompileCache, code_digest, fingerprint
+from compiler.artifacts.units import Unit
+from compiler.cache import CompileCache, Reuse, code_digest, fingerprint, stamps
 from compiler.output import read_tree
-from compiler.pipeline import CompileResult, compile_intent
+from compiler.pipeline import Assembly, CompileResult, compile_intent
 from fabricops.cli import cli
 
-SERVER_ROW = ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "rack03-gpu010,gpu-8x-h100,GPU-0310\n")
-PORT_DESCRIBED = (
-    "ports.yaml",
-    "ports: {}\n",
-    "ports:\n  rack01-leaf-a:\n    Ethernet1/3:\n      description: burn-in\n",
+ROW = "rack03-gpu009,gpu-8x-h100,GPU-0309\n"
+VLAN = (
+    "vlans:\n  inference:\n    id: 300\n    network: compute\n    pool: 10.32.0.0/16\n    tagged:\n      - {rack: 6}\n"
 )
+CHANGES = {
+    "server-added": ("servers.csv", ROW, ROW + "rack03-gpu010,gpu-8x-h100,GPU-0310\n", 5),
+    "port-described": (
+        "ports.yaml",
+        "ports: {}\n",
+        "ports:\n  rack01-leaf-a:\n    Ethernet1/3:\n      description: burn-in\n",
+        1,
+    ),
+    "server-removed": ("servers.csv", ROW, "", 5),
+    "vlan-added": ("vlans.yaml", "vlans: {}\n", VLAN, 2),
+    "switch-model": ("fabric.yaml", "model: DCS-7050CX3-32S, rack: 13", "model: DCS-7060CX-32S, rack: 13", 55),
+    "rack-pdu": (
+        "racks.yaml",
+        "{id: 13, row: C, position: 1, pdu_kw: 20",
+        "{id: 13, row: C, position: 1, pdu_kw: 24",
+        0,
+    ),
+}
+"""Per change: the intent file, the text replaced and its replacement, and at most how many
+switches it re-renders. A rack's PDU is a fact only fleet-wide files (power) use."""
+
+TAMPERED = ("configs/rack06-leaf-a.cfg", "servers/rack07-gpu001/verify.sh", "monitoring/rules/spine01.rules.yaml")
+"""Files edited by hand before the compile: each is built again, never kept."""
 
 
 def _compile(root: Path) -> str:
@@ -33,28 +56,58 @@ def cached_root(tmp_path: Path, compiled_example: Path, example_compile: Compile
     """A copy of the compiled example with the record its compile leaves in .fabricops-cache/."""
     root = tmp_path / "repo"
     shutil.copytree(compiled_example, root)
-    CompileCache(root, code_digest(), devices=example_compile.renders).save()
+    CompileCache(root, code_digest(), tree=stamps(root / "generated"), units=example_compile.renders).save()
     return root
 
 
-@pytest.mark.parametrize(("filename", "after", "added"), [SERVER_ROW, PORT_DESCRIBED], ids=["server", "port"])
-def test_one_row_change_recompiles_to_a_full_compiles_bytes(
-    cached_root: Path, filename: str, after: str, added: str
-) -> None:
-    """The change re-renders a few switches, reuses the rest from generated/, and generated/ ends
-    byte for byte as a compile from nothing would leave it; a config edited by hand in the
-    meantime is not reused but rendered again."""
+@pytest.mark.parametrize(
+    "change",
+    [
+        "server-added",
+        "port-described",
+        *(pytest.param(name, marks=pytest.mark.e2e) for name in list(CHANGES)[2:]),
+    ],
+)
+def test_a_change_recompiles_to_a_full_compiles_bytes(cached_root: Path, change: str) -> None:
+    """The change re-renders the few switches it touches and keeps the rest from generated/;
+    generated/ ends byte for byte as a compile from nothing would leave it, files edited by hand
+    in the meantime included (built again, not kept); a second compile has nothing to do."""
+    filename, old, new, most = CHANGES[change]
     intent = cached_root / "intent" / filename
     text = intent.read_text()
-    assert after in text
-    intent.write_text(text.replace(after, after + added) if filename == "servers.csv" else text.replace(after, added))
-    tampered = cached_root / "generated" / "configs" / "rack06-leaf-a.cfg"
-    tampered.write_text(tampered.read_text() + "! edited by hand\n")
+    assert old in text
+    intent.write_text(text.replace(old, new, 1))
+    for path in TAMPERED:
+        tampered = cached_root / "generated" / path
+        tampered.write_text(tampered.read_text() + "# edited by hand\n")
     output = _compile(cached_root)
     rendered = int(output.split("(")[-1].split(" of ")[0])
-    assert 1 < rendered <= 6, output  # the changed switches (2-5) and the tampered one
-    assert read_tree(cached_root / "generated") == compile_intent(cached_root / "intent").files
+    assert rendered <= most + 2, output  # the changed switches, the tampered config's and spine01's
+    assert read_tree(cached_root / "generated") == dict(compile_intent(cached_root / "intent").files)
     assert "up to date: intent and compiler unchanged" in _compile(cached_root)
+
+
+def test_a_unit_is_kept_only_with_its_inputs_and_its_files_unchanged(tmp_path: Path) -> None:
+    """A unit whose inputs fingerprint as recorded, and whose files are those written, is kept
+    (not built); other inputs, or a file of it changed since, and it is built again."""
+
+    def unit(inputs: object) -> Unit:
+        return Unit("server/gpu1", inputs, lambda: {"servers/gpu1/verify.sh": f"{inputs}\n"})
+
+    first = Assembly()
+    first.add([unit(1)])
+    files = first.files("digest")
+    cache = CompileCache(tmp_path, code_digest(), units=first.units)
+
+    def assemble(inputs: object, known: dict[str, str]) -> Assembly:
+        parts = Assembly(Reuse(cache, known, files))
+        parts.add([unit(inputs)])
+        return parts
+
+    assert assemble(1, files.digests).kept == {"server": 1}
+    assert assemble(2, files.digests).kept == {}
+    assert assemble(1, {}).kept == {}
+    assert dict(assemble(2, files.digests).files("digest"))["servers/gpu1/verify.sh"] == b"2\n"
 
 
 def test_an_edited_generated_file_is_compiled_again(cached_root: Path) -> None:
@@ -83,4 +136,4 @@ def test_a_foreign_cache_is_an_empty_one(tmp_path: Path) -> None:
     cache.save()
     assert CompileCache.load(tmp_path).source == ""
     cache.path.write_text("{")
-    assert CompileCache.load(tmp_path).devices == {}
+    assert CompileCache.load(tmp_path).units == {}
