@@ -2,8 +2,8 @@
 
 Loading, resolving and checking allocate hundreds of thousands of small objects (models, facts,
 structured configs, findings) that all live until the compile ends, and make next to no
-reference cycles. The collector walks them again and again as they pile up: at 16x its passes
-were about a fifth of resolve and checks, for nothing to collect. Reference counting still frees
+reference cycles. The collector walks them again and again as they pile up: at 4x its passes
+were about a quarter of resolve, for nothing to collect. Reference counting still frees
 what a stage drops; the collector resumes when the outermost paused stage returns, and collects
 whatever cycles were left then.
 

@@ -32,7 +32,7 @@ from core.textmetrics import FONT_STACK, text_width
 
 def escape(text: str) -> str:
     """``&``, ``<`` and ``>`` as entities (``xml.sax.saxutils.escape``, whose import pulls in
-    ``urllib.request``, ``http.client`` and ``ssl``: a tenth of a compile's imports).
+    ``urllib.request``, ``http.client`` and ``ssl``: about 14 ms of every compile).
 
     Example:
         >>> escape("a < b & c")
