@@ -10,7 +10,8 @@ Example:
     ('1g', (1006, 1199))
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic would compile and evaluate the text of every
+# field's annotation as it builds the models, at every start.
 
 import re
 from collections.abc import Iterable
