@@ -37,7 +37,8 @@ Example:
     HostAddress(address='10.30.5.17/24', gateway='10.30.5.1')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Callable, Iterable, Mapping
 from ipaddress import IPv4Interface, IPv4Network

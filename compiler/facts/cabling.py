@@ -29,7 +29,8 @@ Example:
     (766, Endpoint(device='rack01-leaf-a', port='Ethernet1/1'), Endpoint(device='rack01-gpu001', port='enp65s0f0'))
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from typing import Literal, NamedTuple

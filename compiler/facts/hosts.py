@@ -24,7 +24,8 @@ Example:
     ('active-backup', 'bond1', 'enp66s0f1', '10.40.1.12/24')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
