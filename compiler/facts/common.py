@@ -1,6 +1,7 @@
 """What every fact builder shares: roles, networks and the problems resolution reports."""
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 import functools
 from collections.abc import Callable

@@ -24,7 +24,8 @@ Example:
     (HostAddress(address='172.16.1.3/25', gateway='172.16.1.1'), '172.16.5.136/25')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from ipaddress import IPv4Interface, IPv4Network
