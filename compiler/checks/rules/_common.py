@@ -144,12 +144,15 @@ class PrefixIndex(Generic[T]):
         starts.sort()
         self._starts = [s for s, _ in starts]
         self._positions = [p for _, p in starts]
+        self._lengths = sorted({length for _, length in self._exact})
 
     def overlapping(self, prefix: IPv4Network) -> list[T]:
         """The labels of the subnets overlapping ``prefix``, in the order they were given."""
         first, last = int(prefix.network_address), int(prefix.broadcast_address)
         found = set(self._positions[bisect_left(self._starts, first) : bisect_right(self._starts, last)])
-        for length in range(prefix.prefixlen + 1):
+        for length in self._lengths:  # only the lengths the index holds, not all 33
+            if length > prefix.prefixlen:
+                break
             mask = (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF
             found.update(self._exact.get((first & mask, length), ()))
         return [self._labels[p] for p in sorted(found)]
