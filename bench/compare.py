@@ -7,7 +7,9 @@ parse both into trees, drop defaults, diff). This measures the last alone, in th
 over every switch config of a compiled ``generated/``: the config compared with itself, the
 in-sync case (a device's text adds its release's default lines and every physical port, so
 this is a lower bound). The ceiling it implies, switches per second on one core, is what
-the comparison leaves possible whatever the network and the lab do.
+the comparison leaves possible whatever the network and the lab do. ``memo_ms_per_switch`` is
+the same in-sync verdict recognised by :class:`drift.memo.InSyncMemo` (a digest of both texts,
+no parsing): what a run costs per switch when the switch printed the same config last time.
 
     python bench/compare.py GENERATED_DIR [--runs 3]
 """
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def measure(generated: Path, runs: int = 3) -> dict[str, Any]:
     """Median seconds to compare every config with itself, per switch and in all."""
     from drift.compare import compare_config
+    from drift.memo import InSyncMemo
 
     configs = [p.read_text() for p in sorted((generated / "configs").glob("*.cfg"))]
     compare_config(configs[0], configs[0], values={}, key=b"bench")  # rules and caches built
@@ -38,7 +41,17 @@ def measure(generated: Path, runs: int = 3) -> dict[str, Any]:
             compare_config(text, text, values={}, key=b"bench")
         samples.append(time.process_time() - start)
     seconds = statistics.median(samples)
+    memo = InSyncMemo(None)  # this process only: the first pass remembers, the next ones recognise
+    for text in configs:
+        memo(text, text, values={}, key=b"bench")
+    recognised = []
+    for _ in range(runs):
+        start = time.process_time()
+        for text in configs:
+            memo(text, text, values={}, key=b"bench")
+        recognised.append(time.process_time() - start)
     return {
+        "memo_ms_per_switch": 1000 * statistics.median(recognised) / len(configs),
         "switches": len(configs),
         "lines": sum(text.count("\n") for text in configs),
         "cpu_seconds": seconds,

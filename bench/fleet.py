@@ -6,14 +6,19 @@ For one compiled root (``intent/`` + ``generated/``), the root is made a git rep
 
 1. ``plan`` of the factory-default fleet (every device differs);
 2. ``deploy`` of every device, in waves, with backups, commit-confirm and post-checks;
-3. ``plan`` and ``drift`` of the fleet in sync, ``runs`` times each (medians);
+3. ``plan`` and ``drift`` of the fleet in sync: once with nothing remembered (``cold``: the
+   in-sync memo of :mod:`drift.memo` removed first, every config compared in full), then
+   ``runs`` times each (medians; the memo of the run before is there, as on a fleet audited
+   every few minutes);
 4. one device changed: a line of ``extra_config`` on one leaf, recompiled and committed,
    then ``deploy`` again (only that device differs).
 
 Each step reports wall seconds, switches per second, the CLI process's CPU seconds and peak
 RSS (``bench/launch.py``) and the CPU seconds the lab process spent meanwhile (read from
 ``/proc``): the lab is part of the measurement (it answers every request) but not of the
-product, so its share is named. The lab is stopped at the end (``fabricops lab down``).
+product, so its share is named. Per switch: the CLI's and the lab's CPU milliseconds, and the
+switches per second one core sustains for the CLI alone (``client_per_core``) and for CLI and
+lab together (``both_per_core``). The lab is stopped at the end (``fabricops lab down``).
 
     python bench/fleet.py ROOT [--workers 20] [--runs 5]
 """
@@ -34,6 +39,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.launch import measured
+from drift.memo import MEMO_FILE
 
 CHANGED_DEVICE_LINES = ("ip name-server vrf MGMT 172.20.0.54", "ip name-server vrf MGMT 172.20.0.55")
 """The one-device change: another name server on one leaf (a line the lab's grammar knows);
@@ -65,6 +71,23 @@ def _change_one_device(root: Path, python: str) -> str:
     return device
 
 
+def _forget_in_sync(root: Path) -> None:
+    """Remove the in-sync memo: the next run compares every config in full."""
+    (root / MEMO_FILE).unlink(missing_ok=True)
+
+
+def _per_switch(step: dict[str, Any]) -> dict[str, Any]:
+    """CPU milliseconds per switch of the CLI and the lab, and what one core sustains."""
+    devices, cpu, lab = step["devices"], step["cpu"], step["lab_cpu"]
+    return {
+        **step,
+        "cpu_ms_per_switch": 1000 * cpu / devices,
+        "lab_ms_per_switch": 1000 * lab / devices,
+        "client_per_core": devices / cpu if cpu else 0.0,
+        "both_per_core": devices / (cpu + lab) if cpu + lab else 0.0,
+    }
+
+
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a running process (0 when it is gone)."""
     try:
@@ -87,30 +110,34 @@ class _Step:
         result = measured(cmd, self.root, self.logs / log)
         lab = _cpu_seconds(self.lab_pid) - before
         total = lab + result["cpu"]
-        return {
-            **result,
-            "devices": self.devices,
-            "lab_cpu": lab,
-            "lab_share": lab / total if total else 0.0,
-            "switches_per_s": self.devices / result["seconds"] if result["seconds"] else 0.0,
-            "load": round(load, 2),
-        }
+        return _per_switch(
+            {
+                **result,
+                "devices": self.devices,
+                "lab_cpu": lab,
+                "lab_share": lab / total if total else 0.0,
+                "switches_per_s": self.devices / result["seconds"] if result["seconds"] else 0.0,
+                "load": round(load, 2),
+            }
+        )
 
     def repeated(self, cmd: list[str], log: str, runs: int) -> dict[str, Any]:
         """``runs`` runs of ``cmd``: the medians, and every run's wall seconds."""
         samples = [self.run(cmd, f"{log}-{run}.log") for run in range(runs)]
         medians = {k: statistics.median(s[k] for s in samples) for k in ("seconds", "cpu", "lab_cpu", "peak_rss_mib")}
         total = medians["lab_cpu"] + medians["cpu"]
-        return {
-            **samples[-1],
-            **medians,
-            "lab_share": medians["lab_cpu"] / total if total else 0.0,
-            "switches_per_s": self.devices / medians["seconds"],
-            "rc": max(s["rc"] for s in samples),
-            "samples": [round(s["seconds"], 2) for s in samples],
-            "loads": [s["load"] for s in samples],
-            "runs": runs,
-        }
+        return _per_switch(
+            {
+                **samples[-1],
+                **medians,
+                "lab_share": medians["lab_cpu"] / total if total else 0.0,
+                "switches_per_s": self.devices / medians["seconds"],
+                "rc": max(s["rc"] for s in samples),
+                "samples": [round(s["seconds"], 2) for s in samples],
+                "loads": [s["load"] for s in samples],
+                "runs": runs,
+            }
+        )
 
 
 def run(root: Path, workers: int, runs: int = 5, python: str = sys.executable) -> dict[str, Any]:
@@ -119,7 +146,7 @@ def run(root: Path, workers: int, runs: int = 5, python: str = sys.executable) -
     logs.mkdir(exist_ok=True)
     if not (root / ".git").exists():
         _git(root, "init", "-q", "-b", "main")
-        (root / ".gitignore").write_text(".lab/\nbench-logs/\nplan.json\ndrift-report/\navd-*\n")
+        (root / ".gitignore").write_text(".lab/\nbench-logs/\nplan.json\ndrift-report/\navd-*\n.fabricops-cache/\n")
         _git(root, "add", "-A", ".gitignore", "intent", "generated")
         _git(root, "commit", "-qm", "bench: compiled fabric")
     devices = _device_count(root)
@@ -139,7 +166,11 @@ def run(root: Path, workers: int, runs: int = 5, python: str = sys.executable) -
         drift = [*cli, "drift", *common, "--format", "json", "--report-dir", str(root / "drift-report")]
         steps["plan (factory default)"] = step.run(plan, "plan-default.log")
         steps["deploy (all)"] = step.run(deploy, "deploy-all.log")
+        _forget_in_sync(root)
+        steps["plan (in sync, cold)"] = step.run(plan, "plan-cold.log")
         steps["plan (in sync)"] = step.repeated(plan, "plan", runs)
+        _forget_in_sync(root)
+        steps["drift (in sync, cold)"] = step.run(drift, "drift-cold.log")
         steps["drift (in sync)"] = step.repeated(drift, "drift", runs)
         changed = _change_one_device(root, python)
         steps["deploy (one changed)"] = {**step.run(deploy, "deploy-one.log"), "changed": changed}

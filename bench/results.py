@@ -475,6 +475,15 @@ def _fleet_table(report: dict[str, Any]) -> list[str]:
     ]
     if samples:
         out += ["", "Every run: " + "; ".join(samples) + "."]
+    per_switch = [
+        f"{f}x {step}: CLI {m['cpu_ms_per_switch']:.2f} ms, lab {m['lab_ms_per_switch']:.2f} ms"
+        f" (the CLI alone {m['client_per_core']:.0f} switches/s per core, CLI and lab {m['both_per_core']:.0f})"
+        for f, r in sorted((int(k), v) for k, v in fleet.items())
+        for step, m in r.get("steps", {}).items()
+        if "in sync" in step and "cpu_ms_per_switch" in m
+    ]
+    if per_switch:
+        out += ["", "CPU per switch: " + "; ".join(per_switch) + "."]
     compared = [(int(f), r["compare"]) for f, r in fleet.items() if "compare" in r]
     if compared:
         out += [
@@ -484,6 +493,11 @@ def _fleet_table(report: dict[str, Any]) -> list[str]:
             + "; ".join(
                 f"{f}x: {c['ms_per_switch']:.2f} ms per switch ({c['cpu_seconds']:.2f} s for {c['switches']}),"
                 f" at most {c['ceiling_per_core']:.0f} switches/s on one core"
+                + (
+                    f"; recognised as in sync from the memo of an earlier run: {c['memo_ms_per_switch']:.3f} ms"
+                    if "memo_ms_per_switch" in c
+                    else ""
+                )
                 for f, c in sorted(compared)
             )
             + ". The rest of a run's wall time is the lab answering (its CPU in the table), the transport"

@@ -190,6 +190,8 @@ def mask(text: str, key: bytes, known: Mapping[str, str] | None = None) -> str:
     ``known`` maps placeholder names to values (the secret store); a known value is replaced
     wherever it appears, also outside a secret's usual place.
     """
+    if not text:  # most errors and diffs of a fleet in sync: nothing to build the patterns for
+        return text
     for name, value in sorted((known or {}).items(), key=lambda item: -len(item[1])):
         if len(value) >= 4:  # a value as short as a word would replace words
             text = text.replace(value, f"<secret:{name}>")

@@ -110,12 +110,25 @@ def _as_outcome(name: str, value: Any) -> Outcome:
     return Outcome(name, Status.UNKNOWN, f"internal error: {value!r}")
 
 
-def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
+def _surveys(target: Target, names: list[str], progress: Progress) -> dict[str, Any]:
+    """:func:`survey_task` on ``names``: a device in sync by meaning gets no config session."""
+    in_sync = target.same_meaning if target.meaning is not None else None
     configs = {name: target.resolved(name) for name in names}
-    progress.phase("diffing", len(names))
-    values = _run(
-        target, names, survey_task, configs=configs, key=target.key, models=target.models, progress=progress.advance
+    return _run(
+        target,
+        names,
+        survey_task,
+        configs=configs,
+        key=target.key,
+        models=target.models,
+        progress=progress.advance,
+        in_sync=in_sync,
     )
+
+
+def _survey_reports(target: Target, names: list[str], progress: Progress) -> dict[str, tuple[Survey, DeviceReport]]:
+    progress.phase("diffing", len(names))
+    values = _surveys(target, names, progress)
     out = {}
     for name in names:
         survey = _as_survey(name, values.get(name))
@@ -124,12 +137,10 @@ def _survey_reports(target: Target, names: list[str], progress: Progress) -> dic
             name,
             survey.status,
             detail=target.scrub(survey.error),
-            summary=summarise_diff(diff, target.scrub(survey.running)),
+            summary=summarise_diff(diff, target.scrub(survey.running) if diff else ""),
             diff=diff,
             fingerprint=survey.fingerprint,
         )
-        if survey.status == Status.PENDING and target.same_meaning(name, survey.running):
-            report.status, report.detail = Status.UNCHANGED, "the same config by meaning (only the order differs)"
         out[name] = (survey, report)
     return out
 
@@ -285,11 +296,8 @@ def _settled_neighbours(target: Target, report: Report, progress: Progress) -> s
     outside = target.neighbours(report.names(Status.PENDING))
     if not outside:
         return set()
-    configs = {name: target.resolved(name) for name in outside}
     progress.phase("checking neighbours", len(outside))
-    values = _run(
-        target, outside, survey_task, configs=configs, key=target.key, models=target.models, progress=progress.advance
-    )
+    values = _surveys(target, outside, progress)
     return {name for name in outside if _as_survey(name, values.get(name)).status == Status.UNCHANGED}
 
 

@@ -61,7 +61,7 @@ from core.generated import (
 )
 from core.platforms.versions import USER_TABLE, version_from_header
 from core.secrets import load_values, placeholders, run_key
-from drift.compare import compare_config
+from drift.memo import InSyncMemo
 
 if TYPE_CHECKING:
     from nornir.core.task import Result, Task
@@ -348,18 +348,24 @@ class _Baseline:
 
 
 def _baselines(
-    root: Path, intended: Mapping[str, str], names: Sequence[str], tags: Mapping[str, str]
+    root: Path, intended: Mapping[str, str], names: Sequence[str], tags: Mapping[str, str], commit: str = ""
 ) -> dict[str, _Baseline]:
-    """Each device's last deployed config (state of record, else the newest fleet version that has it)."""
+    """Each device's last deployed config (state of record, else the newest fleet version that has it).
+
+    ``intended`` holds the configs at ``commit``: a device last deployed from that commit (the
+    fleet in sync) takes its text from there instead of reading it from git again.
+    """
     records = read_records(root)
     by_commit: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
     for name in names:
         record = records.get(name)
-        if record is not None and record.commit:
+        if record is not None and record.commit == commit and name in intended:
+            texts[name] = intended[name]
+        elif record is not None and record.commit:
             by_commit.setdefault(record.commit, []).append(name)
-    texts: dict[str, str] = {}
-    for commit, members in by_commit.items():
-        texts.update(configs_at(root, commit, members))
+    for deployed, members in by_commit.items():
+        texts.update(configs_at(root, deployed, members))
     versions = list(reversed(deploy_tags(open_repo(root))))
     out = {}
     for name in names:
@@ -447,23 +453,21 @@ def run_audit(
     if shard is not None:
         managed = [name for name in managed if shard_of(name, shard[1]) == shard[0]]
         unmanaged = {name: why for name, why in unmanaged.items() if shard_of(name, shard[1]) == shard[0]}
-    bases = _baselines(root, configs, managed, version_tags(open_repo(root)))
+    bases = _baselines(root, configs, managed, version_tags(open_repo(root)), snapshot.ref)
     texts = [text for base in bases.values() for text in (base.deployed_text, base.intended_text)]
     values = load_values(
         sorted({p for text in texts for p in placeholders(text)}),
         lab_password=target.password if target is not None else None,
     )
     key = run_key()
-
+    memo = InSyncMemo(root)
     table = root / USER_TABLE
 
     def judge(name: str, running: str, version: str | None) -> DeviceResult:
         platform = hosts[name].platform
 
         def compare(generated: str, live: str) -> Any:
-            return compare_config(
-                generated, live, values=values, key=key, platform=platform, version=version, table=table
-            )
+            return memo(generated, live, values=values, key=key, platform=platform, version=version, table=table)
 
         return _verdict(name, bases[name], compare, running)
 
@@ -472,6 +476,7 @@ def run_audit(
     if managed:
         nornir = open_fleet(snapshot, lab=target, devices=managed, workers=workers)
         reads = _audit_devices(nornir, tick, judge)
+        memo.save()
     results = [reads[name].verdict for name in managed]
     cables = snapshot.cables()
     known = set(hosts) | {row.a_device for row in cables} | {row.b_device for row in cables}

@@ -92,6 +92,7 @@ class Config:
     #: Bumped by the editor on every change, so derived views can be cached.
     version: int = field(default=0, compare=False)
     _interfaces: tuple[int, dict[str, ConfigLine]] | None = field(default=None, compare=False, repr=False)
+    _top_lines: tuple[int, frozenset[str]] | None = field(default=None, compare=False, repr=False)
 
     def copy(self) -> Config:
         return Config(self.root.clone())
@@ -102,6 +103,18 @@ class Config:
             blocks = {n.text.split(" ", 1)[1]: n for n in self.root.children if n.text.startswith("interface ")}
             self._interfaces = (self.version, blocks)
         return self._interfaces[1]
+
+    def has_top(self, text: str) -> bool:
+        """Whether ``text`` is a top-level line (the set of them cached until the next change).
+
+        Example:
+            >>> config = Config(ConfigLine("", "", "config", [ConfigLine("no lldp run", "lldp run")]))
+            >>> config.has_top("no lldp run"), config.has_top("lldp run")
+            (True, False)
+        """
+        if self._top_lines is None or self._top_lines[0] != self.version:
+            self._top_lines = (self.version, frozenset(n.text for n in self.root.children))
+        return text in self._top_lines[1]
 
     def top(self, prefix: str) -> list[ConfigLine]:
         """Top-level nodes whose line starts with ``prefix``."""

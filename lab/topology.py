@@ -247,7 +247,7 @@ class Fabric:
     # -- LLDP
     def lldp_neighbors(self, dev: DeviceView) -> list[tuple[str, str, str, str]]:
         """(local port, neighbour name, neighbour port, neighbour port description)."""
-        if has_line(dev.running.root, "no lldp run"):
+        if dev.running.has_top("no lldp run"):
             return []
         out = []
         for port in sorted_ports(dev.physical_ports() + list(interface_blocks(dev.running))):
@@ -259,7 +259,7 @@ class Fabric:
             if other is None:
                 out.append((port, peer[0], peer[1], ""))
                 continue
-            if has_line(other.running.root, "no lldp run"):
+            if other.running.has_top("no lldp run"):
                 continue
             desc = line_value(interface_blocks(other.running).get(peer[1]), "description ") or ""
             out.append((port, hostname(other.running), peer[1], desc))

@@ -76,11 +76,12 @@ def _safety(func: Any) -> Any:
     return func
 
 
-def _meaning() -> Any:
-    """The comparison by meaning that drift uses: plan and deploy judge "no change" by it too."""
-    from drift.compare import compare_config
+def _meaning(root: Path | None = None) -> Any:
+    """The comparison by meaning that drift uses: plan and deploy judge "no change" by it too,
+    with the in-sync verdicts of earlier runs in ``root`` remembered (:mod:`drift.memo`)."""
+    from drift.memo import InSyncMemo
 
-    return compare_config
+    return InSyncMemo(root)
 
 
 def _finish(*reports: Any, fmt: str, show_diffs: bool) -> None:
@@ -157,10 +158,12 @@ def plan_cmd(
     from deploy import open_target, run_plan, write_plan
     from deploy.progress import device_progress
 
-    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning())
+    meaning = _meaning(root)
+    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning)
     with device_progress(fmt == "text") as progress:
         report = run_plan(target, batch, progress)
     target.close()
+    meaning.save()
     path = out or root / DEFAULT_PLAN
     write_plan(path, report)
     if fmt == "text":
@@ -218,10 +221,12 @@ def deploy_cmd(
     options = _options(revert_in, settle, batch, dry_run, continue_on_error, plan)
     if plan is not None and ref is None:
         ref = options.plan.ref
-    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning())
+    meaning = _meaning(root)
+    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning)
     with device_progress(fmt == "text") as progress:
         report = run_deploy(target, options, progress=progress)
     target.close()
+    meaning.save()
     _finish(report, fmt=fmt, show_diffs=dry_run)
 
 

@@ -1,0 +1,114 @@
+"""The in-sync memo: the same verdicts as the comparison itself, remembered only while every input is the same."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+
+from drift.compare import compare_config
+from drift.memo import KEY_FILE, MEMO_FILE, InSyncMemo
+
+CONFIGS = Path(__file__).resolve().parents[2] / "generated" / "configs"
+SECRET = "$6$device$hashXYZ"
+
+
+@pytest.fixture(scope="module")
+def intended() -> str:
+    """A real generated leaf config, with its secret placeholders."""
+    return next(iter(sorted(CONFIGS.glob("*leaf*.cfg")))).read_text()
+
+
+def _running(intended: str) -> str:
+    """What the switch prints for ``intended`` (its secrets in their stored form)."""
+    import re
+
+    return re.sub(r"<secret:[^>]+>", SECRET, intended)
+
+
+def _values(intended: str) -> dict[str, str]:
+    from core.secrets import placeholders
+
+    return dict.fromkeys(placeholders(intended), SECRET)
+
+
+def _remembered(root: Path, intended: str, running: str, values: dict[str, str]) -> InSyncMemo:
+    """A memo that has seen ``running`` in sync with ``intended`` in an earlier run."""
+    first = InSyncMemo(root)
+    assert first(intended, running, values=values, key=b"run1").changes == ()
+    first.save()
+    return InSyncMemo(root)
+
+
+def test_a_remembered_verdict_is_the_comparison_s_own(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    memo = _remembered(tmp_path, intended, running, values)
+    again = memo(intended, running, values=values, key=b"run2")
+    assert memo.hits == 1
+    assert again == compare_config(intended, running, values=values, key=b"run2")
+
+
+def test_notes_are_remembered_with_the_verdict(tmp_path: Path, intended: str) -> None:
+    running = _running(intended)
+    memo = _remembered(tmp_path, intended, running, {})  # secret values unknown: notes, not drift
+    expected = compare_config(intended, running, values={}, key=b"k")
+    assert expected.notes and memo(intended, running, values={}, key=b"k") == expected
+    assert memo.hits == 1
+
+
+def test_a_switch_that_differs_is_found_every_time(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    edited = running.replace("\nhostname ", "\nip name-server vrf MGMT 192.0.2.53\nhostname ", 1)
+    for _run in range(2):
+        memo = InSyncMemo(tmp_path)
+        found = memo(intended, edited, values=values, key=b"k")
+        memo.save()
+        assert [(c.kind, c.line) for c in found.changes] == [("added", "ip name-server vrf MGMT 192.0.2.53")]
+        assert memo.hits == 0
+
+
+def test_a_changed_intended_config_is_compared_in_full(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    memo = _remembered(tmp_path, intended, running, values)
+    changed = intended.replace("\nhostname ", "\nip name-server vrf MGMT 192.0.2.53\nhostname ", 1)
+    result = memo(changed, running, values=values, key=b"k")
+    assert memo.hits == 0
+    assert [(c.kind, c.line) for c in result.changes] == [("removed", "ip name-server vrf MGMT 192.0.2.53")]
+
+
+def test_another_secret_value_is_compared_in_full(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    memo = _remembered(tmp_path, intended, running, values)
+    rotated = dict.fromkeys(values, "$6$git$rotated")
+    result = memo(intended, running, values=rotated, key=b"k")
+    assert memo.hits == 0 and {c.kind for c in result.changes} == {"secret"}
+
+
+def test_another_release_or_defaults_table_is_compared_in_full(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    memo = _remembered(tmp_path, intended, running, values)
+    memo(intended, running, values=values, key=b"k", version="4.30.1F")
+    table = tmp_path / "eos.yaml"
+    table.write_text("eos: []\n")
+    memo(intended, running, values=values, key=b"k", table=table)
+    assert memo.hits == 0
+
+
+def test_the_memo_holds_no_secret_and_its_key_is_private(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    _remembered(tmp_path, intended, running, values)
+    text = (tmp_path / MEMO_FILE).read_text()
+    assert SECRET not in text and "hashXYZ" not in text
+    assert stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode) == 0o600
+
+
+def test_an_unreadable_memo_is_a_full_comparison(tmp_path: Path, intended: str) -> None:
+    running, values = _running(intended), _values(intended)
+    _remembered(tmp_path, intended, running, values)
+    (tmp_path / MEMO_FILE).write_text("{not json")
+    memo = InSyncMemo(tmp_path)
+    assert memo(intended, running, values=values, key=b"k").changes == () and memo.hits == 0
+    memo.save()
+    assert json.loads((tmp_path / MEMO_FILE).read_text())["schema"] == 1
