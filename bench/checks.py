@@ -64,9 +64,10 @@ def _cold() -> None:
     """Forget what the rules memoise (parsed addresses, the cable runs): each run pays for them."""
     from compiler.artifacts import physical
     from compiler.checks.rules import _common
+    from compiler.platforms import eos
 
     _common.address.cache_clear()
-    _common.interface_address.cache_clear()
+    eos.acl_source_prefix.cache_clear()
     physical._LAST_RUNS.clear()
 
 

@@ -7,6 +7,12 @@ Each command runs ``runs`` times as a new process (medians): the interpreter alo
 ``compile --full`` names the modules whose import costs the most, and ``--timings`` the
 compile's own stages in that process.
 
+Python's bytecode is cached, as on any installed copy (pip compiles it; a checkout writes
+``__pycache__`` on its first run), in a scratch ``PYTHONPYCACHEPREFIX``, even where the
+environment sets ``PYTHONDONTWRITEBYTECODE``; one more row, ``compile --full`` with
+``PYTHONDONTWRITEBYTECODE=1`` and no cache, shows what compiling fabricops' own sources on every
+run costs (about 0.2 s).
+
     python bench/startup.py [--runs 20]
 """
 
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -27,21 +34,32 @@ from typing import Any
 EXAMPLE = Path(__file__).resolve().parent.parent / "intent"
 
 
-def _seconds(cmd: list[str], cwd: Path, runs: int, before: list[str] | None = None) -> dict[str, Any]:
+def _seconds(
+    cmd: list[str], cwd: Path, runs: int, before: list[str] | None = None, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Median wall seconds of ``cmd`` over ``runs`` new processes (``before`` runs untimed first each time)."""
     samples = []
     for _ in range(runs):
         if before:
-            subprocess.run(before, cwd=cwd, check=True, capture_output=True)
+            subprocess.run(before, cwd=cwd, check=True, capture_output=True, env=env)
         start = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+        subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, env=env)
         samples.append(time.perf_counter() - start)
     return {"median": statistics.median(samples), "min": min(samples), "runs": runs}
 
 
-def imports(cmd: list[str], cwd: Path, top: int = 12) -> dict[str, Any]:
+def cached_bytecode(cache: Path) -> dict[str, str]:
+    """This environment with Python's bytecode written to, and read from, ``cache``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(cache)
+    return env
+
+
+def imports(cmd: list[str], cwd: Path, top: int = 12, env: dict[str, str] | None = None) -> dict[str, Any]:
     """``-X importtime`` of one run: total import seconds and the costliest modules (with what they import)."""
-    done = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], cwd=cwd, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [cmd[0], "-X", "importtime", *cmd[1:]], cwd=cwd, capture_output=True, text=True, check=True, env=env
+    )
     rows = []
     for line in done.stderr.splitlines():
         match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
@@ -61,20 +79,27 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="fabricops-startup-") as tmp:
         root = Path(tmp)
         shutil.copytree(EXAMPLE, root / "intent")
-        subprocess.run([*cli, "compile"], cwd=root, check=True, capture_output=True)
+        env = cached_bytecode(root / "pycache")
+        subprocess.run([*cli, "compile"], cwd=root, check=True, capture_output=True, env=env)
+        subprocess.run([*cli, "compile", "--full"], cwd=root, check=True, capture_output=True, env=env)
+        uncached = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        uncached.pop("PYTHONPYCACHEPREFIX", None)
         clear = [python, "-c", "import shutil; shutil.rmtree('generated')"]
         out: dict[str, Any] = {
-            "python -c pass": _seconds([python, "-c", "pass"], root, runs),
-            "fabricops --help": _seconds([*cli, "--help"], root, runs),
-            "fabricops check": _seconds([*cli, "check"], root, runs),
-            "fabricops compile (nothing changed)": _seconds([*cli, "compile"], root, runs),
-            "fabricops compile --full (generated/ current)": _seconds([*cli, "compile", "--full"], root, runs),
+            "python -c pass": _seconds([python, "-c", "pass"], root, runs, env=env),
+            "fabricops --help": _seconds([*cli, "--help"], root, runs, env=env),
+            "fabricops check": _seconds([*cli, "check"], root, runs, env=env),
+            "fabricops compile (nothing changed)": _seconds([*cli, "compile"], root, runs, env=env),
+            "fabricops compile --full (generated/ current)": _seconds([*cli, "compile", "--full"], root, runs, env=env),
             "fabricops compile --full (empty generated/)": _seconds(
-                [*cli, "compile", "--full"], root, max(3, runs // 4), clear
+                [*cli, "compile", "--full"], root, max(3, runs // 4), clear, env=env
+            ),
+            "fabricops compile --full (generated/ current, bytecode not cached)": _seconds(
+                [*cli, "compile", "--full"], root, max(3, runs // 4), env=uncached
             ),
         }
         timings = subprocess.run(
-            [*cli, "compile", "--full", "--timings"], cwd=root, capture_output=True, text=True, check=True
+            [*cli, "compile", "--full", "--timings"], cwd=root, capture_output=True, text=True, check=True, env=env
         )
         found = re.search(r"seconds: (.*)", timings.stdout)
         stages = (
@@ -84,8 +109,8 @@ def measure(runs: int, python: str = sys.executable) -> dict[str, Any]:
             "seconds": out,
             "stages": stages,
             "imports": {
-                "fabricops --help": imports([*cli, "--help"], root),
-                "fabricops compile --full": imports([*cli, "compile", "--full"], root),
+                "fabricops --help": imports([*cli, "--help"], root, env=env),
+                "fabricops compile --full": imports([*cli, "compile", "--full"], root, env=env),
             },
         }
 

@@ -31,7 +31,8 @@ Example:
     (13, 256)
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 import math
 from collections.abc import Iterator

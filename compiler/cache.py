@@ -33,39 +33,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+from core.codedigest import code_digest as _code_digest
+from core.codedigest import files_under
 
 CACHE_DIR = ".fabricops-cache"
 CACHE_FILE = "compile.json"
 FORMAT = 2
 _PACKAGES = ("compiler", "core")
-_SOURCE_SUFFIXES = (".py", ".j2", ".yaml", ".yml", ".json", ".csv", ".txt")
-
-
-def _files_under(folder: Path) -> Iterator[Path]:
-    """Every file below ``folder``, in a fixed order, skipping bytecode caches."""
-    for path in sorted(folder.rglob("*")):
-        if "__pycache__" not in path.parts and path.is_file():
-            yield path
 
 
 @cache
 def code_digest() -> str:
-    """sha256 of everything a compile runs besides the intent: our packages' files, the Python
-    version and the installed distributions (their dist-info names carry their versions)."""
-    digest = hashlib.sha256(f"{FORMAT} {sys.version}".encode())
-    root = Path(__file__).resolve().parent.parent
-    for package in _PACKAGES:
-        for path in _files_under(root / package):
-            if path.suffix in _SOURCE_SUFFIXES:
-                digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    for folder in sorted({p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)}):
-        digest.update("\0".join(sorted(os.listdir(folder))).encode())
-    return digest.hexdigest()
+    """sha256 of everything a compile runs besides the intent (:func:`core.codedigest.code_digest`
+    of the ``compiler`` and ``core`` packages) and of the record's format."""
+    return hashlib.sha256(f"{FORMAT} {_code_digest(_PACKAGES)}".encode()).hexdigest()
 
 
 def fingerprint(inputs: object, code: str | None = None) -> str:
@@ -76,7 +62,7 @@ def fingerprint(inputs: object, code: str | None = None) -> str:
 def source_key(intent_dir: Path) -> str:
     """sha256 of every file under ``intent_dir`` (names and bytes) and the code digest."""
     digest = hashlib.sha256(code_digest().encode())
-    for path in _files_under(intent_dir):
+    for path in files_under(intent_dir):
         digest.update(path.relative_to(intent_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from compiler.collection import paused
 from compiler.facts import (
     Allocation,
     Cable,
@@ -72,6 +73,7 @@ class ResolvedFabric:
         return self.facts.cabling.of(device)
 
 
+@paused
 def resolve(intent: Intent) -> ResolvedFabric:
     """Decide everything the intent leaves implicit; pure and deterministic."""
     facts = build_facts(intent)

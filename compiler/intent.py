@@ -14,8 +14,8 @@ Every problem is reported as ``file:line: yaml.path: message`` and collected bef
 failing, so one run shows the whole list (an :class:`~core.errors.IntentError`).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: with it, pydantic compiles and evaluates the
+# text of every field's annotation as it builds the models, at every start (about 30 ms).
 import codecs
 import contextlib
 import csv
@@ -27,11 +27,12 @@ import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from compiler.collection import paused
 from compiler.sources import Source, SourceLines, yaml_line_of
 from compiler.specifics import (
     SPECIFIC_FILES,
@@ -380,7 +381,7 @@ class ServerModel(IntentModel):
         return tuple(nodes[i * len(nodes) // self.gpus] for i in range(self.gpus)) if self.gpus else ()
 
     @model_validator(mode="after")
-    def _one_node_per_gpu(self) -> ServerModel:
+    def _one_node_per_gpu(self) -> Self:
         if self.gpu_numa is not None and len(self.gpu_numa) != self.gpus:
             raise ValueError(f"gpu_numa lists {len(self.gpu_numa)} GPUs, the model has {self.gpus}")
         return self
@@ -407,7 +408,7 @@ class EcnThreshold(IntentModel):
     max_kbytes: int = Field(ge=1)
 
     @model_validator(mode="after")
-    def _ordered(self) -> EcnThreshold:
+    def _ordered(self) -> Self:
         if self.max_kbytes < self.min_kbytes:
             raise ValueError(f"max_kbytes ({self.max_kbytes}) is below min_kbytes ({self.min_kbytes})")
         return self
@@ -511,7 +512,7 @@ class RoutingProfile(IntentModel):
     bfd: Bfd = Bfd()
 
     @model_validator(mode="after")
-    def _bgp_settings(self) -> RoutingProfile:
+    def _bgp_settings(self) -> Self:
         if self.protocol == "ebgp" and self.bgp is None:
             raise ValueError("protocol ebgp needs a 'bgp' block (spine_asn, leaf_asn_base)")
         return self
@@ -654,7 +655,7 @@ class MlagSettings(IntentModel):
         return format_template(value, {"network": "compute", "NETWORK": "COMPUTE", "pair": 1})
 
     @model_validator(mode="after")
-    def _distinct_vlans(self) -> MlagSettings:
+    def _distinct_vlans(self) -> Self:
         if self.peer_vlan == self.l3_vlan:
             raise ValueError(f"peer_vlan and l3_vlan are both {self.peer_vlan}: they must differ")
         return self
@@ -969,6 +970,7 @@ _Loader.add_implicit_resolver(
 M = TypeVar("M", bound=BaseModel)
 
 
+@paused
 def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     """Load and validate ``directory`` (``intent/``); raise :class:`IntentError` listing every problem.
 
@@ -1658,11 +1660,12 @@ def _ports_on_model(
             owner.setdefault(cage, key)
     for key, names in named.items():
         for index, name in enumerate(names):
-            where = at(*loc, key, index) if len(names) > 1 or key.endswith("_ports") else at(*loc, key)
+            # the line is looked up only for a problem: finding it parses the file again
+            at_name = (*loc, key, index) if len(names) > 1 or key.endswith("_ports") else (*loc, key)
             missing = model.missing(name)
             if missing is not None:
-                yield f"{where}: {missing}"
+                yield f"{at(*at_name)}: {missing}"
                 continue
             cage = model.port(name).label
             if cage in owner:
-                yield f"{where}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"
+                yield f"{at(*at_name)}: {name} is on cage {cage}, which {owner[cage]} use: pick a port outside it"

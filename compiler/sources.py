@@ -16,7 +16,8 @@ Examples:
     ('servers.csv: rack03-gpu007', 'vlans.yaml: vlans.x.access[2]')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 import csv
 import io
@@ -39,7 +40,7 @@ class Source(NamedTuple):
     def __str__(self) -> str:
         return f"{self.file}: {yaml_path(self.path)}" if self.path else self.file
 
-    def child(self, *items: PathItem) -> Source:
+    def child(self, *items: PathItem) -> "Source":
         """The source of an element below this one.
 
         Example:

@@ -24,11 +24,12 @@ Example:
     ('rack03-gpu007', 'INFERENCE')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic would compile and evaluate the text of every
+# field's annotation as it builds the models, at every start.
 
 import ipaddress
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -63,7 +64,7 @@ class VlanMember(SpecificModel):
     nic: str | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> VlanMember:
+    def _one_kind(self) -> Self:
         if (self.rack is None) == (self.server is None):
             raise ValueError("give either rack (every server of it) or server (with nic: one of its NICs)")
         if self.nic is not None and self.server is None:
@@ -91,7 +92,7 @@ class ServerVlan(SpecificModel):
     tagged: tuple[VlanMember, ...] = ()
 
     @model_validator(mode="after")
-    def _gateway_needs_pool(self) -> ServerVlan:
+    def _gateway_needs_pool(self) -> Self:
         if self.gateway and self.pool is None:
             raise ValueError("gateway: true needs a pool (its leaf pairs' subnets and the gateway address)")
         return self
@@ -188,7 +189,7 @@ class DeviceSettings(SpecificModel):
         return mac_address(value) if value is not None else None
 
     @model_validator(mode="after")
-    def _whole_identity(self) -> DeviceSettings:
+    def _whole_identity(self) -> Self:
         if (self.serial is None) != (self.base_mac is None):
             raise ValueError("give serial and base_mac together: they name one unit")
         return self

@@ -41,9 +41,9 @@ import os
 import secrets
 import threading
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 
+from core.codedigest import code_digest
 from drift.compare import Comparison, compare_config
 
 __all__ = ["MEMO_FILE", "InSyncMemo"]
@@ -55,28 +55,8 @@ KEY_FILE = f"{CACHE_DIR}/in-sync.key"
 MAX_ENTRIES = 50_000
 SCHEMA = 1
 
-#: The code whose change may change a verdict: its source is part of every digest.
-_CODE = (
-    "drift/compare.py",
-    "core/configtree.py",
-    "core/masking.py",
-    "core/secrets.py",
-    "core/platforms/__init__.py",
-    "core/platforms/eos.py",
-    "core/platforms/eos.yaml",
-    "core/platforms/versions.py",
-)
-
-
-@lru_cache(maxsize=1)
-def _code_digest() -> bytes:
-    """SHA-256 of the comparison's source files, read once per process."""
-    base = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for name in _CODE:
-        path = base / name
-        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
-    return digest.digest()
+#: The packages whose code may change a verdict: their source is part of every digest.
+_PACKAGES = ("drift", "core")
 
 
 class InSyncMemo:
@@ -142,7 +122,7 @@ class InSyncMemo:
         mark = (tuple(sorted(values.items())), str(table) if table is not None else None)
         found = self._parts.get(mark)
         if found is None:
-            digest = hashlib.sha256(_code_digest())
+            digest = hashlib.sha256(code_digest(_PACKAGES).encode())
             for item, value in mark[0]:
                 digest.update(json.dumps([item, value]).encode())
             if table is not None and table.is_file():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -151,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     No secret value leaves through a log record or an error message (:mod:`core.masking`).
     """
+    # pydantic looks for plugins among the entry points of every installed distribution the
+    # first time it builds a model: a scan that cost as much as loading the example's intent.
+    # fabricops' models are its own; whoever sets the variable decides instead.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     args = list(argv) if argv is not None else sys.argv[1:]
     verbose = any(arg in ("-v", "--verbose") for arg in args[: _first_verb(args)])
     key = run_key()

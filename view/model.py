@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 
 from core.generated import Host, Snapshot
+from core.hardware import sort_interfaces
 from core.topology import Topology
-from view.ports import sort_interfaces
 
 
 @dataclass(frozen=True, slots=True)

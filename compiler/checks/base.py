@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from compiler.collection import paused
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 
@@ -56,6 +57,7 @@ def rule(id: str, severity: Severity, requirement: str, title: str) -> Callable[
     return register
 
 
+@paused
 def run_checks(intent: Intent, fabric: ResolvedFabric) -> list[Finding]:
     """Every rule over the fabric; findings sorted by severity, rule, subject."""
     from compiler.checks import rules  # noqa: F401  (registers the rules)

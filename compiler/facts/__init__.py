@@ -28,7 +28,8 @@ Example:
     '10.30.5.17/24'
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from typing import NamedTuple

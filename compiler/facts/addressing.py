@@ -37,13 +37,23 @@ Example:
     HostAddress(address='10.30.5.17/24', gateway='10.30.5.1')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Callable, Iterable, Mapping
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Interface, IPv4Network
 from typing import NamedTuple
 
-from compiler.addressing import host_address, host_in, nth_subnet, p2p_link, subnet_capacity
+from compiler.addressing import (
+    address_value,
+    host_address,
+    host_in,
+    host_text,
+    nth_subnet,
+    p2p_link,
+    p2p_text,
+    subnet_capacity,
+)
 from compiler.facts.common import FabricNetwork, Network
 from compiler.facts.hardware import Layouts
 from compiler.facts.servers import RESERVED, Attachments
@@ -161,7 +171,7 @@ def build_addressing(
         per_nic = spec.bonding == "per-nic"
         stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
         subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
-        gateways = {leaf: str(host_in(hosts, GATEWAY_OFFSET).ip) for leaf, hosts in subnets.items()}
+        gateways = {leaf: host_text(hosts, GATEWAY_OFFSET).partition("/")[0] for leaf, hosts in subnets.items()}
         for nic in attachments.nics:
             if nic.network != net or (nic.side and not per_nic):
                 continue
@@ -179,7 +189,7 @@ def build_addressing(
                 purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
                 allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
             else:
-                address = HostAddress(str(host_in(subnets[nic.switch], offset)), gateways[nic.switch])
+                address = HostAddress(host_text(subnets[nic.switch], offset), gateways[nic.switch])
                 purpose = (f"{net} NIC {nic.nic}" if per_nic else f"{net} bond") + (RESERVED if nic.retired else "")
                 allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
             if nic.side == 0:
@@ -208,8 +218,8 @@ def _vlan_host(vlan: FabricVlan, pair: int, offset: int) -> HostAddress | None:
     subnet = vlan.subnet(pair)
     if subnet is None:
         return None
-    gateway = str(host_in(subnet, GATEWAY_OFFSET).ip) if vlan.routed else ""
-    return HostAddress(str(host_in(subnet, offset)), gateway)
+    gateway = host_text(subnet, GATEWAY_OFFSET).partition("/")[0] if vlan.routed else ""
+    return HostAddress(host_text(subnet, offset), gateway)
 
 
 def _vlan_allocation(vlan: FabricVlan, address: HostAddress, owner: str, purpose: str) -> Allocation:
@@ -269,7 +279,7 @@ def _fabric(
     vlan = intent.fabric.vlans[spec.vlan]
     mlag = intent.fabric.mlag
 
-    def take(pool: str, prefix: IPv4Interface | IPv4Network, owner: str, purpose: str) -> None:
+    def take(pool: str, prefix: IPv4Interface | IPv4Network | str, owner: str, purpose: str) -> None:
         allocations.append(Allocation(net, pool, str(prefix), owner, purpose))
 
     layouts = topology.layouts
@@ -305,7 +315,7 @@ def _fabric(
                 for number, spine in enumerate(pod.spines[: fabric.uplinks], start=1):
                     if local > len(spine_downlinks):
                         continue  # PRT004 reports the spine's missing port
-                    spine_end, leaf_end = p2p_link(pools.p2p, (index - 1) * per_pod + (number - 1))
+                    subnet, spine_end, leaf_end = p2p_text(pools.p2p, (index - 1) * per_pod + (number - 1))
                     take("p2p", spine_end, spine, f"P2P to {name}")
                     take("p2p", leaf_end, name, f"P2P to {spine}")
                     leaf_port = uplink_ports[number - 1]
@@ -315,9 +325,9 @@ def _fabric(
                         leaf_port,
                         spine,
                         spine_downlinks[local - 1],
-                        str(spine_end.network),
-                        str(leaf_end),
-                        str(spine_end),
+                        subnet,
+                        leaf_end,
+                        spine_end,
                     )
         for number, spine in enumerate(pod.spines, start=1):
             if fabric.three_stage and pools.spine_loopbacks is not None:
@@ -337,7 +347,7 @@ def _super_spines(
     fabric: SpineLeaf,
     loopbacks: dict[str, str],
     links: dict[tuple[str, str], FabricLink],
-    take: Callable[[str, IPv4Interface | IPv4Network, str, str], None],
+    take: Callable[[str, IPv4Interface | IPv4Network | str, str, str], None],
 ) -> None:
     """The super-spines' loopbacks and every pod spine-super-spine /31 (see the module rules)."""
     net = fabric.network
@@ -364,12 +374,13 @@ def _super_spines(
                 index = (pod.id - 1) * share + j
                 if index >= len(downlinks):
                     continue  # PRT004 reports the super-spine's missing port
-                upper, lower = p2p_link(pools.spine_p2p, ((pod.id - 1) * per_pod + number - 1) * len(uplinks) + u)
+                link = ((pod.id - 1) * per_pod + number - 1) * len(uplinks) + u
+                subnet, upper, lower = p2p_text(pools.spine_p2p, link)
                 super_spine = supers[target]
                 take("spine_p2p", upper, super_spine, f"P2P to {spine}")
                 take("spine_p2p", lower, spine, f"P2P to {super_spine}")
                 links[spine, spine_port] = FabricLink(
-                    net, spine, spine_port, super_spine, downlinks[index], str(upper.network), str(lower), str(upper)
+                    net, spine, spine_port, super_spine, downlinks[index], subnet, lower, upper
                 )
 
 
@@ -399,7 +410,7 @@ def pool_use(
         if a.network == net and a.pool == name:
             address, _, length = a.prefix.partition("/")
             bits = min(int(length) if length else 32, prefixlen)
-            value = int(IPv4Address(address))
+            value = address_value(address)
             units.add((value >> (32 - bits) if bits else 0, bits))
     return PoolUse(net, name, str(pool), unit, len(units), subnet_capacity(pool, prefixlen), highest)
 

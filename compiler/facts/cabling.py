@@ -29,7 +29,8 @@ Example:
     (766, Endpoint(device='rack01-leaf-a', port='Ethernet1/1'), Endpoint(device='rack01-gpu001', port='enp65s0f0'))
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
@@ -216,12 +217,13 @@ def _management(plan: _Plan, attachments: Attachments) -> None:
             "management.core.downlinks (rack R takes the R-th): list more cages"
         )
         plan.problems.append(Problem("PRT004", topology.core, message))
+    in_rack = topology.by_rack()
     for rack, switch in topology.rack_switches.items():
         for name, server, nic_name, speed, retired in by_switch.get(switch, []):
             port = plan.take(switch, name, "server", "management", server, nic_name, server, retired=retired)
             if port is not None:
                 plan.cable("management", "server", port, (server, nic_name, speed), (access_mtu, access_mtu))
-        for device in topology.in_rack(rack):
+        for device in in_rack.get(rack, []):
             if device.mgmt_port is None:
                 continue
             management_port = device.layout.management_port

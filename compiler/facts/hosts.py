@@ -24,7 +24,8 @@ Example:
     ('active-backup', 'bond1', 'enp66s0f1', '10.40.1.12/24')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
@@ -115,10 +116,11 @@ def build_links(
     """Every in-service server's links, compute before storage."""
     plan = vlans if vlans is not None else VlanPlan({}, {}, {}, ())
     out: dict[str, list[HostLink]] = {}
+    model_of = {s.name: s.model for s in intent.servers}
     for server, nics in sorted(attachments.of_server.items()):
         if any(a.retired for a in nics):
             continue
-        models = intent.fabric.server_models[next(s.model for s in intent.servers if s.name == server)]
+        models = intent.fabric.server_models[model_of[server]]
         adapters = {n.name: n.adapter_name for n in models.nics}
         for net in ("compute", "storage"):
             spec = intent.fabric.fabrics.get(net)

@@ -24,14 +24,16 @@ Example:
     (HostAddress(address='172.16.1.3/25', gateway='172.16.1.1'), '172.16.5.136/25')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from ipaddress import IPv4Interface, IPv4Network
 from typing import NamedTuple
 
-from compiler.addressing import host_in, nth_subnet
+from compiler.addressing import host_in, host_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
+from compiler.facts.common import same_as_last
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
@@ -98,12 +100,13 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     mgmt = intent.fabric.management
     allocations: list[Allocation] = []
 
-    def take(pool: str, prefix: IPv4Interface | IPv4Network, owner: str, purpose: str) -> None:
+    def take(pool: str, prefix: IPv4Interface | IPv4Network | str, owner: str, purpose: str) -> None:
         allocations.append(Allocation("management", pool, str(prefix), owner, purpose))
 
     racks: dict[int, RackManagement] = {}
     switches: dict[str, HostAddress] = {}
     servers: dict[str, HostAddress] = {}
+    in_rack = topology.by_rack()
     for rack, switch in topology.rack_switches.items():
         subnet, server_subnet = rack_halves(intent, rack)
         gateway, own = host_in(subnet, GATEWAY_OFFSET), host_in(subnet, RACK_SWITCH_OFFSET)
@@ -126,18 +129,19 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             str(server_subnet),
             str(server_gateway),
         )
-        for fabric_switch in topology.in_rack(rack):
+        for fabric_switch in in_rack.get(rack, []):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
                 address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
                 take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
                 switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
     by_switch = {r.switch: r for r in racks.values()}
+    server_subnets = {r.switch: IPv4Network(r.server_subnet) for r in racks.values()}
     for nic in attachments.nics:
         if nic.network == "management":
             rack_facts = by_switch[nic.switch]
-            address = host_in(IPv4Network(rack_facts.server_subnet), SERVER_OFFSET + nic.host)
-            take("pool", address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
-            servers[nic.server] = HostAddress(str(address), rack_facts.server_gateway.split("/")[0])
+            server_address = host_text(server_subnets[nic.switch], SERVER_OFFSET + nic.host)
+            take("pool", server_address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
+            servers[nic.server] = HostAddress(server_address, rack_facts.server_gateway.split("/")[0])
     up = mgmt.upstream
     address = host_in(up.subnet, UPSTREAM_OFFSET)
     take("upstream", up.subnet, topology.core, "upstream transit")
@@ -152,7 +156,8 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
 MANAGEMENT_SERVICES = ("eapi", "ssh", "gnmi")
 
 
-def access_prefixes(services: Services) -> dict[str, tuple[IPv4Network, ...]]:
+@same_as_last
+def access_prefixes(services: Services) -> Mapping[str, tuple[IPv4Network, ...]]:
     """The sources each management service of the switches accepts.
 
     A service's own ``access.<service>.prefixes`` when given; else ``management_prefixes``, and

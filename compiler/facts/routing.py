@@ -26,7 +26,8 @@ Example:
     ('Ethernet1/1', 'Ethernet2/1')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
 from ipaddress import IPv4Network

@@ -22,7 +22,8 @@ Example:
     storage enp66s0f1 rack01-stor-leaf-b Ethernet24 24
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections import defaultdict
 from collections.abc import Mapping
@@ -165,7 +166,7 @@ class ResolvedServer(NamedTuple):
     storage_address: str | None
     storage_gateway: str | None
     nics: tuple[ServerNic, ...]
-    links: tuple[HostLink, ...] = ()
+    links: tuple["HostLink", ...] = ()
     """How it attaches to each fabric network (a bond, or an address per NIC)."""
     active: bool = True
     """False for a decommissioned server: its ports and addresses are held, it has no host files."""

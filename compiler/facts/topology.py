@@ -28,10 +28,11 @@ Example:
     ('rack01-stor-leaf-a', 'rack01-stor-leaf-b')
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from compiler.facts.common import FabricNetwork, Network, Problem, Role
@@ -210,11 +211,14 @@ class Topology(NamedTuple):
     problems: tuple[Problem, ...]
     layouts: Layouts
 
-    def in_rack(self, rack: int) -> Iterator[Switch]:
-        """The fabric switches with a management slot in ``rack``, by slot."""
-        yield from sorted(
-            (s for s in self.switches.values() if s.slot is not None and s.rack == rack), key=lambda s: s.slot or 0
-        )
+    def by_rack(self) -> dict[int, list[Switch]]:
+        """Per rack, the fabric switches with a management slot in it, by slot (one pass over all
+        switches: a rack's own scan of them was quadratic in racks)."""
+        racks: dict[int, list[Switch]] = {}
+        for switch in self.switches.values():
+            if switch.slot is not None:
+                racks.setdefault(switch.rack, []).append(switch)
+        return {rack: sorted(found, key=lambda s: s.slot or 0) for rack, found in racks.items()}
 
 
 def build_topology(intent: Intent) -> Topology:

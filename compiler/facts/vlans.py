@@ -28,7 +28,8 @@ Example:
     ({}, {}, ())
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping

@@ -10,7 +10,8 @@ Example:
     ('1g', (1006, 1199))
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: pydantic would compile and evaluate the text of every
+# field's annotation as it builds the models, at every start.
 
 import re
 from collections.abc import Iterable
@@ -200,8 +201,10 @@ def acl_source(prefix: IPv4Network) -> str:
     return f"host {prefix.network_address}" if prefix.prefixlen == 32 else str(prefix)
 
 
+@cache
 def acl_source_prefix(source: str) -> IPv4Network | None:
-    """The prefix a standard ACL source names (``any`` is 0.0.0.0/0), or None when it is not one.
+    """The prefix a standard ACL source names (``any`` is 0.0.0.0/0), or None when it is not one
+    (parsed once per source: every switch lists the same few, and the rules read them all).
 
     Example:
         >>> acl_source_prefix("host 172.20.0.40"), acl_source_prefix("any"), acl_source_prefix("x")

@@ -26,8 +26,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
+from compiler.facts.common import same_as_last
 from compiler.facts.hosts import BOND_NAMES
 from compiler.facts.management import RackManagement
+from compiler.intent import StormControl
 from compiler.platforms import eos
 from compiler.specifics import PortSettings
 from compiler.structured.model import Interface
@@ -211,7 +213,12 @@ def _leaf(facts: DeviceFacts) -> Iterator[Interface]:
 
 def storm_control(facts: DeviceFacts) -> tuple[tuple[str, str], ...]:
     """The storm-control levels of every server-facing port (``storm_control`` of the intent)."""
-    return eos.storm_control(facts.design.storm_control.model_dump())
+    return _storm_levels(facts.design.storm_control)
+
+
+@same_as_last
+def _storm_levels(levels: StormControl) -> tuple[tuple[str, str], ...]:
+    return eos.storm_control(levels.model_dump())
 
 
 def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Interface]:

@@ -5,7 +5,8 @@ fields absent): every decision is already made, so a template change and a data 
 up apart. Field order is the order of the keys in the YAML.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
+# text of every field's annotation as the module loads, at every start.
 
 from typing import Literal, NamedTuple
 

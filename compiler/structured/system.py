@@ -17,8 +17,9 @@ Example:
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Address
 
+from compiler.addressing import address_value
 from compiler.facts import DeviceFacts
 from compiler.facts.hardware import internal_vlans
 from compiler.platforms import eos
@@ -94,8 +95,8 @@ def route_key(prefix: str) -> tuple[int, int]:
         >>> sorted(["10.9.0.0/16", "10.10.0.0/16", "0.0.0.0/0"], key=route_key)
         ['0.0.0.0/0', '10.9.0.0/16', '10.10.0.0/16']
     """
-    network = IPv4Network(prefix)
-    return int(network.network_address), network.prefixlen
+    address, _, length = prefix.partition("/")
+    return address_value(address), int(length) if length else 32
 
 
 def _default_route(facts: DeviceFacts) -> tuple[StaticRoute, ...]:

@@ -24,13 +24,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from netutils.interface import sort_interface_list
-
 from core.errors import FabricopsError
 
 #: Interface types that exist only when configured: never checked against a model's ports.
 LOGICAL_TYPES = ("Port-Channel", "Loopback", "Vlan", "Vxlan", "Tunnel")
 _NAME = re.compile(r"(?P<type>[A-Za-z-]+)(?P<numbers>\d+(?:/\d+)*)$")
+_DIGITS = re.compile(r"(\d+)")
 
 
 def speed_gbps(speed: str) -> int:
@@ -44,16 +43,31 @@ def speed_gbps(speed: str) -> int:
 
 
 def sort_interfaces(names: Iterable[str]) -> list[str]:
-    """Interface names in EOS's order: numerically, slot, then port, then lane (netutils' sort).
+    """Interface names in EOS's order, each once: numerically, slot, then port, then lane.
+
+    The order of netutils' ``sort_interface_list`` (a test compares them on every model of the
+    catalog) by a sort key, at a tenth of its cost: its tree of name parts took a tenth of
+    resolving the 16x fabric.
 
     Examples:
         >>> sort_interfaces(["Ethernet10/1", "Ethernet2/1", "Ethernet1/2", "Ethernet1/1", "Ethernet33"])
         ['Ethernet1/1', 'Ethernet1/2', 'Ethernet2/1', 'Ethernet10/1', 'Ethernet33']
-        >>> sort_interfaces(["Ethernet3/10/1", "Ethernet3/2/1", "Ethernet3/1/5"])
+        >>> sort_interfaces(["Ethernet3/10/1", "Ethernet3/2/1", "Ethernet3/1/5", "Ethernet3/1/5"])
         ['Ethernet3/1/5', 'Ethernet3/2/1', 'Ethernet3/10/1']
+        >>> sort_interfaces(["Vlan100", "Ethernet9", "Ethernet1/1", "Ethernet1", "Ethernet1.5"])
+        ['Ethernet1', 'Ethernet1.5', 'Ethernet1/1', 'Ethernet9', 'Vlan100']
     """
-    result: list[str] = sort_interface_list(list(names))
-    return result
+    return sorted(dict.fromkeys(names), key=interface_order)
+
+
+def interface_order(name: str) -> tuple[str | int, ...]:
+    """The sort key of :func:`sort_interfaces`: text and numbers alternate, numbers compared as such.
+
+    Example:
+        >>> interface_order("Ethernet3/10/1")
+        ('Ethernet', 3, '/', 10, '/', 1, '')
+    """
+    return tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(name))
 
 
 def split_name(name: str) -> tuple[str, tuple[int, ...]] | None:

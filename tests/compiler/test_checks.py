@@ -12,6 +12,7 @@ import random
 import re
 import shutil
 from collections.abc import Callable
+from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 
 from compiler.checks import RULES, Finding, run_checks
 from compiler.checks.rules import topology
+from compiler.checks.rules._common import PrefixIndex
 from compiler.checks.rules.addressing import GROWTH_TARGET_SERVERS
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.facts import Allocation, Cable, Endpoint, Problem
@@ -1090,3 +1092,18 @@ def test_every_rule_is_listed_in_its_module_docstring() -> None:
             rule_id,
             module,
         )
+
+
+def test_prefix_index_finds_what_a_plain_scan_finds() -> None:
+    """The index the management rules ask (supernets looked up by the lengths it holds, subnets
+    by bisection) answers as comparing every subnet with the prefix would, on random blocks."""
+    rng = random.Random(18)
+    for _ in range(50):
+        nets = [
+            IPv4Network((rng.randrange(0, 1 << 32), n), strict=False)
+            for n in (rng.choice((8, 16, 20, 24, 25, 31, 32)) for _ in range(30))
+        ]
+        nets += [IPv4Network((int(n.network_address), min(n.prefixlen + 4, 32))) for n in nets[:5]]
+        index = PrefixIndex((net, i) for i, net in enumerate(nets))
+        for probe in [*nets[:10], IPv4Network("0.0.0.0/0"), IPv4Network((rng.randrange(0, 1 << 32), 32))]:
+            assert index.overlapping(probe) == [i for i, net in enumerate(nets) if net.overlaps(probe)]

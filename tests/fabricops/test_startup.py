@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Device access, the lab and the other verbs' packages: no business of a compile-side verb.
 DEVICE_SIDE = {"lab", "napalm", "nornir", "nornir_napalm", "pyeapi", "netmiko", "deepdiff", "git", "gitdb", "rich"}
 OTHER_VERBS = {"deploy", "drift", "review", "view"}
+#: What only an error path, a test or another verb needs: the line finder of a bad intent
+#: (ruamel), netutils (its order is core.hardware's sort key), xml.sax (pulls in urllib, http, ssl).
+ERROR_PATH_ONLY = {"ruamel", "netutils", "xml"}
 
 _PROBE = """
 import json, sys
@@ -52,7 +55,15 @@ def test_check_imports_the_compiler_only(tmp_path: Path) -> None:
     """``check`` loads the intent and runs the rules: no device access, no templates, no git."""
     loaded = imported(tmp_path, "check")
     assert {"compiler", "pydantic"} <= loaded, "the probe ran the checks"
-    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | {"jinja2"})
+    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | ERROR_PATH_ONLY | {"jinja2"})
+
+
+def test_a_full_compile_imports_no_device_side_and_no_error_path(tmp_path: Path) -> None:
+    """``compile --full`` of the example renders every switch (jinja2 loaded) and writes nothing
+    here (``--check``): still no device access, no other verb, nothing only a bad intent needs."""
+    loaded = imported(tmp_path, "compile", "--full", "--check")
+    assert {"compiler", "jinja2"} <= loaded, "the probe rendered"
+    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | ERROR_PATH_ONLY)
 
 
 @pytest.mark.parametrize("verb", sorted(VERBS))

@@ -23,9 +23,10 @@ import yaml
 
 from core.errors import FabricopsError
 from core.generated import open_snapshot
+from core.hardware import sort_interfaces
 from tests.conftest import run_fabricops
 from view.model import read_floor
-from view.ports import panel, sort_interfaces
+from view.ports import panel
 from view.site import MARKER, build_site, render_site
 
 

@@ -56,18 +56,15 @@ def unique_names(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
 def unique_addresses(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each address allocated to more than one owner, in any network."""
     del intent
-    holders: dict[str, dict[str, str]] = defaultdict(dict)
+    holders: dict[str, dict[str, Allocation]] = defaultdict(dict)
     for allocation in fabric.allocations:
         if is_host(allocation.prefix):
-            by_owner = holders[address_of(allocation.prefix)]
-            by_owner.setdefault(
-                allocation.owner,
-                f"{allocation.owner} ({allocation.network} {allocation.purpose})",
-            )
+            holders[address_of(allocation.prefix)].setdefault(allocation.owner, allocation)
+    shared = [(address, by_owner) for address, by_owner in holders.items() if len(by_owner) > 1]
     # Sorted by the address as a number: the order IPv4Interface gives, at a fraction of the cost.
-    for address, by_owner in sorted(holders.items(), key=lambda item: int(parse_address(item[0]))):
-        if len(by_owner) > 1:
-            yield address, f"allocated to {len(by_owner)} owners: {join(by_owner.values())}"
+    for address, by_owner in sorted(shared, key=lambda item: int(parse_address(item[0]))):
+        owners = (f"{a.owner} ({a.network} {a.purpose})" for a in by_owner.values())
+        yield address, f"allocated to {len(by_owner)} owners: {join(owners)}"
 
 
 def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Network
 
+from compiler.addressing import address_value
 from compiler.checks.base import rule
 from compiler.checks.rules._common import PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
@@ -59,6 +60,8 @@ def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
     """Yield each switch whose management services are open, or open to servers."""
     del intent
     forbidden = PrefixIndex(_server_side(fabric))
+    # Every switch lists the same few sources: each is parsed and looked up once.
+    verdicts: dict[str, tuple[IPv4Network | None, list[str]]] = {}
     for name, device in sorted(fabric.devices.items()):
         acls = {a.name: a for a in device.config.access_lists}
         guarded = _guarded(device)
@@ -73,13 +76,16 @@ def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
             )
         for acl_name in sorted({a for a in guarded.values() if a in acls}):
             for entry in acls[acl_name].entries:
-                prefix = eos.acl_source_prefix(entry.source)
+                if entry.source not in verdicts:
+                    prefix = eos.acl_source_prefix(entry.source)
+                    wide = prefix is not None and prefix.prefixlen > 0
+                    verdicts[entry.source] = prefix, forbidden.overlapping(prefix) if wide and prefix else []
+                prefix, hits = verdicts[entry.source]
                 if entry.action != "permit" or prefix is None:
                     continue
                 if prefix.prefixlen == 0:
                     yield name, f"{acl_name} permits any source ({entry.source})"
                     continue
-                hits = forbidden.overlapping(prefix)
                 if hits:
                     more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
                     yield name, f"{acl_name} permits {prefix}, which holds {hits[0]}{more}: servers could reach it"
@@ -102,8 +108,8 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
                 ),
             )
     for server, host in sorted(management.servers.items()):
-        address = IPv4Interface(host.address).ip
-        for number, net in sorted(switch_nets.overlapping(IPv4Network(address))):
+        address = address_value(host.address.partition("/")[0])
+        for number, net in sorted(switch_nets.overlapping(IPv4Network((address, 32)))):
             yield (
                 server,
                 f"management address {host.address} is inside the switches' management subnet {net} of rack {number}",

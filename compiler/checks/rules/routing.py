@@ -21,11 +21,10 @@ RTE004    error     N3           BFD on every underlay adjacency (``bfd default`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
+from compiler.addressing import address_value, dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import address as parse_address
-from compiler.checks.rules._common import fabric_spec, interface_address, interfaces, links_of
+from compiler.checks.rules._common import fabric_spec, interfaces, links_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -63,14 +62,42 @@ def ecmp_paths(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, st
                 )
 
 
-def _addresses(fabric: ResolvedFabric) -> dict[IPv4Address, tuple[str, IPv4Interface]]:
-    """Every configured interface address: which device holds it, on which subnet."""
-    owners: dict[IPv4Address, tuple[str, IPv4Interface]] = {}
+Held = tuple[int, int]
+"""An interface address as integers: (address, prefix length)."""
+
+
+def held(text: str) -> Held:
+    """``address/len`` (or an address: /32) as :data:`Held` integers.
+
+    Example:
+        >>> from ipaddress import IPv4Address
+        >>> held("10.31.4.1/31") == (int(IPv4Address("10.31.4.1")), 31), held("10.0.0.1")
+        (True, (167772161, 32))
+    """
+    host, _, length = text.partition("/")
+    return address_value(host), int(length) if length else 32
+
+
+def subnet_of(address: Held) -> Held:
+    """The subnet an interface address is on, as (network address, prefix length).
+
+    Example:
+        >>> subnet_of(held("10.31.4.1/31")) == held("10.31.4.0/31")
+        True
+    """
+    value, length = address
+    return value & (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, length
+
+
+def _addresses(fabric: ResolvedFabric) -> dict[int, tuple[str, Held]]:
+    """Every configured interface address: which device holds it, on which subnet (on integers:
+    an ``IPv4Interface`` per address was half of the rule at scale)."""
+    owners: dict[int, tuple[str, Held]] = {}
     for name, device in sorted(fabric.devices.items()):
         for iface in device.config.interfaces:
             if iface.ip_address:
-                address = interface_address(iface.ip_address)
-                owners.setdefault(address.ip, (name, address))
+                address = held(iface.ip_address)
+                owners.setdefault(address[0], (name, address))
     return owners
 
 
@@ -84,8 +111,8 @@ class _Peering:
     def __init__(self, device: Device) -> None:
         self.device = device
         self.interfaces = interfaces(device)
-        self._subnets: dict[int, dict[IPv4Network, tuple[int, IPv4Interface]]] | None = None
-        self._ospf_networks: list[IPv4Network] | None = None
+        self._subnets: dict[int, dict[int, tuple[int, Held]]] | None = None
+        self._ospf_networks: list[Held] | None = None
         bgp = device.config.router_bgp
         self.neighbors: dict[str, BgpNeighbor] = {}
         self.groups: dict[str, BgpPeerGroup] = {}
@@ -94,29 +121,30 @@ class _Peering:
                 self.neighbors.setdefault(neighbor.address, neighbor)
             self.groups = {g.name: g for g in bgp.peer_groups}
 
-    def local_subnet(self, address: IPv4Address) -> IPv4Interface | None:
+    def local_subnet(self, address: int) -> Held | None:
         """The first configured interface whose subnet contains ``address``."""
         if self._subnets is None:
             # The first interface (in configuration order) holding each subnet, by prefix length:
-            # "the first local interface whose subnet contains an address" becomes a few lookups.
+            # "the first local interface whose subnet contains an address" becomes a few lookups,
+            # on integers (an IPv4Network per lookup was most of the rule).
             self._subnets = {}
             for index, iface in enumerate(self.device.config.interfaces):
                 if iface.ip_address:
-                    held = interface_address(iface.ip_address)
-                    by_net = self._subnets.setdefault(held.network.prefixlen, {})
-                    by_net.setdefault(held.network, (index, held))
-        found: tuple[int, IPv4Interface] | None = None
-        for prefixlen, by_net in self._subnets.items():
-            hit = by_net.get(IPv4Network((int(address), prefixlen), strict=False))
+                    own = held(iface.ip_address)
+                    network, length = subnet_of(own)
+                    self._subnets.setdefault(length, {}).setdefault(network, (index, own))
+        found: tuple[int, Held] | None = None
+        for length, by_net in self._subnets.items():
+            hit = by_net.get(subnet_of((address, length))[0])
             if hit is not None and (found is None or hit[0] < found[0]):
                 found = hit
         return found[1] if found else None
 
-    def ospf_networks(self) -> list[IPv4Network]:
+    def ospf_networks(self) -> list[Held]:
         """The prefixes of the device's OSPF network statements, parsed once."""
         if self._ospf_networks is None:
             ospf = self.device.config.router_ospf
-            self._ospf_networks = [IPv4Network(prefix) for prefix, _ in ospf.networks] if ospf else []
+            self._ospf_networks = [subnet_of(held(prefix)) for prefix, _ in ospf.networks] if ospf else []
         return self._ospf_networks
 
     def remote_as(self, neighbor_address: str) -> int | None:
@@ -158,18 +186,19 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
 
 def _check_neighbor(
     fabric: ResolvedFabric,
-    owners: dict[IPv4Address, tuple[str, IPv4Interface]],
+    owners: dict[int, tuple[str, Held]],
     peering: Callable[[str], _Peering],
     device: Device,
     address: str,
 ) -> Iterator[tuple[str, str]]:
-    held = owners.get(parse_address(address))
-    if held is None:
+    value = address_value(address)
+    owner = owners.get(value)
+    if owner is None:
         yield device.name, f"neighbor {address} is no switch's interface address"
         return
-    peer_name, peer_iface = held
-    local = peering(device.name).local_subnet(parse_address(address))
-    if local is None or local.network != peer_iface.network:
+    peer_name, peer_iface = owner
+    local = peering(device.name).local_subnet(value)
+    if local is None or subnet_of(local) != subnet_of(peer_iface):
         yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
         return
     peer_bgp = fabric.devices[peer_name].config.router_bgp
@@ -182,7 +211,7 @@ def _check_neighbor(
             device.name,
             (f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}"),
         )
-    back = str(local.ip)
+    back = dotted(local[0])
     if back not in peering(peer_name).neighbors:
         yield device.name, f"{peer_name} has no neighbor {back} back to {device.name}"
 
@@ -196,15 +225,18 @@ def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Pe
                 continue
             bgp = near.config.router_bgp
             address = _iface_address(peering(far.name).interfaces, far_end)
-            if bgp is not None and address is not None and str(address.ip) not in peering(near.name).neighbors:
-                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({address.ip})")
+            if bgp is None or address is None:
+                continue
+            ip = dotted(address[0])
+            if ip not in peering(near.name).neighbors:
+                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({ip})")
 
 
-def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> IPv4Interface | None:
+def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> Held | None:
     iface = ifaces.get(end.port)
     if iface is None or not iface.ip_address:
         return None
-    return interface_address(iface.ip_address)
+    return held(iface.ip_address)
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")
@@ -238,9 +270,11 @@ def _ospf_end(peer: _Peering, active: set[str], end: Endpoint) -> Iterator[tuple
     if end.port not in active:
         yield device.name, f"{end.port}: passive in OSPF (not in the active interfaces)"
     address = _iface_address(ifaces, end)
-    covered = address is not None and any(address.ip in network for network in peer.ospf_networks())
+    covered = address is not None and any(
+        subnet_of((address[0], length)) == (network, length) for network, length in peer.ospf_networks()
+    )
     if not covered:
-        yield device.name, f"{end.port} ({address}) is in no OSPF network statement"
+        yield device.name, f"{end.port} ({iface.ip_address or None}) is in no OSPF network statement"
 
 
 BFD_DETECTION_LIMIT_MS = 1000
