@@ -82,7 +82,22 @@ def keep_bytecode(directory: Path) -> None:
     read only costs that time.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    environment().bytecode_cache = jinja2.FileSystemBytecodeCache(str(directory))
+    environment().bytecode_cache = _ForgivingBytecodeCache(str(directory))
+
+
+class _ForgivingBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja2's file cache, except that a template it cannot keep is only not kept.
+
+    The environment lives as long as the process; the folder may not (a project removed, a
+    cache cleared): Jinja2 already reads a missing file as a miss, and this writes nothing
+    instead of failing the render.
+    """
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            return
 
 
 def render_template(name: str, context: dict[str, Any]) -> str:

@@ -75,7 +75,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,17 +109,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return E2E not in item.path.parents, item.path not in e2e, -size[item.path]
 
     items.sort(key=order)
-
-
-@pytest.fixture(autouse=True)
-def _template_bytecode_kept_nowhere() -> Iterator[None]:
-    """A compile through the CLI keeps the process's compiled templates in the project's
-    ``.fabricops-cache/templates`` (``compiler.render.keep_bytecode``); the project is a test's
-    tmp_path, removed when the test passes, so the next test's renders must not write there."""
-    yield
-    render = sys.modules.get("compiler.render")
-    if render is not None and render.environment().bytecode_cache is not None:
-        render.environment().bytecode_cache = None
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ template change with ``UPDATE_GOLDEN=1 make test``.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import pytest
@@ -16,7 +18,7 @@ import yaml
 
 from compiler.fabric import resolve
 from compiler.intent import load_intent
-from compiler.render import environment, render_device
+from compiler.render import environment, keep_bytecode, render_device
 
 GOLDEN = Path(__file__).parent / "golden"
 REPO = Path(__file__).resolve().parents[2]
@@ -125,3 +127,19 @@ def test_the_template_scan_catches_logic() -> None:
         assert not all(isinstance(n, ALLOWED_NODES) for n in nodes) or any(
             isinstance(n, jinja2.nodes.Const) and not str(n.value).endswith(".j2") for n in nodes
         ), source
+
+
+def test_a_vanished_bytecode_folder_costs_a_compile_not_the_render(tmp_path: Path, example_compile: Any) -> None:
+    """The process's environment outlives a project's ``.fabricops-cache/``: a render after the
+    folder is gone compiles the template again and writes nothing, instead of failing."""
+    device = next(iter(example_compile.fabric.devices.values()))
+    expected = render_device(device)
+    folder = tmp_path / ".fabricops-cache" / "templates"
+    keep_bytecode(folder)
+    try:
+        shutil.rmtree(folder)
+        environment().cache.clear()  # type: ignore[union-attr]
+        assert render_device(device) == expected
+        assert not folder.exists()
+    finally:
+        environment().bytecode_cache = None
