@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 from compiler.fabric import ResolvedFabric
@@ -129,14 +130,23 @@ class _End(NamedTuple):
     breakout: str | None
 
 
-def _switch_end(fabric: ResolvedFabric, device: str, port: str) -> _End | None:
+def _switch_end(fabric: ResolvedFabric, device: str, port: str, modes: dict[int, dict[str, str]]) -> _End | None:
+    """The switch end of a cable; ``modes`` holds each layout's breakouts by cage, made once per
+    layout (a role's layout is shared by its switches, and a chassis has hundreds of cages)."""
     switch = fabric.facts.topology.switches.get(device)
     found = switch.layout.model.locate(port) if switch is not None else None
     if switch is None or found is None:
         return None
     cage = found[0]
-    mode = dict(switch.layout.breakouts).get(cage.label)
-    return _End(cage.form_factor, cage.default_mode.speed, f"{device} {cage.name()}", mode)
+    by_cage = modes.get(id(switch.layout))
+    if by_cage is None:
+        by_cage = modes[id(switch.layout)] = dict(switch.layout.breakouts)
+    return _End(cage.form_factor, cage.default_mode.speed, f"{device} {cage.name()}", by_cage.get(cage.label))
+
+
+@cache
+def _optics_by_name() -> dict[str, Optic]:
+    return {o.name: o for o in catalog().optics}
 
 
 def _optics(a: _End | None, b: _End | None, speed: str, length: float) -> tuple[Optic | None, Optic | None, int]:
@@ -147,7 +157,7 @@ def _optics(a: _End | None, b: _End | None, speed: str, length: float) -> tuple[
             found = breakout_optics(near.cage_speed, near.form_factor, near.breakout, length)
             cage, lane = found if found else (None, None)
             far_optic = cage if far is not None and far.breakout is not None else lane
-            by_name = {o.name: o for o in catalog().optics}
+            by_name = _optics_by_name()
             reach = max(
                 (
                     min(o.reach_m, by_name[o.breakout[near.breakout]].reach_m)
@@ -180,13 +190,14 @@ def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
 def _runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
     rule = intent.fabric.cabling
     out: list[Run] = []
+    modes: dict[int, dict[str, str]] = {}
     for link in fabric.links:
         a = intent.racks[rack_of(fabric, link.a.device)]
         b = intent.racks[rack_of(fabric, link.b.device)]
         length = cable_length_m(a, b, rule)
         speed = link_speed(link)
-        a_end = _switch_end(fabric, link.a.device, link.a.port)
-        b_end = _switch_end(fabric, link.b.device, link.b.port)
+        a_end = _switch_end(fabric, link.a.device, link.a.port, modes)
+        b_end = _switch_end(fabric, link.b.device, link.b.port, modes)
         a_optic, b_optic, reach = _optics(a_end, b_end, speed, length)
         out.append(
             Run(
