@@ -21,10 +21,22 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def _median_cpu(compare: Callable[[str], object], configs: list[str], runs: int) -> float:
+    """Median CPU seconds of one pass of ``compare`` over every config."""
+    samples = []
+    for _ in range(runs):
+        start = time.process_time()
+        for text in configs:
+            compare(text)
+        samples.append(time.process_time() - start)
+    return statistics.median(samples)
 
 
 def measure(generated: Path, runs: int = 3) -> dict[str, Any]:
@@ -34,24 +46,13 @@ def measure(generated: Path, runs: int = 3) -> dict[str, Any]:
 
     configs = [p.read_text() for p in sorted((generated / "configs").glob("*.cfg"))]
     compare_config(configs[0], configs[0], values={}, key=b"bench")  # rules and caches built
-    samples = []
-    for _ in range(runs):
-        start = time.process_time()
-        for text in configs:
-            compare_config(text, text, values={}, key=b"bench")
-        samples.append(time.process_time() - start)
-    seconds = statistics.median(samples)
+    seconds = _median_cpu(lambda text: compare_config(text, text, values={}, key=b"bench"), configs, runs)
     memo = InSyncMemo(None)  # this process only: the first pass remembers, the next ones recognise
     for text in configs:
         memo(text, text, values={}, key=b"bench")
-    recognised = []
-    for _ in range(runs):
-        start = time.process_time()
-        for text in configs:
-            memo(text, text, values={}, key=b"bench")
-        recognised.append(time.process_time() - start)
+    recognised = _median_cpu(lambda text: memo(text, text, values={}, key=b"bench"), configs, runs)
     return {
-        "memo_ms_per_switch": 1000 * statistics.median(recognised) / len(configs),
+        "memo_ms_per_switch": 1000 * recognised / len(configs),
         "switches": len(configs),
         "lines": sum(text.count("\n") for text in configs),
         "cpu_seconds": seconds,
