@@ -6,11 +6,17 @@
   platform data, catalog models) and the installed distributions, so any change to what a
   compile runs invalidates everything it cached;
 * per unit of ``generated/`` (one switch's config and structured YAML, one server's directory,
-  one switch's alert rules or provenance: :mod:`compiler.artifacts.units`), the
-  **fingerprint** of the inputs it is built from (sha256 of the code digest and their
-  ``repr``: keys in order, types distinct) and the sha256 of each of its files. A unit whose
-  fingerprint is unchanged, and whose files in ``generated/`` are still the ones written, is
-  taken as it is instead of being built again;
+  one switch's alert rules and its section of the expected counters, one switch's provenance:
+  :mod:`compiler.artifacts.units`), the **fingerprint** of the inputs it is built from (sha256
+  of the code digest and their pickle: keys in order, types distinct, every field of every
+  record) and the sha256 of each of its files and sections. A unit whose fingerprint is
+  unchanged, and whose files in ``generated/`` are still the ones written, is taken as it is
+  instead of being built again;
+* per fleet-wide file joined from sections (:func:`compiler.artifacts.units.section_path`), its
+  **layout**: the sha256 of the file and the name and length of each section in order. A kept
+  unit's section is cut out of that file as it is in ``generated/`` (unchanged since written,
+  as below) and must hash to the digest its unit recorded, so only the sections of the units
+  built again cost anything;
 * the **source key** of the whole compile (every file under ``intent/`` and the code digest),
   the size and modification time of every file it left in ``generated/``, and its summary: a
   compile with the same key over an untouched ``generated/`` has nothing to do, and says so
@@ -20,7 +26,8 @@ Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable
 cache is an empty one; a file of ``generated/`` counts as the one written only when its size
 and modification time are those recorded after the last compile and ``MANIFEST.json`` is
 untouched too (its digests are then those of the files), so a file edited by hand is built
-again, and an edited manifest makes the compile a full one.
+again, and an edited manifest makes the compile a full one. A section whose cut does not hash
+as recorded has its unit built again.
 
 Example:
     >>> fingerprint({"name": "leaf1", "config": {"mtu": 9214}}, "code") == fingerprint(
@@ -33,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -43,7 +51,7 @@ from core.codedigest import files_under
 
 CACHE_DIR = ".fabricops-cache"
 CACHE_FILE = "compile.json"
-FORMAT = 2
+FORMAT = 3
 _PACKAGES = ("compiler", "core")
 
 
@@ -55,8 +63,16 @@ def code_digest() -> str:
 
 
 def fingerprint(inputs: object, code: str | None = None) -> str:
-    """The fingerprint of a unit's inputs under the running code."""
-    return hashlib.sha256(f"{code or code_digest()}\0{inputs!r}".encode()).hexdigest()
+    """The fingerprint of a unit's inputs under the running code.
+
+    Their pickle, not their ``repr``: as complete (every field, the type of every record and
+    scalar) and a few times shorter, so half the cost on a switch's structured config. Inputs
+    must pickle the same in every process: records, tuples, dicts and scalars, no sets (their
+    order follows the hash seed) and no pydantic models (pass :func:`~compiler.artifacts.units.digest_of`).
+    """
+    digest = hashlib.sha256(f"{code or code_digest()}\0".encode())
+    digest.update(pickle.dumps(inputs, protocol=5))
+    return digest.hexdigest()
 
 
 def source_key(intent_dir: Path) -> str:
@@ -68,22 +84,24 @@ def source_key(intent_dir: Path) -> str:
 
 
 def stamps(directory: Path) -> dict[str, list[int]]:
-    """Size and modification time (ns) of every file under ``directory``, by relative path."""
+    """Size and modification time (ns) of every file under ``directory``, by relative path
+    (in no particular order: one ``stat`` per file is the whole cost on a fleet-sized tree)."""
     out: dict[str, list[int]] = {}
-    pending = [(directory, "")]
+    pending = [(str(directory), "")]
     while pending:
         folder, prefix = pending.pop()
         try:
-            entries = list(os.scandir(folder))
+            entries = os.scandir(folder)
         except FileNotFoundError:
             continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                pending.append((Path(entry.path), f"{prefix}{entry.name}/"))
-            else:
-                st = entry.stat(follow_symlinks=False)
-                out[f"{prefix}{entry.name}"] = [st.st_size, st.st_mtime_ns]
-    return dict(sorted(out.items()))
+        with entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, prefix + entry.name + "/"))
+                else:
+                    st = entry.stat(follow_symlinks=False)
+                    out[prefix + entry.name] = [st.st_size, st.st_mtime_ns]
+    return out
 
 
 def sha256(data: bytes) -> str:
@@ -100,6 +118,30 @@ class Rendered:
 
 
 @dataclass
+class Layout:
+    """A file joined from sections: its sha256, and each section's name and length in bytes, in order."""
+
+    digest: str
+    parts: list[tuple[str, int]]
+
+    def cut(self, data: bytes) -> dict[str, bytes]:
+        """The sections of ``data`` (the file this layout describes), by name; none when its
+        length disagrees.
+
+        Example:
+            >>> Layout("d", [("a", 2), ("b", 1)]).cut(b"xyz")
+            {'a': b'xy', 'b': b'z'}
+        """
+        if sum(length for _, length in self.parts) != len(data):
+            return {}
+        out, at = {}, 0
+        for name, length in self.parts:
+            out[name] = data[at : at + length]
+            at += length
+        return out
+
+
+@dataclass
 class CompileCache:
     """The record of the last compile of one repository root (see the module docstring)."""
 
@@ -109,6 +151,7 @@ class CompileCache:
     tree: dict[str, list[int]] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
     units: dict[str, Rendered] = field(default_factory=dict)
+    sections: dict[str, Layout] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -126,8 +169,12 @@ class CompileCache:
             return empty
         try:
             units = {name: Rendered(d["key"], dict(d["files"]), int(d["lines"])) for name, d in data["units"].items()}
-            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units)
-        except (KeyError, TypeError, AttributeError):
+            sections = {
+                path: Layout(d["digest"], [(str(name), int(length)) for name, length in d["parts"]])
+                for path, d in data["sections"].items()
+            }
+            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units, sections)
+        except (KeyError, TypeError, AttributeError, ValueError):
             return empty
 
     def save(self) -> None:
@@ -140,8 +187,9 @@ class CompileCache:
             "summary": self.summary,
             "units": {
                 name: {"key": u.key, "files": u.files, "lines": u.config_lines}
-                for name, u in sorted(self.units.items())
+                for name, u in self.units.items()
             },
+            "sections": {path: {"digest": s.digest, "parts": s.parts} for path, s in self.sections.items()},
         }
         self.path.parent.mkdir(exist_ok=True)
         (self.path.parent / ".gitignore").write_text("*\n")
@@ -169,30 +217,46 @@ class CompileCache:
             return {}
         return {path: listed[path] for path, stamp in now.items() if path in listed and self.tree.get(path) == stamp}
 
-    def reusable(self, unit: str, key: str, known: Mapping[str, str]) -> Rendered | None:
-        """``unit``'s record, when it was built from inputs with fingerprint ``key`` and its
-        files are still those then written (``known``: :meth:`known_digests`); else None."""
-        record = self.units.get(unit)
-        if record is None or record.key != key:
-            return None
-        return record if all(known.get(path) == d for path, d in record.files.items()) else None
-
 
 @dataclass(frozen=True)
 class Reuse:
-    """What a compile may take from the last one: units' digests and, read when asked, their files."""
+    """What a compile may take from the last one: units' digests and, read when asked, their
+    files and sections."""
 
     cache: CompileCache
     known: Mapping[str, str]
     """The sha256 of each file of ``generated/`` unchanged since the last compile wrote it."""
     current: Mapping[str, bytes]
     """``generated/`` as it is, each file read when asked."""
+    _cut: dict[str, dict[str, bytes]] = field(default_factory=dict, compare=False, repr=False)
 
     def kept(self, unit: str, key: str) -> Rendered | None:
-        return self.cache.reusable(unit, key, self.known)
+        """``unit``'s record, when its fingerprint is ``key`` and each of its files and sections
+        is still the one written; else None."""
+        record = self.cache.units.get(unit)
+        if record is None or record.key != key:
+            return None
+        for path, digest in record.files.items():
+            if "#" in path:
+                data = self.section(path)
+                if data is None or sha256(data) != digest:
+                    return None
+            elif self.known.get(path) != digest:
+                return None
+        return record
 
     def read(self, path: str) -> bytes:
         return self.current[path]
+
+    def section(self, path: str) -> bytes | None:
+        """The bytes of section ``path`` (``file#name``) in ``file`` as the last compile wrote it."""
+        file, _, name = path.partition("#")
+        cut = self._cut.get(file)
+        if cut is None:
+            layout = self.cache.sections.get(file)
+            fresh = layout is not None and self.known.get(file) == layout.digest
+            cut = self._cut[file] = layout.cut(self.current[file]) if layout is not None and fresh else {}
+        return cut.get(name)
 
 
 def restamped(
@@ -214,4 +278,4 @@ def restamped(
     for path in written:
         st = (directory / path).stat()
         out[path] = [st.st_size, st.st_mtime_ns]
-    return dict(sorted(out.items()))
+    return out

@@ -19,7 +19,7 @@ from compiler.artifacts import nornir_inventory
 from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, switch_units
-from compiler.cache import Rendered, Reuse, code_digest, fingerprint, sha256
+from compiler.cache import Layout, Rendered, Reuse, code_digest, fingerprint, sha256
 from compiler.checks import Finding, run_checks
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
@@ -43,6 +43,8 @@ class CompileResult:
     """Switches whose files were taken from the last compile rather than rendered."""
     kept_servers: int = 0
     """Servers whose files were taken from the last compile."""
+    layouts: dict[str, Layout] = field(default_factory=dict)
+    """Per fleet-wide file joined from sections, its layout."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -62,14 +64,16 @@ def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
 
 class Assembly:
     """The files of one compile: each unit built, or kept from the last compile when the
-    fingerprint of its inputs is unchanged (``reuse``), and the fleet-wide files built.
+    fingerprint of its inputs is unchanged (``reuse``), and the fleet-wide files built or
+    joined from the units' sections (:func:`compiler.artifacts.units.section_path`).
 
     Example:
         >>> parts = Assembly()
-        >>> parts.add([Unit("switch/a", 1, lambda: {"configs/a.cfg": "x\\n"})])
+        >>> parts.add([Unit("switch/a", 1, lambda: {"configs/a.cfg": "x\\n", "list.yaml#a": "a: 1\\n"})])
         >>> _ = parts.update({"docs/fabric.md": "# a\\n"})
-        >>> list(parts.files("digest")), parts.kept
-        (['MANIFEST.json', 'configs/a.cfg', 'docs/fabric.md'], {})
+        >>> files = parts.files("digest")
+        >>> list(files), files["list.yaml"], parts.kept
+        (['MANIFEST.json', 'configs/a.cfg', 'docs/fabric.md', 'list.yaml'], b'a: 1\\n', {})
     """
 
     def __init__(self, reuse: Reuse | None = None) -> None:
@@ -77,14 +81,18 @@ class Assembly:
         self._code = code_digest()
         self._built: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
+        self._sections: dict[str, dict[str, bytes]] = {}
         self.kept: dict[str, int] = {}
         """Units kept, by kind (the name before its ``/``)."""
         self.units: dict[str, Rendered] = {}
+        self.layouts: dict[str, Layout] = {}
+        """Per file joined from sections, its layout (for the next compile to cut it again)."""
 
     def add(self, units: Iterable[Unit]) -> None:
+        reuse = self._reuse
         for unit in units:
             key = fingerprint(unit.inputs, self._code)
-            record = self._reuse.kept(unit.name, key) if self._reuse is not None else None
+            record = reuse.kept(unit.name, key) if reuse is not None else None
             if record is None:
                 files = unit.build()
                 lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
@@ -92,21 +100,41 @@ class Assembly:
             else:
                 kind = unit.name.split("/", 1)[0]
                 self.kept[kind] = self.kept.get(kind, 0) + 1
+                for path in record.files:
+                    if "#" in path:
+                        self._section(path, reuse.section(path) or b"")  # there: kept() cut it
             self.units[unit.name] = record
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:
-        """Add files built now; their sha256."""
+        """Add files (and sections) built now; their sha256."""
         digests: dict[str, str] = {}
         for path, text in files.items():
             data = text.encode()
-            self._built[path] = data
             digests[path] = sha256(data)
-        self._digests.update(digests)
+            if "#" in path:
+                self._section(path, data)
+            else:
+                self._built[path] = data
+                self._digests[path] = digests[path]
         return digests
+
+    def _section(self, path: str, data: bytes) -> None:
+        file, _, name = path.partition("#")
+        self._sections.setdefault(file, {})[name] = data
 
     def files(self, intent_digest: str) -> CompiledFiles:
         """Every file, ``MANIFEST.json`` included (kept files are read only when asked)."""
-        kept = {path: d for unit in self.units.values() for path, d in unit.files.items() if path not in self._built}
+        for file, sections in self._sections.items():
+            data = b"".join(sections.values())
+            self._built[file] = data
+            self._digests[file] = sha256(data)
+            self.layouts[file] = Layout(self._digests[file], [(name, len(part)) for name, part in sections.items()])
+        kept = {
+            path: d
+            for unit in self.units.values()
+            for path, d in unit.files.items()
+            if path not in self._built and "#" not in path
+        }
         manifest = manifest_of({**kept, **self._digests}, intent_digest)
         self._built[MANIFEST] = manifest
         self._digests[MANIFEST] = sha256(manifest)
@@ -137,7 +165,15 @@ def compile_intent(intent_dir: Path, reuse: Reuse | None = None) -> CompileResul
         parts.update(fleet_artifacts(intent, fabric))  # its inventory/cabling.csv supersedes the inventory's
         files = parts.files(intent.digest)
     return CompileResult(
-        intent, fabric, findings, files, timings, parts.units, parts.kept.get("switch", 0), parts.kept.get("server", 0)
+        intent,
+        fabric,
+        findings,
+        files,
+        timings,
+        parts.units,
+        parts.kept.get("switch", 0),
+        parts.kept.get("server", 0),
+        parts.layouts,
     )
 
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-from compiler.artifacts.units import Unit, built, digest_of
+from compiler.artifacts.units import Unit, built, digest_of, section_path
 from compiler.artifacts.yamltext import to_yaml
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Cable
@@ -104,11 +104,6 @@ def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]
             if near.device in fabric.devices and eos.is_front_panel(near.port):
                 out[near.device].append((near.port, link, f"{far.device} {far.port}"))
     return out
-
-
-def _is_roce(intent: Intent, device: Device) -> bool:
-    spec = next((f for net, f in intent.fabric.fabrics.items() if net == device.network), None)
-    return spec is not None and spec.qos is not None
 
 
 def device_rules(
@@ -221,30 +216,32 @@ def device_rules(
 
 
 def expected_counters(
-    intent: Intent, fabric: ResolvedFabric, ends: dict[str, list[tuple[str, Cable, str]]]
+    thresholds: Thresholds, device: Device, roce: bool, ends: list[tuple[str, Cable, str]]
 ) -> dict[str, Any]:
-    """Per switch and cabled port: peer, speed, and the counter limits the alerts use.
+    """One switch's cabled ports: peer, speed, and the counter limits the alerts use
+    (``roce``: the switch is in a RoCE fabric).
 
     A port shut on purpose (``ports.yaml`` ``shutdown``, a decommissioned server's port) is
     expected down, with its description as the reason: ``health`` reports it, not as a failure.
     """
-    t = intent.fabric.thresholds
-    out: dict[str, Any] = {}
-    for name, device in fabric.devices.items():
-        roce = _is_roce(intent, device)
-        shut = {iface.name: iface.description or "shutdown" for iface in device.config.interfaces if iface.shutdown}
-        ports: dict[str, Any] = {}
-        for port, link, far in sorted(ends.get(name, []), key=lambda e: (len(e[0]), e[0])):
-            expect: dict[str, Any] = {"oper_status": "UP", "in_crc_errors_max": t.crc_errors}
-            if port in shut:
-                expect = {"oper_status": "DOWN", "shutdown": shut[port], "in_crc_errors_max": t.crc_errors}
-            if roce and link.kind in ROCE_KINDS:
-                expect["pfc_pause_frames_per_min_max"] = t.pfc_pause_frames_per_min
-                expect["ecn_marks_per_min_max"] = t.ecn_marks_per_min
-            speed = link.a_speed if link.a.device == name else link.b_speed
-            ports[port] = {"peer": far, "kind": link.kind, "speed": speed or "", "expect": expect}
-        out[name] = {"network": device.network, "role": device.role, "ports": ports}
-    return out
+    t, name = thresholds, device.name
+    shut = shut_ports(device)
+    ports: dict[str, Any] = {}
+    for port, link, far in sorted(ends, key=lambda e: (len(e[0]), e[0])):
+        expect: dict[str, Any] = {"oper_status": "UP", "in_crc_errors_max": t.crc_errors}
+        if port in shut:
+            expect = {"oper_status": "DOWN", "shutdown": shut[port], "in_crc_errors_max": t.crc_errors}
+        if roce and link.kind in ROCE_KINDS:
+            expect["pfc_pause_frames_per_min_max"] = t.pfc_pause_frames_per_min
+            expect["ecn_marks_per_min_max"] = t.ecn_marks_per_min
+        speed = link.a_speed if link.a.device == name else link.b_speed
+        ports[port] = {"peer": far, "kind": link.kind, "speed": speed or "", "expect": expect}
+    return {"network": device.network, "role": device.role, "ports": ports}
+
+
+def shut_ports(device: Device) -> dict[str, str]:
+    """The ports shut on purpose, with the reason: their description, else ``shutdown``."""
+    return {iface.name: iface.description or "shutdown" for iface in device.config.interfaces if iface.shutdown}
 
 
 def gnmic_config(intent: Intent, fabric: ResolvedFabric) -> dict[str, Any]:
@@ -297,24 +294,33 @@ def ecn_queue(fabric: ResolvedFabric, device: Device) -> int | None:
     return roce.ecn_queue if roce is not None else None
 
 
+COUNTERS = "monitoring/expected-counters.yaml"
+"""Per switch and cabled port, what ``fabricops health`` should read: one section per switch."""
+
+
 def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """One unit per switch: its alert group, from the thresholds, its cabled ports and its
-    lossless queue."""
+    """One unit per switch: its alert group and its section of the expected counters, from the
+    thresholds, its cabled ports, the ports shut on purpose and its lossless queue."""
     ends = cabled_ends(fabric)
     thresholds = digest_of(intent.fabric.thresholds)
+    roce_networks = {net for net, spec in intent.fabric.fabrics.items() if spec.qos is not None}
     for name, device in fabric.devices.items():
-        mine, queue = ends.get(name, []), ecn_queue(fabric, device)
+        mine, queue, roce = ends.get(name, []), ecn_queue(fabric, device), device.network in roce_networks
         yield Unit(
             f"rules/{name}",
-            (thresholds, name, device.network, mine, queue),
-            partial(_rules_file, intent, device, mine, queue),
+            (thresholds, name, device.network, device.role, mine, queue, roce, shut_ports(device)),
+            partial(_monitoring_files, intent, device, mine, queue, roce),
         )
 
 
-def _rules_file(
-    intent: Intent, device: Device, ends: list[tuple[str, Cable, str]], queue: int | None
+def _monitoring_files(
+    intent: Intent, device: Device, ends: list[tuple[str, Cable, str]], queue: int | None, roce: bool
 ) -> dict[str, str]:
-    return {f"monitoring/rules/{device.name}.rules.yaml": to_yaml(device_rules(intent, device, ends, queue))}
+    counters = expected_counters(intent.fabric.thresholds, device, roce, ends)
+    return {
+        f"monitoring/rules/{device.name}.rules.yaml": to_yaml(device_rules(intent, device, ends, queue)),
+        section_path(COUNTERS, device.name): to_yaml({device.name: counters}),
+    }
 
 
 def all_rules(intent: Intent, fabric: ResolvedFabric) -> dict[str, dict[str, Any]]:
@@ -380,11 +386,8 @@ def unproduced_queries(rules: dict[str, Any], config: dict[str, Any]) -> list[st
 
 
 def monitoring_tables(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
-    """The fleet-wide monitoring files: the expected counters and the collector configuration."""
-    return {
-        "monitoring/expected-counters.yaml": to_yaml(expected_counters(intent, fabric, cabled_ends(fabric))),
-        "monitoring/gnmic.yaml": to_yaml(gnmic_config(intent, fabric)),
-    }
+    """The collector configuration (the expected counters come in sections from :func:`rule_units`)."""
+    return {"monitoring/gnmic.yaml": to_yaml(gnmic_config(intent, fabric))}
 
 
 def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:

@@ -138,7 +138,7 @@ def _remember(
     """Record this compile for the next one; a cache that cannot be written only costs speed."""
     from compiler.cache import restamped
 
-    cache.source, cache.summary, cache.units = source, summary, result.renders
+    cache.source, cache.summary, cache.units, cache.sections = source, summary, result.renders, result.layouts
     cache.tree = restamped(before, [*written.changed, *written.missing], written.extra, generated_dir)
     with contextlib.suppress(OSError):
         cache.save()

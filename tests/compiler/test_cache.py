@@ -56,7 +56,9 @@ def cached_root(tmp_path: Path, compiled_example: Path, example_compile: Compile
     """A copy of the compiled example with the record its compile leaves in .fabricops-cache/."""
     root = tmp_path / "repo"
     shutil.copytree(compiled_example, root)
-    CompileCache(root, code_digest(), tree=stamps(root / "generated"), units=example_compile.renders).save()
+    CompileCache(
+        root, code_digest(), tree=stamps(root / "generated"), units=example_compile.renders, sections=example_compile.layouts
+    ).save()
     return root
 
 
