@@ -10,6 +10,7 @@ Length and optic rules: :mod:`compiler.artifacts.physical`.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 
 from compiler.artifacts.physical import Run, runs
 from compiler.artifacts.tables import csv_text, markdown_table
@@ -46,7 +47,11 @@ def label(near: Endpoint, far: Endpoint) -> str:
         >>> label(Endpoint("rack01-leaf-a", "Ethernet25/1"), Endpoint("spine01", "Ethernet1/1"))
         'rack01-leaf-a Et25/1 > spine01 Et1/1'
     """
-    return f"{near.device} {eos.short_name(near.port)} > {far.device} {eos.short_name(far.port)}"
+    return f"{near.device} {_short_name(near.port)} > {far.device} {_short_name(far.port)}"
+
+
+_short_name = cache(eos.short_name)
+"""Memoised: a fleet's cables use a few hundred port names, each tens of times."""
 
 
 def _row(run: Run) -> tuple[object, ...]:

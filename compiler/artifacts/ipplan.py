@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from socket import inet_aton
+
 from compiler.artifacts.tables import csv_text, markdown_table, percent
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation
@@ -29,9 +31,15 @@ def _row(a: Allocation) -> tuple[str, ...]:
     return (a.network, a.pool, a.prefix, a.prefix.split("/", 1)[0], kind_of(a.prefix), a.owner, a.purpose)
 
 
-def _sort_key(a: Allocation) -> tuple[str, str, tuple[int, ...], int]:
+def _sort_key(a: Allocation) -> tuple[str, str, bytes, int]:
+    """Network, pool, then the address as a number (its four bytes compare as it does).
+
+    Example:
+        >>> _sort_key(Allocation("compute", "hosts", "10.30.1.11/24", "gpu1", "nic"))[2:]
+        (b'\\n\\x1e\\x01\\x0b', 24)
+    """
     address, _, length = a.prefix.partition("/")
-    return a.network, a.pool, tuple(int(o) for o in address.split(".")), int(length or 32)
+    return a.network, a.pool, inet_aton(address), int(length or 32)
 
 
 def ipplan_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:

@@ -33,7 +33,11 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> s
     """
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     for row in rows:
-        lines.append("| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |")
+        # Cells joined by NUL first: one escape and one join per row, not one per cell.
+        cells = "\0".join(map(str, row))
+        if "|" in cells:
+            cells = cells.replace("|", "\\|")
+        lines.append("| " + cells.replace("\0", " | ") + " |")
     return "\n".join(lines) + "\n"
 
 

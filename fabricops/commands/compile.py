@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from compiler.collection import paused
 from core.errors import DifferencesFound
 from core.generated import GENERATED, INTENT
 
@@ -39,6 +40,7 @@ root_option = click.option(
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 3 naming the stale files.")
 @click.option("--timings", is_flag=True, help="Print seconds per stage.")
 @click.option("--full", is_flag=True, help="Build every file again: ignore .fabricops-cache/ (then rewrite it).")
+@paused  # all of it: the record, the fleet's data and its files live until the command ends
 def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None:
     """Compile intent/ into generated/ (configs, structured data, inventory, manifest).
 
