@@ -93,16 +93,16 @@ class Assembly:
         for unit in units:
             key = fingerprint(unit.inputs, self._code)
             record = reuse.kept(unit.name, key) if reuse is not None else None
-            if record is None:
-                files = unit.build()
-                lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
-                record = Rendered(key, self.update(files), lines)
-            else:
+            if reuse is not None and record is not None:
                 kind = unit.name.split("/", 1)[0]
                 self.kept[kind] = self.kept.get(kind, 0) + 1
                 for path in record.files:
                     if "#" in path:
                         self._section(path, reuse.section(path) or b"")  # there: kept() cut it
+            else:
+                files = unit.build()
+                lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
+                record = Rendered(key, self.update(files), lines)
             self.units[unit.name] = record
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:

@@ -30,7 +30,6 @@ from typing import Any
 from compiler.artifacts.units import Unit, built, digest_of, section_path
 from compiler.artifacts.yamltext import to_yaml
 from compiler.fabric import Device, ResolvedFabric
-from compiler.facts import Cable
 from compiler.intent import Intent, Thresholds
 from compiler.platforms import eos
 
@@ -96,23 +95,30 @@ def _m(role: str) -> str:
     return metric_name(METRICS[role])
 
 
-def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[tuple[str, Cable, str]]]:
-    """Per switch: (its port, the link, the far end) for every cable, Management1 excluded."""
-    out: dict[str, list[tuple[str, Cable, str]]] = defaultdict(list)
+End = tuple[str, str, str, str]
+"""One cabled port of a switch: the port, the cable's kind, the speed configured at this end
+(empty when none) and the far end (``device port``). Plain strings: a unit's inputs pickle
+fast."""
+
+
+def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[End]]:
+    """Per switch, every cabled port (:data:`End`), Management1 excluded."""
+    out: dict[str, list[End]] = defaultdict(list)
     for link in fabric.links:
         for near, far in ((link.a, link.b), (link.b, link.a)):
             if near.device in fabric.devices and eos.is_front_panel(near.port):
-                out[near.device].append((near.port, link, f"{far.device} {far.port}"))
+                speed = link.a_speed if link.a.device == near.device else link.b_speed
+                out[near.device].append((near.port, link.kind, speed or "", f"{far.device} {far.port}"))
     return out
 
 
 def device_rules(
-    intent: Intent, device: Device, ends: list[tuple[str, Cable, str]], ecn_queue: int | None = None
+    intent: Intent, device: Device, ends: list[End], ecn_queue: int | None = None
 ) -> dict[str, Any]:
     """The alert group of one switch (``ecn_queue``: the lossless queue of its RoCE fabric)."""
     t: Thresholds = intent.fabric.thresholds
     name = device.name
-    ports = [p for p, _, _ in ends]
+    ports = [end[0] for end in ends]
     sel = f'source="{name}",interface_name=~"{port_regex(ports)}"'
     rules: list[dict[str, Any]] = []
 
@@ -129,7 +135,7 @@ def device_rules(
         )
 
     port_label = "{{ $labels.interface_name }}"
-    roce = [p for p, link, _ in ends if link.kind in ROCE_KINDS] if ecn_queue is not None else []
+    roce = [port for port, kind, _, _ in ends if kind in ROCE_KINDS] if ecn_queue is not None else []
     if roce and ecn_queue is not None:
         rsel = f'source="{name}",interface_name=~"{port_regex(roce)}"'
         pause = f"rate({_m('pause_in')}{{{rsel}}}[5m]) + rate({_m('pause_out')}{{{rsel}}}[5m])"
@@ -191,8 +197,8 @@ def device_rules(
             },
         }
     )
-    for port, link, far in ends:
-        if link.kind not in FABRIC_KINDS:
+    for port, kind, _, far in ends:
+        if kind not in FABRIC_KINDS:
             continue
         rules.append(
             {
@@ -207,7 +213,7 @@ def device_rules(
                     "network": device.network,
                 },
                 "annotations": {
-                    "summary": f"{name} {port} ({link.kind} to {far}) is down",
+                    "summary": f"{name} {port} ({kind} to {far}) is down",
                     "runbook": "generated/validation/runbook.md",
                 },
             }
@@ -216,7 +222,7 @@ def device_rules(
 
 
 def expected_counters(
-    thresholds: Thresholds, device: Device, roce: bool, ends: list[tuple[str, Cable, str]]
+    thresholds: Thresholds, device: Device, roce: bool, ends: list[End]
 ) -> dict[str, Any]:
     """One switch's cabled ports: peer, speed, and the counter limits the alerts use
     (``roce``: the switch is in a RoCE fabric).
@@ -224,18 +230,17 @@ def expected_counters(
     A port shut on purpose (``ports.yaml`` ``shutdown``, a decommissioned server's port) is
     expected down, with its description as the reason: ``health`` reports it, not as a failure.
     """
-    t, name = thresholds, device.name
+    t = thresholds
     shut = shut_ports(device)
     ports: dict[str, Any] = {}
-    for port, link, far in sorted(ends, key=lambda e: (len(e[0]), e[0])):
+    for port, kind, speed, far in sorted(ends, key=lambda e: (len(e[0]), e[0])):
         expect: dict[str, Any] = {"oper_status": "UP", "in_crc_errors_max": t.crc_errors}
         if port in shut:
             expect = {"oper_status": "DOWN", "shutdown": shut[port], "in_crc_errors_max": t.crc_errors}
-        if roce and link.kind in ROCE_KINDS:
+        if roce and kind in ROCE_KINDS:
             expect["pfc_pause_frames_per_min_max"] = t.pfc_pause_frames_per_min
             expect["ecn_marks_per_min_max"] = t.ecn_marks_per_min
-        speed = link.a_speed if link.a.device == name else link.b_speed
-        ports[port] = {"peer": far, "kind": link.kind, "speed": speed or "", "expect": expect}
+        ports[port] = {"peer": far, "kind": kind, "speed": speed, "expect": expect}
     return {"network": device.network, "role": device.role, "ports": ports}
 
 
@@ -314,7 +319,7 @@ def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
 
 
 def _monitoring_files(
-    intent: Intent, device: Device, ends: list[tuple[str, Cable, str]], queue: int | None, roce: bool
+    intent: Intent, device: Device, ends: list[End], queue: int | None, roce: bool
 ) -> dict[str, str]:
     counters = expected_counters(intent.fabric.thresholds, device, roce, ends)
     return {
