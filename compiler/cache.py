@@ -186,8 +186,7 @@ class CompileCache:
             "tree": self.tree,
             "summary": self.summary,
             "units": {
-                name: {"key": u.key, "files": u.files, "lines": u.config_lines}
-                for name, u in self.units.items()
+                name: {"key": u.key, "files": u.files, "lines": u.config_lines} for name, u in self.units.items()
             },
             "sections": {path: {"digest": s.digest, "parts": s.parts} for path, s in self.sections.items()},
         }

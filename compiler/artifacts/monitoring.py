@@ -112,9 +112,7 @@ def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[End]]:
     return out
 
 
-def device_rules(
-    intent: Intent, device: Device, ends: list[End], ecn_queue: int | None = None
-) -> dict[str, Any]:
+def device_rules(intent: Intent, device: Device, ends: list[End], ecn_queue: int | None = None) -> dict[str, Any]:
     """The alert group of one switch (``ecn_queue``: the lossless queue of its RoCE fabric)."""
     t: Thresholds = intent.fabric.thresholds
     name = device.name
@@ -221,9 +219,7 @@ def device_rules(
     return {"groups": [{"name": f"fabricops-{name}", "rules": rules}]}
 
 
-def expected_counters(
-    thresholds: Thresholds, device: Device, roce: bool, ends: list[End]
-) -> dict[str, Any]:
+def expected_counters(thresholds: Thresholds, device: Device, roce: bool, ends: list[End]) -> dict[str, Any]:
     """One switch's cabled ports: peer, speed, and the counter limits the alerts use
     (``roce``: the switch is in a RoCE fabric).
 
@@ -318,9 +314,7 @@ def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
         )
 
 
-def _monitoring_files(
-    intent: Intent, device: Device, ends: list[End], queue: int | None, roce: bool
-) -> dict[str, str]:
+def _monitoring_files(intent: Intent, device: Device, ends: list[End], queue: int | None, roce: bool) -> dict[str, str]:
     counters = expected_counters(intent.fabric.thresholds, device, roce, ends)
     return {
         f"monitoring/rules/{device.name}.rules.yaml": to_yaml(device_rules(intent, device, ends, queue)),

@@ -4,17 +4,22 @@ repository is recognised without compiling."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from compiler.artifacts.units import Unit
-from compiler.cache import CompileCache, Reuse, code_digest, fingerprint, stamps
+from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, stamps
 from compiler.output import read_tree
 from compiler.pipeline import Assembly, CompileResult, compile_intent
 from fabricops.cli import cli
+from tests.conftest import EXAMPLE_INTENT
 
 ROW = "rack03-gpu009,gpu-8x-h100,GPU-0309\n"
 VLAN = (
@@ -41,8 +46,14 @@ CHANGES = {
 """Per change: the intent file, the text replaced and its replacement, and at most how many
 switches it re-renders. A rack's PDU is a fact only fleet-wide files (power) use."""
 
-TAMPERED = ("configs/rack06-leaf-a.cfg", "servers/rack07-gpu001/verify.sh", "monitoring/rules/spine01.rules.yaml")
-"""Files edited by hand before the compile: each is built again, never kept."""
+TAMPERED = (
+    "configs/rack06-leaf-a.cfg",
+    "servers/rack07-gpu001/verify.sh",
+    "monitoring/rules/spine01.rules.yaml",
+    "monitoring/expected-counters.yaml",
+)
+"""Files edited by hand before the compile: each is built again, never kept (the expected
+counters are joined from sections: every switch's is built again)."""
 
 
 def _compile(root: Path) -> str:
@@ -57,7 +68,11 @@ def cached_root(tmp_path: Path, compiled_example: Path, example_compile: Compile
     root = tmp_path / "repo"
     shutil.copytree(compiled_example, root)
     CompileCache(
-        root, code_digest(), tree=stamps(root / "generated"), units=example_compile.renders, sections=example_compile.layouts
+        root,
+        code_digest(),
+        tree=stamps(root / "generated"),
+        units=example_compile.renders,
+        sections=example_compile.layouts,
     ).save()
     return root
 
@@ -139,3 +154,53 @@ def test_a_foreign_cache_is_an_empty_one(tmp_path: Path) -> None:
     assert CompileCache.load(tmp_path).source == ""
     cache.path.write_text("{")
     assert CompileCache.load(tmp_path).units == {}
+
+
+def _sectioned(inputs: object, name: str = "leaf1") -> Unit:
+    return Unit(f"rules/{name}", inputs, lambda: {f"counters.yaml#{name}": f"{name}: {inputs}\n"})
+
+
+def test_a_kept_units_section_is_cut_from_the_file_as_written(tmp_path: Path) -> None:
+    """A fleet-wide file is its units' sections joined in order; a kept unit's section is cut
+    out of the file as generated/ holds it. The file changed since it was written, or a layout
+    that does not cut it into the recorded sections, and the units are built again."""
+    first = Assembly()
+    first.add([_sectioned(1, "leaf1"), _sectioned(2, "leaf2")])
+    files = first.files("digest")
+    assert files["counters.yaml"] == b"leaf1: 1\nleaf2: 2\n"
+    assert "counters.yaml#leaf1" not in files and "counters.yaml#leaf1" not in files.digests
+
+    def assemble(cache: CompileCache, known: dict[str, str], leaf2: object = 2) -> Assembly:
+        parts = Assembly(Reuse(cache, known, files))
+        parts.add([_sectioned(1, "leaf1"), _sectioned(leaf2, "leaf2")])
+        return parts
+
+    cache = CompileCache(tmp_path, code_digest(), units=first.units, sections=first.layouts)
+    changed = assemble(cache, files.digests, leaf2=3)
+    assert changed.kept == {"rules": 1}
+    assert changed.files("digest")["counters.yaml"] == b"leaf1: 1\nleaf2: 3\n"
+    assert assemble(cache, {**files.digests, "counters.yaml": "edited"}).kept == {}
+    skewed = Layout(first.layouts["counters.yaml"].digest, [("leaf1", 8), ("leaf2", 10)])
+    assert (
+        assemble(
+            CompileCache(tmp_path, code_digest(), units=first.units, sections={"counters.yaml": skewed}), files.digests
+        ).kept
+        == {}
+    )
+    record = CompileCache(tmp_path, code_digest(), units=first.units, sections=first.layouts)
+    record.save()
+    assert CompileCache.load(tmp_path).sections == first.layouts
+
+
+def test_fingerprints_do_not_depend_on_the_hash_seed(example_compile: CompileResult) -> None:
+    """Every unit's inputs pickle alike in another process with another string hash seed (no
+    set among them): a fresh process keeps what the last one built."""
+    script = (
+        "import json\n"
+        "from pathlib import Path\n"
+        "from compiler.pipeline import compile_intent\n"
+        f"print(json.dumps({{n: r.key for n, r in compile_intent(Path({str(EXAMPLE_INTENT)!r})).renders.items()}}))\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "4242"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(out.stdout) == {name: record.key for name, record in example_compile.renders.items()}
