@@ -9,7 +9,9 @@ At each size (the example, or ``bench/scale.py``'s design), in a scratch root co
   place and ``generated/`` current (every switch rendered, only what differs written), ``runs``
   times: the same work without the record in ``.fabricops-cache/``;
 * **byte-identical**: the incremental ``generated/`` against a full compile of the same intent
-  into an empty root (every file's sha256).
+  into an empty root (every file's sha256);
+* **stages**: each run's seconds per stage (``--timings``), medians, and what the process spent
+  outside them (start, imports, the record in ``.fabricops-cache/``, the summary, exit).
 
     python bench/incremental.py [--runs 3] [--factor 1]
 """
@@ -20,6 +22,7 @@ import argparse
 import csv
 import hashlib
 import json
+import os
 import re
 import shutil
 import statistics
@@ -62,6 +65,27 @@ def _compile(root: Path, python: str, *options: str) -> tuple[dict[str, Any], st
     return run, log.read_text()
 
 
+def _stages(stdout: str) -> dict[str, float]:
+    """Seconds per stage from ``--timings`` (``seconds: load 0.080, resolve 0.559, ...``).
+
+    Example:
+        >>> _stages("compiled\\nseconds: load 0.080, render 1.771\\n")
+        {'load': 0.08, 'render': 1.771}
+    """
+    found = re.search(r"^seconds: (.*)$", stdout, re.MULTILINE)
+    if not found:
+        return {}
+    return {name: float(value) for name, value in (part.split() for part in found.group(1).split(", "))}
+
+
+def _medians(samples: list[dict[str, float]], wall: list[float]) -> dict[str, float]:
+    """Median seconds per stage, and ``outside``: the median of each run's wall time less its stages."""
+    names = list(dict.fromkeys(name for sample in samples for name in sample))
+    out = {name: round(statistics.median(s.get(name, 0.0) for s in samples), 3) for name in names}
+    out["outside"] = round(statistics.median(w - sum(s.values()) for s, w in zip(samples, wall, strict=True)), 3)
+    return out
+
+
 def _rendered(stdout: str) -> tuple[int, int] | None:
     """Switches and servers the compile rendered (the others were kept)."""
     found = re.search(r"\((\d+) of \d+ switches and (\d+) of \d+ servers rendered\)", stdout)
@@ -72,6 +96,8 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
     """Median whole-process incremental and full recompile seconds after adding one row; files touched."""
     incremental: list[dict[str, Any]] = []
     full: list[dict[str, Any]] = []
+    stages: list[dict[str, float]] = []
+    full_stages: list[dict[str, float]] = []
     rendered: tuple[int, int] | None = None
     with tempfile.TemporaryDirectory(prefix="fabricops-incremental-") as tmp:
         root = Path(tmp) / "root"
@@ -85,8 +111,9 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         before = tree(root / "generated")
         for _ in range(runs):
             servers.write_text(changed)
-            run, stdout = _compile(root, python)
+            run, stdout = _compile(root, python, "--timings")
             incremental.append(run)
+            stages.append(_stages(stdout))
             rendered = _rendered(stdout)
             after = tree(root / "generated")
             servers.write_text(base)
@@ -94,7 +121,9 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         servers.write_text(changed)
         _compile(root, python)
         for _ in range(runs):
-            full.append(_compile(root, python, "--full")[0])
+            run, stdout = _compile(root, python, "--full", "--timings")
+            full.append(run)
+            full_stages.append(_stages(stdout))
         diff = compare(before, after)
         switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
         fresh = Path(tmp) / "fresh"
@@ -117,6 +146,9 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         "cpu_speedup": full_cpu / cpu,
         "samples": [round(r["seconds"], 3) for r in incremental],
         "full_samples": [round(r["seconds"], 3) for r in full],
+        "stages": _medians(stages, [r["seconds"] for r in incremental]),
+        "full_stages": _medians(full_stages, [r["seconds"] for r in full]),
+        "load_average": os.getloadavg()[0],
         "rendered": rendered[0] if rendered else None,
         "servers_rendered": rendered[1] if rendered else None,
         "identical": identical,

@@ -254,11 +254,17 @@ def _misses(report: dict[str, Any]) -> list[str]:
             f"**One-row recompile at {factor}x, {inc['speedup']:.1f}x a full one.** It rebuilds"
             f" {inc['rendered']} of {inc['switches_total']} switches and {inc.get('servers_rendered', '?')} server"
             f" directory and writes {len(inc['touched'])} files (every other switch's and server's files are"
-            " kept unread), but the intent is still loaded, resolved and checked as a whole (addresses,"
-            " budgets and every rule span the fleet; the facts and structured stages are not split per"
-            " device), and the fleet-wide files (cable list, IP plan, expected counters, docs) are built"
-            " again. 5x needs incremental facts and checks: together they cost more than a fifth of a full"
-            " compile."
+            " kept unread, the expected counters joined from the kept switches' sections), but the intent is"
+            " still loaded, resolved and checked as a whole (addresses, budgets and every rule span the"
+            " fleet; the facts and structured stages are not split per device), and the other fleet-wide"
+            " tables (cable list, IP plan, assets, docs) are built again from the resolved fabric."
+            + (
+                " Seconds per stage, median: "
+                + ", ".join(f"{name} {seconds:.2f}" for name, seconds in inc["stages"].items())
+                + " (outside: start, imports, the record, exit)."
+                if inc.get("stages")
+                else ""
+            )
         )
     found = report.get("checks")
     if found and len(found["sizes"]) >= 2:
