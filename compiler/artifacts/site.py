@@ -2,8 +2,9 @@
 monitoring, validation and docs. Each writer returns ``{path under generated/: text}``.
 
 The per-server and per-switch files come in units (:mod:`compiler.artifacts.units`), which an
-incremental compile rebuilds only when their inputs changed; the fleet-wide tables and documents
-list every server or switch and are built on every compile.
+incremental compile rebuilds only when their inputs changed; so do the per-switch sections the
+expected counters are joined from. The other fleet-wide tables and documents list every server
+or switch and are built on every compile, one pass over their rows.
 """
 
 from __future__ import annotations
