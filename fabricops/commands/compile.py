@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import gc
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec
 
 import click
 
@@ -20,6 +23,31 @@ if TYPE_CHECKING:
     from compiler.pipeline import CompileResult
 
 FORMATS = click.Choice(["text", "json"])
+P = ParamSpec("P")
+
+
+def frozen_on_return(command: Callable[P, None]) -> Callable[P, None]:
+    """``command``, then what the process holds frozen (``gc.freeze``): the collector, paused
+    while it ran, would otherwise walk every object it made once it resumes and again as the
+    process exits (0.1 to 0.3 s at 16x) to find next to no cycles. Reference counting still
+    frees them; a cycle among them stays until the process ends.
+
+    Example:
+        >>> import gc
+        >>> gc.unfreeze()
+        >>> frozen_on_return(lambda: None)(), gc.get_freeze_count() > 0
+        (None, True)
+        >>> gc.unfreeze()
+    """
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            command(*args, **kwargs)
+        finally:
+            gc.freeze()
+
+    return run
 
 
 def _paths(root: Path) -> tuple[Path, Path]:
@@ -41,6 +69,7 @@ root_option = click.option(
 @click.option("--timings", is_flag=True, help="Print seconds per stage.")
 @click.option("--full", is_flag=True, help="Build every file again: ignore .fabricops-cache/ (then rewrite it).")
 @paused  # all of it: the record, the fleet's data and its files live until the command ends
+@frozen_on_return
 def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None:
     """Compile intent/ into generated/ (configs, structured data, inventory, manifest).
 
