@@ -421,11 +421,15 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
     highest_pair = max((p.id for p in fabric.pairs), default=0)
     highest_leaf = max((p.leaf_index(1) for p in fabric.pairs), default=0)
     spines = intent.fabric.fabrics[net].spines.count
+    # Each pool counts its own allocations: one pass sorts them out (not one pass per pool).
+    by_pool: dict[str, list[Allocation]] = {}
+    for allocation in allocations:
+        by_pool.setdefault(allocation.pool, []).append(allocation)
     uses = [
-        pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1, allocations),
-        pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spines, allocations),
-        pool_use(net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, allocations),
-        pool_use(net, "mlag_l3", pools.mlag_l3, "/31 per leaf pair", 31, highest_pair, allocations),
+        pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1, by_pool.get("hosts", ())),
+        pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spines, by_pool.get("p2p", ())),
+        pool_use(net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_peer", ())),
+        pool_use(net, "mlag_l3", pools.mlag_l3, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_l3", ())),
         pool_use(
             net,
             "loopbacks",
@@ -433,7 +437,7 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
             "/32 per switch",
             32,
             LEAF_LOOPBACK_OFFSET + highest_leaf + 1,
-            allocations,
+            by_pool.get("loopbacks", ()),
         ),
     ]
     if fabric.three_stage and pools.spine_loopbacks is not None and pools.spine_p2p is not None:
@@ -447,7 +451,7 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
                 "/32 per pod spine",
                 32,
                 highest_pod * spines,
-                allocations,
+                by_pool.get("spine_loopbacks", ()),
             ),
             pool_use(
                 net,
@@ -456,7 +460,7 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
                 "/31 per pod spine uplink",
                 31,
                 highest_pod * spines * uplinks,
-                allocations,
+                by_pool.get("spine_p2p", ()),
             ),
         ]
     return uses

@@ -121,7 +121,7 @@ def build_links(
         if any(a.retired for a in nics):
             continue
         models = intent.fabric.server_models[model_of[server]]
-        adapters = {n.name: n.adapter_name for n in models.nics}
+        adapters = models.adapters
         for net in ("compute", "storage"):
             spec = intent.fabric.fabrics.get(net)
             on_net = sorted((a for a in nics if a.network == net), key=lambda a: a.side)
@@ -139,7 +139,7 @@ def _link(
     primary_rule: str,
     rdma: bool,
     nics: list[Attachment],
-    adapters: dict[str, str],
+    adapters: Mapping[str, str],
     addressing: Addressing,
 ) -> HostLink:
     server = nics[0].server

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from compiler.addressing import host_in, host_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
-from compiler.facts.common import same_as_last
+from compiler.memo import same_as_last
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services

@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
-from compiler.facts.common import same_as_last
+from compiler.memo import per_object, same_as_last
+from compiler.facts.hardware import Layout
 from compiler.facts.hosts import BOND_NAMES
 from compiler.facts.management import RackManagement
 from compiler.intent import StormControl
@@ -38,20 +39,32 @@ from compiler.structured.qos import port_qos
 
 def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
     """Every interface of the switch, in EOS's order."""
+    layout = facts.switch.layout
     found: dict[str, Interface] = {}
     for iface in _interfaces(facts):
         found[iface.name] = iface
-    for name in facts.front_panel:
-        if name not in found:
-            found[name] = Interface(name, shutdown=True)
-    layout = facts.switch.layout
     for name, iface in found.items():
         keyword = layout.keyword(name)
         if keyword is not None:
             found[name] = iface._replace(speed=keyword)
+    for name, unused in _unused_ports(layout).items():
+        if name not in found:
+            found[name] = unused
     for name, settings in facts.port_settings.items():
         found[name] = with_settings(facts, found[name], settings)
-    return tuple(sorted(found.values(), key=lambda i: eos.interface_key(i.name)))
+    return tuple(sorted(found.values(), key=_order))
+
+
+def _order(iface: Interface) -> tuple[int, tuple[int, ...]]:
+    return eos.interface_key(iface.name)
+
+
+@per_object
+def _unused_ports(layout: Layout) -> dict[str, Interface]:
+    """Every front-panel interface of ``layout`` as a port nothing uses: shut down, with the
+    ``speed`` of its breakout lane. One set per role layout, shared by its switches (the
+    records are immutable): most of a spine's interfaces are these."""
+    return {name: Interface(name, shutdown=True, speed=layout.keyword(name)) for name in layout.interfaces}
 
 
 def with_settings(facts: DeviceFacts, iface: Interface, settings: PortSettings) -> Interface:
