@@ -398,7 +398,6 @@ ROCE_DSCPS = (26, 27)
 """RoCEv2 data is marked DSCP 26 (and 27): they belong in the lossless class."""
 
 
-
 @per_object
 def _nics_by_network(nics: tuple[Nic, ...]) -> dict[str, tuple[Nic, ...]]:
     by_network: dict[str, list[Nic]] = {}

@@ -428,7 +428,9 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
     uses = [
         pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1, by_pool.get("hosts", ())),
         pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spines, by_pool.get("p2p", ())),
-        pool_use(net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_peer", ())),
+        pool_use(
+            net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_peer", ())
+        ),
         pool_use(net, "mlag_l3", pools.mlag_l3, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_l3", ())),
         pool_use(
             net,

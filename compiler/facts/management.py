@@ -33,10 +33,10 @@ from typing import NamedTuple
 
 from compiler.addressing import host_in, host_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
-from compiler.memo import same_as_last
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
+from compiler.memo import same_as_last
 
 GATEWAY_OFFSET = 1
 RACK_SWITCH_OFFSET = 2

@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
-from compiler.memo import per_object, same_as_last
 from compiler.facts.hardware import Layout
 from compiler.facts.hosts import BOND_NAMES
 from compiler.facts.management import RackManagement
 from compiler.intent import StormControl
+from compiler.memo import per_object, same_as_last
 from compiler.platforms import eos
 from compiler.specifics import PortSettings
 from compiler.structured.model import Interface
