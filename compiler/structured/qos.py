@@ -21,10 +21,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from compiler.facts import DeviceFacts
 from compiler.intent import SPEEDS_GBPS
+from compiler.memo import per_object
 from compiler.platforms import eos
 from compiler.structured.model import PfcWatchdog, QosConfig, QosMap, QosProfileConfig, QosQueue
 
@@ -101,12 +103,22 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
     )
 
 
-def port_qos(facts: DeviceFacts, speed: str | None) -> dict[str, Any]:
-    """What a RoCE-facing port of ``speed`` carries (nothing outside a RoCE fabric)."""
+def port_qos(facts: DeviceFacts, speed: str | None) -> Mapping[str, Any]:
+    """What a RoCE-facing port of ``speed`` carries (nothing outside a RoCE fabric); shared by
+    the switch's ports of that speed: read it, do not change it."""
     if facts.qos is None or speed is None:
         return {}
+    return _port_qos_by_speed(facts)[speed]
+
+
+@per_object
+def _port_qos_by_speed(facts: DeviceFacts) -> dict[str, Mapping[str, Any]]:
+    """The port QoS of each speed of the switch's ports, once per switch (a leaf has hundreds of
+    ports and two or three speeds)."""
+    assert facts.qos is not None
+    ecn = eos.ecn_count_queue(queue_keyword(facts), facts.qos.ecn_queue)
+    speeds = {port.speed for port in facts.ports if port.speed is not None}
     return {
-        "qos_trust_dscp": True,
-        "service_profile": profile_name(facts, speed),
-        "ecn_count_queue": eos.ecn_count_queue(queue_keyword(facts), facts.qos.ecn_queue),
+        speed: {"qos_trust_dscp": True, "service_profile": profile_name(facts, speed), "ecn_count_queue": ecn}
+        for speed in speeds
     }
