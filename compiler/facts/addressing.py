@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 from compiler.addressing import (
     address_value,
+    dotted,
     host_address,
     host_in,
     host_text,
@@ -172,6 +173,9 @@ def build_addressing(
         stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
         subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
         gateways = {leaf: host_text(hosts, GATEWAY_OFFSET).partition("/")[0] for leaf, hosts in subnets.items()}
+        # Each leaf's subnet as (first address, prefix length): a server's address is text from
+        # integers, without the subnet object's properties once per NIC.
+        bases = {leaf: (int(hosts.network_address), hosts.prefixlen) for leaf, hosts in subnets.items()}
         for nic in attachments.nics:
             if nic.network != net or (nic.side and not per_nic):
                 continue
@@ -189,7 +193,8 @@ def build_addressing(
                 purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
                 allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
             else:
-                address = HostAddress(host_text(subnets[nic.switch], offset), gateways[nic.switch])
+                base, length = bases[nic.switch]
+                address = HostAddress(f"{dotted(base + offset)}/{length}", gateways[nic.switch])
                 purpose = (f"{net} NIC {nic.nic}" if per_nic else f"{net} bond") + (RESERVED if nic.retired else "")
                 allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
             if nic.side == 0:
