@@ -107,10 +107,14 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     switches: dict[str, HostAddress] = {}
     servers: dict[str, HostAddress] = {}
     in_rack = topology.by_rack()
+    # Addresses as text from integers (host_text): objects per rack and per switch were most of
+    # this at 16x.
+    server_subnets: dict[str, IPv4Network] = {}
     for rack, switch in topology.rack_switches.items():
         subnet, server_subnet = rack_halves(intent, rack)
-        gateway, own = host_in(subnet, GATEWAY_OFFSET), host_in(subnet, RACK_SWITCH_OFFSET)
-        server_gateway = host_in(server_subnet, GATEWAY_OFFSET)
+        server_subnets[switch] = server_subnet
+        gateway, own = host_text(subnet, GATEWAY_OFFSET), host_text(subnet, RACK_SWITCH_OFFSET)
+        server_gateway = host_text(server_subnet, GATEWAY_OFFSET)
         take("pool", subnet, f"rack{rack:02d}", "switch management subnet")
         take("pool", server_subnet, f"rack{rack:02d}", "server management subnet")
         take("pool", own, switch, "management switch SVI")
@@ -122,20 +126,20 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             mgmt.vlan_base + rack,
             mgmt.vlan_name.format(rack=rack),
             str(subnet),
-            str(gateway),
-            str(own),
+            gateway,
+            own,
             mgmt.server_vlan_base + rack,
             mgmt.server_vlan_name.format(rack=rack),
             str(server_subnet),
-            str(server_gateway),
+            server_gateway,
         )
+        gateway_address = gateway.partition("/")[0]
         for fabric_switch in in_rack.get(rack, []):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
-                address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
+                address = host_text(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
                 take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
-                switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
+                switches[fabric_switch.name] = HostAddress(address, gateway_address)
     by_switch = {r.switch: r for r in racks.values()}
-    server_subnets = {r.switch: IPv4Network(r.server_subnet) for r in racks.values()}
     for nic in attachments.nics:
         if nic.network == "management":
             rack_facts = by_switch[nic.switch]

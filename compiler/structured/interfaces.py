@@ -52,11 +52,7 @@ def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
             found[name] = unused
     for name, settings in facts.port_settings.items():
         found[name] = with_settings(facts, found[name], settings)
-    return tuple(sorted(found.values(), key=_order))
-
-
-def _order(iface: Interface) -> tuple[int, tuple[int, ...]]:
-    return eos.interface_key(iface.name)
+    return tuple(found[name] for name in sorted(found, key=eos.interface_key))
 
 
 @per_object
