@@ -147,13 +147,13 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             take("pool", server_address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
             servers[nic.server] = HostAddress(server_address, rack_facts.server_gateway.split("/")[0])
     up = mgmt.upstream
-    address = host_in(up.subnet, UPSTREAM_OFFSET)
+    upstream = host_in(up.subnet, UPSTREAM_OFFSET)
     take("upstream", up.subnet, topology.core, "upstream transit")
-    take("upstream", address, topology.core, "upstream")
+    take("upstream", upstream, topology.core, "upstream")
     highest = max(intent.racks, default=0) + 1
     pool = pool_use("management", "pool", mgmt.pool, "/24 per rack", 24, highest, allocations)
     return ManagementNetwork(
-        mgmt.vrf, racks, switches, servers, HostAddress(str(address), str(up.gateway)), tuple(allocations), pool
+        mgmt.vrf, racks, switches, servers, HostAddress(str(upstream), str(up.gateway)), tuple(allocations), pool
     )
 
 
