@@ -22,9 +22,11 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from compiler.facts import DeviceFacts
+from compiler.facts.qos import RoceQos
 from compiler.intent import SPEEDS_GBPS
 from compiler.memo import per_object
 from compiler.platforms import eos
@@ -52,7 +54,17 @@ def profile_name(facts: DeviceFacts, speed: str) -> str:
         >>> profile_name(build_facts(load_intent(Path("intent"))).device("spine01"), "400g")
         'ROCE-SPINE-400G'
     """
-    return f"{base_profile_name(facts)}-{speed.upper()}"
+    return speed_profile(base_profile_name(facts), speed)
+
+
+def speed_profile(base: str, speed: str) -> str:
+    """The QoS profile of a role's ports of ``speed``.
+
+    Example:
+        >>> speed_profile("ROCE-SPINE", "400g")
+        'ROCE-SPINE-400G'
+    """
+    return f"{base}-{speed.upper()}"
 
 
 def queue_keyword(facts: DeviceFacts) -> str:
@@ -72,8 +84,15 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
     roce = facts.qos
     if roce is None:
         return None
+    return _global_qos(roce, roce_speeds(facts), base_profile_name(facts), queue_keyword(facts))
+
+
+@lru_cache(maxsize=64)
+def _global_qos(roce: RoceQos, speeds: tuple[str, ...], profile: str, queue: str) -> QosConfig:
+    """The global QoS of ``roce`` for ports of ``speeds``: a pure function of values, and a
+    fabric's switches share a handful of them, so each is built once (records are immutable)."""
     profiles = []
-    for speed in roce_speeds(facts):
+    for speed in speeds:
         band = roce.ecn_band(speed)
         queues = tuple(
             QosQueue(
@@ -86,12 +105,7 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
         )
         profiles.append(
             QosProfileConfig(
-                profile_name(facts, speed),
-                speed,
-                roce.pfc_priority,
-                roce.watchdog.enabled,
-                queue_keyword(facts),
-                queues,
+                speed_profile(profile, speed), speed, roce.pfc_priority, roce.watchdog.enabled, queue, queues
             )
         )
     wd = roce.watchdog
