@@ -33,7 +33,7 @@ from compiler.intent import StormControl
 from compiler.memo import per_object, same_as_last
 from compiler.platforms import eos
 from compiler.specifics import PortSettings
-from compiler.structured.model import Interface
+from compiler.structured.model import Interface, with_speed
 from compiler.structured.qos import port_qos
 
 
@@ -46,7 +46,7 @@ def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
     for name, iface in found.items():
         keyword = layout.keyword(name)
         if keyword is not None:
-            found[name] = iface._replace(speed=keyword)
+            found[name] = with_speed(iface, keyword)
     for name, unused in _unused_ports(layout).items():
         if name not in found:
             found[name] = unused
