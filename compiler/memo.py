@@ -78,4 +78,5 @@ def per_object(derive: Callable[[A], R]) -> Callable[[A], R]:
 
 
 _KEPT_OBJECTS = 32
-"""Enough for every role layout of one fabric (a few per fabric network)."""
+"""Enough for the objects that take turns (a fabric's role layouts, its server models); an
+object asked about in one run of calls (one switch's facts) is kept until 32 others came."""
