@@ -118,22 +118,23 @@ def _ospf(facts: DeviceFacts) -> bool:
 def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
     """Links between tiers: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
     me = facts.switch.name
-    links = {
-        (link.lower_port if link.lower == me else link.upper_port): link.end(
-            me, link.lower_port if link.lower == me else link.upper_port
-        )[0]
-        for link in facts.fabric_links
-    }
+    links = {}  # this end's address, by this end's port
+    for link in facts.fabric_links:
+        if link.lower == me:
+            links[link.lower_port] = link.lower_address
+        else:
+            links[link.upper_port] = link.upper_address
     describe = facts.design.naming.descriptions.fabric_link
+    mtu, point_to_point = facts.design.mtu.switch, _ospf(facts)
     for port in facts.ports:
         if port.kind in ("uplink", "downlink"):
             yield Interface(
                 port.name,
                 description=describe.format(peer=port.peer, peer_port=port.peer_port),
-                mtu=facts.design.mtu.switch,
+                mtu=mtu,
                 routed=True,
                 ip_address=links[port.name],
-                ospf_point_to_point=_ospf(facts),
+                ospf_point_to_point=point_to_point,
                 **port_qos(facts, port.speed),
             )
 
