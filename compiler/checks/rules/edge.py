@@ -35,7 +35,7 @@ CAPPED_KINDS = ("broadcast", "multicast")
 def server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
     """The interfaces that carry a server's traffic: its access port, or its port-channel (a port
     shut on purpose, a decommissioned server's or one ``ports.yaml`` shuts, carries none)."""
-    ifaces = interfaces(device)
+    ifaces = interfaces(fabric, device)
     names = {
         port.name if port.channel is None else eos.port_channel(port.channel)
         for port in fabric.ports(device.name)

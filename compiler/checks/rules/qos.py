@@ -137,10 +137,10 @@ def _roce_ports(fabric: ResolvedFabric) -> dict[tuple[str, str], list[str]]:
     return ports
 
 
-def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
+def _unmarked_ports(fabric: ResolvedFabric, device: Device, cabled: list[str]) -> Iterator[str]:
     """RoCE-carrying ports of ``device`` (``cabled``) without trust dscp or without a service-profile
     (a port shut on purpose carries nothing)."""
-    ifaces = interfaces(device)
+    ifaces = interfaces(fabric, device)
     missing: dict[str, list[str]] = defaultdict(list)
     for port in cabled:
         iface = ifaces.get(port)
@@ -164,7 +164,7 @@ def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]
             continue
         for message in _classes(qos, profile):
             yield device.name, message
-        for message in _unmarked_ports(device, roce_ports.get((device.network, device.name), [])):
+        for message in _unmarked_ports(fabric, device, roce_ports.get((device.network, device.name), [])):
             yield device.name, message
 
 

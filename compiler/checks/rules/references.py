@@ -96,7 +96,7 @@ def extra_config_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tup
                     yield intent.where(element), f"no rack {member.rack} in racks.yaml"
 
 
-def _routing_refs(device: Device) -> Iterator[str]:
+def _routing_refs(fabric: ResolvedFabric, device: Device) -> Iterator[str]:
     config = device.config
     route_maps = {entry.name for entry in config.route_maps}
     prefix_lists = {p.name for p in config.prefix_lists}
@@ -117,7 +117,7 @@ def _routing_refs(device: Device) -> Iterator[str]:
                 yield f"route-map {entry.name} {entry.seq}: prefix-list {matched} is not defined"
     ospf = config.router_ospf
     if ospf is not None:
-        for name in sorted(set(ospf.active_interfaces) - set(interfaces(device))):
+        for name in sorted(set(ospf.active_interfaces) - set(interfaces(fabric, device))):
             yield f"router ospf activates {name}, which is not configured"
 
 
@@ -126,7 +126,7 @@ def routing_references(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
     """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
     del intent
     for name, device in sorted(fabric.devices.items()):
-        for message in _routing_refs(device):
+        for message in _routing_refs(fabric, device):
             yield name, message
 
 

@@ -108,9 +108,9 @@ class _Peering:
     interface per leaf, so linear scans per lookup made the rule quadratic in the fabric size.
     """
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, fabric: ResolvedFabric, device: Device) -> None:
         self.device = device
-        self.interfaces = interfaces(device)
+        self.interfaces = interfaces(fabric, device)
         self._subnets: dict[int, dict[int, tuple[int, Held]]] | None = None
         self._ospf_networks: list[Held] | None = None
         bgp = device.config.router_bgp
@@ -163,7 +163,7 @@ def _peerings(fabric: ResolvedFabric) -> Callable[[str], _Peering]:
 
     def get(name: str) -> _Peering:
         if name not in cache:
-            cache[name] = _Peering(fabric.devices[name])
+            cache[name] = _Peering(fabric, fabric.devices[name])
         return cache[name]
 
     return get

@@ -374,7 +374,7 @@ def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         planned[link.a.device, link.a.port] = link.a_mtu
         planned[link.b.device, link.b.port] = link.b_mtu
     for name, device in sorted(fabric.devices.items()):
-        for iface in interfaces(device).values():
+        for iface in interfaces(fabric, device).values():
             want = planned.get((name, iface.name))
             if iface.mtu is not None and want is not None and iface.mtu != want:
                 where = field_where(intent, name, iface.name, "mtu")
