@@ -37,8 +37,8 @@ class Fleet:
         >>> index = fleet(fabric)
         >>> index is fleet(fabric), [d.name for d in index.devices("spine", "compute")][:2]
         (True, ['spine01', 'spine02'])
-        >>> index.interfaces(fabric.devices["spine01"])["Ethernet3/1/1"].name
-        'Ethernet3/1/1'
+        >>> index.interfaces(fabric.devices["spine01"])["Loopback0"].name
+        'Loopback0'
     """
 
     def __init__(self, fabric: ResolvedFabric) -> None:
