@@ -29,15 +29,21 @@ from collections.abc import Iterator
 
 from compiler.artifacts.physical import (
     NEAR_LIMIT,
+    _End,
+    _optics,
+    _switch_end,
     budget_status,
+    cable_length_m,
+    link_speed,
     rack_loads,
+    rack_of,
     row_loads,
-    runs,
     switch_power,
     utilisation,
 )
 from compiler.checks.base import rule
 from compiler.fabric import ResolvedFabric
+from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
 
 
@@ -115,18 +121,60 @@ def row_near_capacity(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[
 @rule("CAB001", "error", "C8", "Every cable within the reach of an optic of its speed")
 def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each cable whose length (from rack rows and positions) no optic of its speed reaches."""
-    for run in runs(intent, fabric):
-        if run.a_optic is None or run.b_optic is None:
-            link = run.link
-            breakout = " breakout" if run.a_cage or run.b_cage else ""
-            yield (
-                f"{link.a.device} {link.a.port}",
-                (
-                    f"cable to {link.b.device} {link.b.port} is {run.length_m:g} m, beyond every "
-                    f"{run.speed or 'unknown-speed'}{breakout} optic (longest reach {run.reach_m} m): "
-                    "place the racks closer (row, position in racks.yaml)"
-                ),
-            )
+    for link, length, breakout, reach in _beyond_reach(intent, fabric):
+        yield (
+            f"{link.a.device} {link.a.port}",
+            (
+                f"cable to {link.b.device} {link.b.port} is {length:g} m, beyond every "
+                f"{link_speed(link) or 'unknown-speed'}{' breakout' if breakout else ''} optic "
+                f"(longest reach {reach} m): place the racks closer (row, position in racks.yaml)"
+            ),
+        )
+
+
+_Cage = _End | None
+"""A switch end's cage as the optics see it (form factor, speed, breakout); None: a server."""
+
+
+def _beyond_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Cable, float, bool, int]]:
+    """The cables ``physical.runs`` would give no optic at one end: (link, length, whether an end
+    is a broken-out cage, the longest reach of any choice), in the link order.
+
+    The optics of a cable depend only on its speed, its length and each end's cage (form factor,
+    speed, breakout), and a fleet has few such combinations: each is decided once, and each
+    cage once per switch layout and port, rather than a ``Run`` per cable (the cable list
+    builds those; the rule needs none).
+    """
+    cabling = intent.fabric.cabling
+    modes: dict[int, dict[str, str]] = {}
+    cages: dict[tuple[int, str], _Cage] = {}
+    lengths: dict[tuple[int, int], float] = {}
+    verdicts: dict[tuple[_Cage, _Cage, str, float], tuple[bool, int]] = {}
+    switches = fabric.facts.topology.switches
+
+    def cage(end: Endpoint) -> _Cage:
+        switch = switches.get(end.device)
+        if switch is None:
+            return None
+        key = (id(switch.layout), end.port)
+        if key not in cages:
+            found = _switch_end(fabric, end.device, end.port, modes)
+            cages[key] = found._replace(cage="") if found is not None else None
+        return cages[key]
+
+    for link in fabric.links:
+        racks = rack_of(fabric, link.a.device), rack_of(fabric, link.b.device)
+        length = lengths.get(racks)
+        if length is None:
+            length = lengths[racks] = cable_length_m(intent.racks[racks[0]], intent.racks[racks[1]], cabling)
+        a, b, speed = cage(link.a), cage(link.b), link_speed(link)
+        verdict = verdicts.get((a, b, speed, length))
+        if verdict is None:
+            a_optic, b_optic, reach = _optics(a, b, speed, length)
+            verdict = verdicts[a, b, speed, length] = (a_optic is None or b_optic is None, reach)
+        if verdict[0]:
+            breakout = bool(a is not None and a.breakout) or bool(b is not None and b.breakout)
+            yield link, length, breakout, verdict[1]
 
 
 @rule("RCK001", "error", "C9", "Every rack holds its devices' rack units")
