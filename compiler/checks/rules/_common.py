@@ -21,6 +21,33 @@ SWITCH_LINK_KINDS = frozenset({"fabric", "peer-link", "mgmt-uplink"})
 """Link kinds with a switch at both ends."""
 
 
+Held = tuple[int, int]
+"""An interface address as integers: (address, prefix length)."""
+
+
+def held(text: str) -> Held:
+    """``address/len`` (or an address: /32) as :data:`Held` integers.
+
+    Example:
+        >>> from ipaddress import IPv4Address
+        >>> held("10.31.4.1/31") == (int(IPv4Address("10.31.4.1")), 31), held("10.0.0.1")
+        (True, (167772161, 32))
+    """
+    host, _, length = text.partition("/")
+    return address_value(host), int(length) if length else 32
+
+
+def subnet_of(address: Held) -> Held:
+    """The subnet an interface address is on, as (network address, prefix length).
+
+    Example:
+        >>> subnet_of(held("10.31.4.1/31")) == held("10.31.4.0/31")
+        True
+    """
+    value, length = address
+    return value & (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, length
+
+
 class Fleet:
     """Look-ups several rules make over one resolved fabric, each built once, on first use.
 
@@ -45,6 +72,18 @@ class Fleet:
         self.fabric = fabric
         self._interfaces: dict[str, tuple[Device, dict[str, Interface]]] = {}
         self._links: dict[tuple[frozenset[str], str | None], list[Cable]] = {}
+        self._held: dict[str, Held] = {}
+        self._addresses: dict[str, tuple[Device, list[tuple[str, Held]]]] = {}
+        self._owners: dict[int, tuple[str, Held]] | None = None
+
+    def build(self) -> Fleet:
+        """Every look-up built now (the runner and the benchmark: paid once, by no rule)."""
+        for device in self.fabric.devices.values():
+            self.interfaces(device)
+        self.address_owners()
+        self._by_role  # noqa: B018  (built on first use)
+        self._by_kind  # noqa: B018
+        return self
 
     def interfaces(self, device: Device) -> dict[str, Interface]:
         """A device's interfaces by name."""
@@ -52,6 +91,36 @@ class Fleet:
         if found is None or found[0] is not device:
             found = self._interfaces[device.name] = (device, {iface.name: iface for iface in device.config.interfaces})
         return found[1]
+
+    def held(self, text: str) -> Held:
+        """:func:`held`, parsed once per fabric (several rules read the same interface addresses)."""
+        found = self._held.get(text)
+        if found is None:
+            found = self._held[text] = held(text)
+        return found
+
+    def addresses(self, device: Device) -> list[tuple[str, Held]]:
+        """The interfaces of ``device`` that have an address: (name, address), in configuration order."""
+        found = self._addresses.get(device.name)
+        if found is None or found[0] is not device:
+            get = self.held
+            found = self._addresses[device.name] = (
+                device,
+                [(iface.name, get(iface.ip_address)) for iface in device.config.interfaces if iface.ip_address],
+            )
+        return found[1]
+
+    def address_owners(self) -> dict[int, tuple[str, Held]]:
+        """Every configured interface address: the first device (by name) holding it, and its
+        prefix length."""
+        if self._owners is None:
+            owners: dict[int, tuple[str, Held]] = {}
+            for name, device in sorted(self.fabric.devices.items()):
+                for _, address in self.addresses(device):
+                    if address[0] not in owners:
+                        owners[address[0]] = (name, address)
+            self._owners = owners
+        return self._owners
 
     @cached_property
     def _by_role(self) -> dict[str, list[Device]]:
