@@ -81,6 +81,7 @@ class Fleet:
         for device in self.fabric.devices.values():
             self.interfaces(device)
         self.address_owners()
+        self.allocated  # noqa: B018
         self._by_role  # noqa: B018  (built on first use)
         self._by_kind  # noqa: B018
         return self
@@ -121,6 +122,11 @@ class Fleet:
                         owners[address[0]] = (name, address)
             self._owners = owners
         return self._owners
+
+    @cached_property
+    def allocated(self) -> list[Held]:
+        """Every allocation's prefix as :data:`Held` integers, in the order of ``fabric.allocations``."""
+        return [held(allocation.prefix) for allocation in self.fabric.allocations]
 
     @cached_property
     def _by_role(self) -> dict[str, list[Device]]:
@@ -211,6 +217,19 @@ def address(text: str) -> IPv4Address:
     and ``ipaddress`` parsing was the bulk of the checks at scale (its integer is read by
     :func:`compiler.addressing.address_value`, at a ninth of the cost)."""
     return IPv4Address(address_value(text))
+
+
+def is_host_held(prefix: str, address: Held) -> bool:
+    """:func:`is_host` of ``prefix``, already parsed as ``address``.
+
+    Example:
+        >>> is_host_held("10.30.1.0/24", held("10.30.1.0/24")), is_host_held("10.31.4.0/31", held("10.31.4.0/31"))
+        (False, True)
+    """
+    value, prefixlen = address
+    if not 0 <= prefixlen <= 32:
+        raise ValueError(f"{prefix!r}: prefix length out of range")
+    return prefixlen >= 31 or value & ((1 << (32 - prefixlen)) - 1) != 0
 
 
 def is_host(prefix: str) -> bool:
