@@ -83,6 +83,20 @@ class _Peering:
             for neighbor in bgp.neighbors:
                 self.neighbors.setdefault(neighbor.address, neighbor)
             self.groups = {g.name: g for g in bgp.peer_groups}
+        self._neighbor_values: set[int] | None = None
+
+    def has_neighbor(self, address: int) -> bool:
+        """Whether a neighbor statement names ``address`` (``dotted(address) in self.neighbors``:
+        a dotted quad that parses has one spelling, and one that does not names no address)."""
+        if self._neighbor_values is None:
+            values = set()
+            for text in self.neighbors:
+                try:
+                    values.add(address_value(text))
+                except ValueError:
+                    continue
+            self._neighbor_values = values
+        return address in self._neighbor_values
 
     def local_subnet(self, address: int) -> Held | None:
         """The first configured interface whose subnet contains ``address``."""
@@ -146,47 +160,39 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
     del intent
     owners = fleet(fabric).address_owners()
     peering = _peerings(fabric)
+    devices = fabric.devices
     for device in _fabric_switches(fabric):
         bgp = device.config.router_bgp
         if bgp is None:
             continue
         local = peering(device.name)
         for neighbor in bgp.neighbors:
-            yield from _check_neighbor(fabric, owners, peering, local, neighbor.address)
+            # One pass of plain look-ups per neighbor (a spine has one per leaf): what a session
+            # needs, in the order the messages name it; the first fault ends the neighbor's checks.
+            address = neighbor.address
+            value = address_value(address)
+            owner = owners.get(value)
+            if owner is None:
+                yield device.name, f"neighbor {address} is no switch's interface address"
+                continue
+            peer_name, peer_iface = owner
+            mine = local.local_subnet(value)
+            if mine is None or subnet_of(mine) != subnet_of(peer_iface):
+                yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
+                continue
+            peer_bgp = devices[peer_name].config.router_bgp
+            if peer_bgp is None:
+                yield device.name, f"neighbor {address} ({peer_name}) does not run BGP"
+                continue
+            remote_as = local.remote_as(address)
+            if remote_as != peer_bgp.asn:
+                yield (
+                    device.name,
+                    f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}",
+                )
+            if not peering(peer_name).has_neighbor(mine[0]):
+                yield device.name, f"{peer_name} has no neighbor {dotted(mine[0])} back to {device.name}"
     yield from _links_without_sessions(fabric, peering)
-
-
-def _check_neighbor(
-    fabric: ResolvedFabric,
-    owners: dict[int, tuple[str, Held]],
-    peering: Callable[[str], _Peering],
-    local: _Peering,
-    address: str,
-) -> Iterator[tuple[str, str]]:
-    device = local.device
-    value = address_value(address)
-    owner = owners.get(value)
-    if owner is None:
-        yield device.name, f"neighbor {address} is no switch's interface address"
-        return
-    peer_name, peer_iface = owner
-    mine = local.local_subnet(value)
-    if mine is None or subnet_of(mine) != subnet_of(peer_iface):
-        yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
-        return
-    peer_bgp = fabric.devices[peer_name].config.router_bgp
-    if peer_bgp is None:
-        yield device.name, f"neighbor {address} ({peer_name}) does not run BGP"
-        return
-    remote_as = local.remote_as(address)
-    if remote_as != peer_bgp.asn:
-        yield (
-            device.name,
-            (f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}"),
-        )
-    back = dotted(mine[0])
-    if back not in peering(peer_name).neighbors:
-        yield device.name, f"{peer_name} has no neighbor {back} back to {device.name}"
 
 
 def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
@@ -198,11 +204,8 @@ def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Pe
             if near is None or far is None or far.config.router_bgp is None or near.config.router_bgp is None:
                 continue
             address = peering(far.name).address(far_end.port)
-            if address is None:
-                continue
-            ip = dotted(address[0])
-            if ip not in peering(near.name).neighbors:
-                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({ip})")
+            if address is not None and not peering(near.name).has_neighbor(address[0]):
+                yield near.name, f"no BGP session over {near_end.port} to {far.name} ({dotted(address[0])})"
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")

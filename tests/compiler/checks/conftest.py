@@ -25,5 +25,8 @@ def with_interfaces(fabric: ResolvedFabric, name: str, changes: dict[str, dict[s
     """The fabric with fields of some interfaces (by name) of device ``name`` replaced."""
     device = fabric.devices[name]
     interfaces = tuple(i._replace(**changes[i.name]) if i.name in changes else i for i in device.config.interfaces)
-    devices = {**fabric.devices, name: dataclasses.replace(device, config=device.config._replace(interfaces=interfaces))}
+    devices = {
+        **fabric.devices,
+        name: dataclasses.replace(device, config=device.config._replace(interfaces=interfaces)),
+    }
     return dataclasses.replace(fabric, devices=devices)
