@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property, lru_cache
 from ipaddress import IPv4Address, IPv4Network
 from typing import Generic, TypeVar
@@ -313,3 +313,22 @@ class PrefixIndex(Generic[T]):
             mask = (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF
             found.update(self._exact.get((first & mask, length), ()))
         return [self._labels[p] for p in sorted(found)]
+
+
+def memo(cache: dict[object, list[str]], key: object, make: Callable[[], Iterable[str]]) -> list[str]:
+    """``list(make())``, once per distinct ``key``: the switches of a fleet share a few QoS configs
+    and port settings, which a rule need judge once each. An unhashable key (a config built by
+    hand with lists) is not memoised.
+
+    Example:
+        >>> cache: dict[object, list[str]] = {}
+        >>> memo(cache, ("a",), lambda: iter(["x"])), memo(cache, ("a",), lambda: iter(["y"]))
+        (['x'], ['x'])
+    """
+    try:
+        found = cache.get(key)
+    except TypeError:
+        return list(make())
+    if found is None:
+        found = cache[key] = list(make())
+    return found

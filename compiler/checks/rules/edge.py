@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from compiler.artifacts.docs import oversubscription, ratio
 from compiler.checks.base import rule
-from compiler.checks.rules._common import interfaces, join
+from compiler.checks.rules._common import interfaces, join, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -53,10 +53,11 @@ def _uncapped(iface: Interface) -> list[str]:
 def storm_control(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch with server-facing ports that do not cap broadcast and multicast."""
     del intent
+    uncapped: dict[object, list[str]] = {}  # by storm-control settings: the ports share a few
     for name, device in sorted(fabric.devices.items()):
         bad: dict[str, list[str]] = {}
         for iface in server_facing(fabric, device):
-            for kind in _uncapped(iface):
+            for kind in memo(uncapped, iface.storm_control, lambda: _uncapped(iface)):  # noqa: B023
                 bad.setdefault(kind, []).append(iface.name)
         for kind, names in sorted(bad.items()):
             yield (

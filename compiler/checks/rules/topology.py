@@ -375,8 +375,10 @@ def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         planned[link.b.device, link.b.port] = link.b_mtu
     for name, device in sorted(fabric.devices.items()):
         for iface in interfaces(fabric, device).values():
+            if iface.mtu is None:
+                continue
             want = planned.get((name, iface.name))
-            if iface.mtu is not None and want is not None and iface.mtu != want:
+            if want is not None and iface.mtu != want:
                 where = field_where(intent, name, iface.name, "mtu")
                 if where is None:
                     yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
