@@ -4,6 +4,7 @@ peers' is judged on its own, and a config built by hand with lists is judged too
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from compiler.checks.rules.qos import roce_qos, stray_dscps
 from compiler.fabric import ResolvedFabric
@@ -11,7 +12,7 @@ from compiler.intent import Intent
 from compiler.structured import QosMap
 
 
-def _qos_replaced(fabric: ResolvedFabric, name: str, **changes: object) -> ResolvedFabric:
+def _qos_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
     device = fabric.devices[name]
     assert device.config.qos is not None
     config = device.config._replace(qos=device.config.qos._replace(**changes))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from pathlib import Path
+from typing import Any
 
 from compiler.checks.rules.routing import bgp_sessions
 from compiler.fabric import ResolvedFabric, resolve
@@ -13,7 +14,7 @@ from compiler.intent import load_intent
 from tests.compiler.checks.conftest import REPO
 
 
-def _config_replaced(fabric: ResolvedFabric, name: str, **changes: object) -> ResolvedFabric:
+def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
     device = fabric.devices[name]
     devices = {**fabric.devices, name: dataclasses.replace(device, config=device.config._replace(**changes))}
     return dataclasses.replace(fabric, devices=devices)
