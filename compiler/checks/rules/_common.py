@@ -21,6 +21,9 @@ SWITCH_LINK_KINDS = frozenset({"fabric", "peer-link", "mgmt-uplink"})
 """Link kinds with a switch at both ends."""
 
 
+MASKS = tuple((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF for length in range(33))
+"""The netmask of each prefix length, as an integer."""
+
 Held = tuple[int, int]
 """An interface address as integers: (address, prefix length)."""
 

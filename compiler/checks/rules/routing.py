@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 
 from compiler.addressing import address_value, dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import Held, fabric_spec, fleet, held, interfaces, links_of, subnet_of
+from compiler.checks.rules._common import MASKS, Held, fabric_spec, fleet, held, interfaces, links_of, subnet_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -105,11 +105,14 @@ class _Peering:
             # "the first local interface whose subnet contains an address" becomes a few lookups.
             by_length: dict[int, dict[int, tuple[int, Held]]] = {}
             for index, (_, own) in enumerate(self._fleet.addresses(self.device)):
-                network, length = subnet_of(own)
-                by_length.setdefault(length, {}).setdefault(network, (index, own))
-            self._subnets = [
-                ((0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, by_net) for length, by_net in by_length.items()
-            ]
+                value, length = own
+                by_net = by_length.get(length)
+                if by_net is None:
+                    by_net = by_length[length] = {}
+                network = value & MASKS[length]
+                if network not in by_net:
+                    by_net[network] = (index, own)
+            self._subnets = [(MASKS[length], by_net) for length, by_net in by_length.items()]
         found: tuple[int, Held] | None = None
         for mask, by_net in self._subnets:
             hit = by_net.get(address & mask)
@@ -177,7 +180,7 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
                 continue
             peer_name, peer_iface = owner
             mine = local.local_subnet(value)
-            if mine is None or subnet_of(mine) != subnet_of(peer_iface):
+            if mine is None or mine[1] != peer_iface[1] or (mine[0] ^ peer_iface[0]) & MASKS[mine[1]]:
                 yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
                 continue
             peer_bgp = devices[peer_name].config.router_bgp
