@@ -143,10 +143,10 @@ class Fleet:
         return [d for d in self._by_role.get(role, ()) if network is None or d.network == network]
 
     @cached_property
-    def _by_kind(self) -> dict[str, list[tuple[int, Cable]]]:
-        out: dict[str, list[tuple[int, Cable]]] = defaultdict(list)
-        for position, link in enumerate(self.fabric.links):
-            out[link.kind].append((position, link))
+    def _by_kind(self) -> dict[str, list[Cable]]:
+        out: dict[str, list[Cable]] = defaultdict(list)
+        for link in self.fabric.links:
+            out[link.kind].append(link)
         return out
 
     def links(self, kinds: Iterable[str], network: str | None = None) -> list[Cable]:
@@ -154,8 +154,16 @@ class Fleet:
         key = (frozenset(kinds), network)
         found = self._links.get(key)
         if found is None:
-            chosen = sorted((e for kind in key[0] for e in self._by_kind.get(kind, ())), key=lambda e: e[0])
-            found = self._links[key] = [link for _, link in chosen if network is None or link.network == network]
+            if len(key[0]) == 1:
+                (kind,) = key[0]
+                found = [link for link in self._by_kind.get(kind, ()) if network is None or link.network == network]
+            else:
+                found = [
+                    link
+                    for link in self.fabric.links
+                    if link.kind in key[0] and (network is None or link.network == network)
+                ]
+            self._links[key] = found
         return found
 
 

@@ -36,7 +36,6 @@ from compiler.artifacts.physical import (
     cable_length_m,
     link_speed,
     rack_loads,
-    rack_of,
     row_loads,
     switch_power,
     utilisation,
@@ -132,49 +131,55 @@ def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
         )
 
 
-_Cage = _End | None
-"""A switch end's cage as the optics see it (form factor, speed, breakout); None: a server."""
-
-
 def _beyond_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Cable, float, bool, int]]:
     """The cables ``physical.runs`` would give no optic at one end: (link, length, whether an end
     is a broken-out cage, the longest reach of any choice), in the link order.
 
-    The optics of a cable depend only on its speed, its length and each end's cage (form factor,
-    speed, breakout), and a fleet has few such combinations: each is decided once, and each
-    cage once per switch layout and port, rather than a ``Run`` per cable (the cable list
-    builds those; the rule needs none).
+    The optics of a cable depend only on its speed, its length and each end's cage as the optics
+    see it (form factor, speed, breakout), and a fleet has few such combinations: each is decided
+    once, each cage found once per switch layout and port, rather than a ``Run`` per cable (the
+    cable list builds those; the rule needs none).
     """
     cabling = intent.fabric.cabling
-    modes: dict[int, dict[str, str]] = {}
-    cages: dict[tuple[int, str], _Cage] = {}
-    lengths: dict[tuple[int, int], float] = {}
-    verdicts: dict[tuple[_Cage, _Cage, str, float], tuple[bool, int]] = {}
     switches = fabric.facts.topology.switches
+    racks = {name: server.rack for name, server in fabric.servers.items()}
+    racks.update((name, device.rack) for name, device in fabric.devices.items())  # a switch first, as rack_of
+    layouts = {name: id(switch.layout) for name, switch in switches.items()}
+    modes: dict[int, dict[str, str]] = {}
+    kinds: list[_End | None] = [None]  # each distinct cage (the cage's name left out); 0: a server end
+    kind_of: dict[_End | None, int] = {None: 0}
+    cages: dict[tuple[int, str], int] = {}
+    lengths: dict[tuple[int, int], float] = {}
+    verdicts: dict[tuple[int, int, str, float], tuple[bool, int]] = {}
 
-    def cage(end: Endpoint) -> _Cage:
-        switch = switches.get(end.device)
-        if switch is None:
-            return None
-        key = (id(switch.layout), end.port)
-        if key not in cages:
-            found = _switch_end(fabric, end.device, end.port, modes)
-            cages[key] = found._replace(cage="") if found is not None else None
-        return cages[key]
+    def cage(end: Endpoint) -> int:
+        layout = layouts.get(end.device)
+        if layout is None:
+            return 0
+        key = (layout, end.port)
+        found = cages.get(key)
+        if found is None:
+            seen = _switch_end(fabric, end.device, end.port, modes)
+            shape = seen._replace(cage="") if seen is not None else None
+            if shape not in kind_of:
+                kind_of[shape] = len(kinds)
+                kinds.append(shape)
+            found = cages[key] = kind_of[shape]
+        return found
 
     for link in fabric.links:
-        racks = rack_of(fabric, link.a.device), rack_of(fabric, link.b.device)
-        length = lengths.get(racks)
+        pair = racks[link.a.device], racks[link.b.device]
+        length = lengths.get(pair)
         if length is None:
-            length = lengths[racks] = cable_length_m(intent.racks[racks[0]], intent.racks[racks[1]], cabling)
-        a, b, speed = cage(link.a), cage(link.b), link_speed(link)
-        verdict = verdicts.get((a, b, speed, length))
+            length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], cabling)
+        key = (cage(link.a), cage(link.b), link_speed(link), length)
+        verdict = verdicts.get(key)
         if verdict is None:
-            a_optic, b_optic, reach = _optics(a, b, speed, length)
-            verdict = verdicts[a, b, speed, length] = (a_optic is None or b_optic is None, reach)
+            a_optic, b_optic, reach = _optics(kinds[key[0]], kinds[key[1]], key[2], length)
+            verdict = verdicts[key] = (a_optic is None or b_optic is None, reach)
         if verdict[0]:
-            breakout = bool(a is not None and a.breakout) or bool(b is not None and b.breakout)
-            yield link, length, breakout, verdict[1]
+            a, b = kinds[key[0]], kinds[key[1]]
+            yield link, length, bool(a is not None and a.breakout) or bool(b is not None and b.breakout), verdict[1]
 
 
 @rule("RCK001", "error", "C9", "Every rack holds its devices' rack units")
