@@ -63,8 +63,9 @@ def _pair(fabric: ResolvedFabric, cabled: set[frozenset[str]], a: Device, b: Dev
         yield subject, f"no mlag configuration on {', '.join(missing)}"
         return
     for what, get in SAME:
-        if get(a) != get(b):
-            yield subject, f"{what} differ: {get(a)} on {a.name}, {get(b)} on {b.name}"
+        mine, theirs = get(a), get(b)
+        if mine != theirs:
+            yield subject, f"{what} differ: {mine} on {a.name}, {theirs} on {b.name}"
     for local, far in ((a, b), (b, a)):
         yield from _points_at(fabric, subject, local, far)
     if frozenset((a.name, b.name)) not in cabled:
