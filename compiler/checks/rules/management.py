@@ -29,8 +29,6 @@ from compiler.checks.rules._common import MASKS, PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
-from core.masking import secret_spans
-from core.secrets import PLACEHOLDER
 
 SERVICES = {"eAPI": "management_api", "SSH": "management_ssh", "gNMI": "management_gnmi"}
 SNMP_V1_V2C = re.compile(r"^\s*snmp-server (community \S+|host \S+ .*version (1|2c)\b|group \S+ (v1|v2c)\b)", re.M)
@@ -123,6 +121,12 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
 
 def _literal_secrets(text: str) -> list[str]:
     """The lines of ``text`` that carry a secret value rather than a ``<secret:NAME>`` reference."""
+    if not text:
+        return []
+    # The masking patterns (and logging with them): only for a switch with extra_config.
+    from core.masking import secret_spans
+    from core.secrets import PLACEHOLDER
+
     out = []
     for line in text.splitlines():
         for start, end in secret_spans(line):
