@@ -1,8 +1,9 @@
 """The design rules one by one, at two sizes: seconds per rule and how each grows.
 
-For each scaled intent, in a new process: load, resolve, run every rule once untimed (imports,
+In one new process: load and resolve each scaled intent, run every rule once untimed (imports,
 the switch models' port indexes), then time from cold (what the rules memoise forgotten) and
-with the cycle collector paused, as the compile runs them, ``runs`` times each, the median of:
+with the cycle collector paused, as the compile runs them, ``runs`` rounds over every figure of
+every size (so a while of load from other processes falls on all alike), the median of:
 
 * *shared*: the look-ups several rules share (``compiler.checks.rules._common.Fleet``: interfaces
   by name, parsed addresses, links by kind), built once per check run and charged to no rule;
@@ -28,11 +29,17 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+if TYPE_CHECKING:
+    from compiler.checks.base import Check
+    from compiler.fabric import ResolvedFabric
+    from compiler.intent import Intent
 
 SIZES = ("devices", "links", "servers", "interfaces", "allocations")
 """What the fleet is counted in; each rule walks one of them (most of its time)."""
@@ -48,51 +55,82 @@ ports); the others walk the devices. TEL002 reads one switch per network and rol
 the largest switch's ports, not the fleet."""
 
 
-def _timed(setup: Callable[[], object], work: Callable[[], object], runs: int) -> float:
-    """The median CPU seconds of ``work``, each run after ``setup``, with the collector paused as
-    the compile's checks run (``compiler.collection.paused``): no collection lands on a rule, and
-    none walks the whole heap between two rules (which the compile never does either)."""
-    samples = []
-    for _ in range(runs):
-        setup()
-        gc.disable()
-        start = time.process_time()
-        work()
-        samples.append(time.process_time() - start)
-        gc.enable()
-    return statistics.median(samples)
+def _sample(setup: Callable[[], object], work: Callable[[], object]) -> float:
+    """CPU seconds of ``work`` after ``setup``, with the collector paused as the compile's checks run
+    (``compiler.collection.paused``): no collection lands on a rule, and none walks the whole heap
+    between two rules (which the compile never does either)."""
+    setup()
+    gc.disable()
+    start = time.process_time()
+    work()
+    spent = time.process_time() - start
+    gc.enable()
+    return spent
 
 
-def per_rule(intent_dir: Path, runs: int) -> dict[str, Any]:
-    """Median seconds of each rule over ``intent_dir`` (in this process), and the fleet's size."""
-    from compiler.checks.base import RULES, Check, run_checks
-    from compiler.checks.rules._common import fleet
+def per_rule(intent_dirs: list[Path], runs: int) -> list[dict[str, Any]]:
+    """Median seconds of each rule over each of ``intent_dirs`` (all in this process), and each
+    fleet's size.
+
+    The runs are rounds: each round times every figure of every size once, so a while of load
+    from other processes falls on all rules and both sizes alike rather than on the few figures
+    timed meanwhile (the growth is a ratio of two sizes: timed minutes apart, it was the load's).
+    """
+    from compiler.checks.base import RULES, run_checks
     from compiler.fabric import resolve
     from compiler.intent import load_intent
 
-    intent = load_intent(intent_dir)
-    fabric = resolve(intent)
-    run_checks(intent, fabric)
-
-    def shared() -> None:
-        _cold()
-        fleet(fabric).build()
-
-    def alone(check: Check) -> Callable[[], object]:
-        return lambda: sum(1 for _ in check(intent, fabric))
-
+    sizes = []
+    for intent_dir in intent_dirs:
+        intent = load_intent(intent_dir)
+        fabric = resolve(intent)
+        run_checks(intent, fabric)  # imports, the models' port indexes
+        sizes.append((intent, fabric))
+    samples: list[dict[str, list[float]]] = [defaultdict(list) for _ in sizes]
     gc.collect()
-    rules = {rule.id: _timed(shared, alone(rule.check), runs) for rule in RULES.values()}
-    return {
-        "devices": len(fabric.devices),
-        "links": len(fabric.links),
-        "servers": len(fabric.servers),
-        "interfaces": sum(len(d.config.interfaces) for d in fabric.devices.values()),
-        "allocations": len(fabric.allocations),
-        "shared": _timed(_cold, lambda: fleet(fabric).build(), runs),
-        "all_rules": _timed(_cold, lambda: run_checks(intent, fabric), runs),
-        "rules": rules,
-    }
+    for _ in range(runs):
+        for (intent, fabric), times in zip(sizes, samples, strict=True):
+            shared = _shared(fabric)
+            times["shared"].append(_sample(_cold, shared))
+            times["all_rules"].append(_sample(_cold, _call(run_checks, intent, fabric)))
+            for rule in RULES.values():
+                times[rule.id].append(_sample(shared, _call(_drain, rule.check, intent, fabric)))
+    out = []
+    for (_, fabric), times in zip(sizes, samples, strict=True):
+        median = {key: statistics.median(values) for key, values in times.items()}
+        out.append(
+            {
+                "devices": len(fabric.devices),
+                "links": len(fabric.links),
+                "servers": len(fabric.servers),
+                "interfaces": sum(len(d.config.interfaces) for d in fabric.devices.values()),
+                "allocations": len(fabric.allocations),
+                "shared": median.pop("shared"),
+                "all_rules": median.pop("all_rules"),
+                "rules": median,
+            }
+        )
+    return out
+
+
+def _shared(fabric: ResolvedFabric) -> Callable[[], object]:
+    """From cold, the look-ups the rules share built (what ``run_checks`` does first)."""
+    from compiler.checks.rules._common import fleet
+
+    def build() -> object:
+        _cold()
+        return fleet(fabric).build()
+
+    return build
+
+
+def _call(function: Callable[..., object], *args: object) -> Callable[[], object]:
+    return lambda: function(*args)
+
+
+def _drain(check: Check, intent: Intent, fabric: ResolvedFabric) -> int:
+    """Every finding of ``check``: a rule yields them lazily."""
+    return sum(1 for _ in check(intent, fabric))
 
 
 def _cold() -> None:
@@ -127,13 +165,11 @@ def growth(small: dict[str, Any], large: dict[str, Any]) -> dict[str, Any]:
 
 
 def measure(intents: dict[int, Path], runs: int, python: str = sys.executable) -> dict[str, Any]:
-    """Per-rule seconds at each size (each in its own process)."""
-    sizes: dict[int, Any] = {}
-    for factor, intent_dir in sorted(intents.items()):
-        cmd = [python, __file__, "--one", str(intent_dir), "--runs", str(runs)]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        sizes[factor] = json.loads(done.stdout)
-    return {"runs": runs, "sizes": sizes}
+    """Per-rule seconds at each size (all sizes in one new process, their runs interleaved)."""
+    factors = sorted(intents)
+    cmd = [python, __file__, "--one", *(str(intents[f]) for f in factors), "--runs", str(runs)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return {"runs": runs, "sizes": dict(zip(factors, json.loads(done.stdout), strict=True))}
 
 
 def table(report: dict[str, Any]) -> str:
@@ -160,12 +196,12 @@ def table(report: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Seconds per design rule at two sizes, and how each grows.")
     parser.add_argument("intents", nargs="*", type=Path, help="two intent/ directories, the smaller first")
-    parser.add_argument("--one", type=Path, help="one intent, in this process (JSON)")
+    parser.add_argument("--one", action="store_true", help="time the intents in this process (JSON)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per figure (the median is kept)")
     parser.add_argument("--json", action="store_true", help="the raw figures as JSON, not a table")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(per_rule(args.one, args.runs)))
+        print(json.dumps(per_rule(args.intents, args.runs)))
         return
     if len(args.intents) != 2:
         parser.error("give two intent directories (or --one)")
