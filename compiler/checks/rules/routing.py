@@ -200,15 +200,14 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
 
 def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
     """Leaf-spine link ends between two BGP speakers that carry no session."""
-    devices = fabric.devices
+    speakers = {name for name, device in fabric.devices.items() if device.config.router_bgp is not None}
     for link in links_of(fabric, ["fabric"]):
-        for near_end, far_end in ((link.a, link.b), (link.b, link.a)):
-            near, far = devices.get(near_end.device), devices.get(far_end.device)
-            if near is None or far is None or far.config.router_bgp is None or near.config.router_bgp is None:
-                continue
-            address = peering(far.name).address(far_end.port)
-            if address is not None and not peering(near.name).has_neighbor(address[0]):
-                yield near.name, f"no BGP session over {near_end.port} to {far.name} ({dotted(address[0])})"
+        if link.a.device not in speakers or link.b.device not in speakers:
+            continue
+        for near, far in ((link.a, link.b), (link.b, link.a)):
+            address = peering(far.device).address(far.port)
+            if address is not None and not peering(near.device).has_neighbor(address[0]):
+                yield near.device, f"no BGP session over {near.port} to {far.device} ({dotted(address[0])})"
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")
