@@ -134,14 +134,13 @@ def _drain(check: Check, intent: Intent, fabric: ResolvedFabric) -> int:
 
 
 def _cold() -> None:
-    """Forget what the rules memoise (the shared look-ups, parsed addresses, the cable runs): each
-    run pays for them."""
+    """Forget what the rules memoise (the shared look-ups, parsed ACL sources, the cable runs):
+    each run pays for them."""
     from compiler.artifacts import physical
     from compiler.checks.rules import _common
     from compiler.platforms import eos
 
     _common._LAST_FLEET.clear()
-    _common.address.cache_clear()
     eos.acl_source_prefix.cache_clear()
     physical._LAST_RUNS.clear()
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from functools import cached_property, lru_cache
-from ipaddress import IPv4Address, IPv4Network
+from functools import cached_property
+from ipaddress import IPv4Network
 from typing import Generic, TypeVar
 
 from compiler.addressing import address_value
@@ -220,14 +220,6 @@ def address_of(value: str) -> str:
         '10.31.4.1'
     """
     return value.split("/", 1)[0]
-
-
-@lru_cache(maxsize=1 << 17)
-def address(text: str) -> IPv4Address:
-    """``IPv4Address(text)``, parsed once: the rules look up each interface address several times
-    and ``ipaddress`` parsing was the bulk of the checks at scale (its integer is read by
-    :func:`compiler.addressing.address_value`, at a ninth of the cost)."""
-    return IPv4Address(address_value(text))
 
 
 def is_host_held(prefix: str, address: Held) -> bool:
