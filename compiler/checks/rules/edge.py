@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from compiler.artifacts.docs import oversubscription, ratio
 from compiler.checks.base import rule
-from compiler.checks.rules._common import interfaces, join, memo
+from compiler.checks.rules._common import interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -72,9 +72,7 @@ def _uplinks_as_designed(fabric: ResolvedFabric, network: str) -> bool:
     spine_leaf = fabric.facts.topology.fabrics.get(network)  # type: ignore[call-overload]
     if spine_leaf is None or spine_leaf.uplinks < len(spine_leaf.spines):
         return False
-    return all(
-        link.a_speed == link.b_speed for link in fabric.links if link.kind == "fabric" and link.network == network
-    )
+    return all(link.a_speed == link.b_speed for link in links_of(fabric, ["fabric"], network))
 
 
 @rule("OVS001", "error", "C1/N7", "Leaf oversubscription within the fabric's stated limit")

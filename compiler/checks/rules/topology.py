@@ -371,7 +371,6 @@ def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
     del intent
     reported = _reported_beyond_model(fabric)
     for link in fabric.links:
-        subject = f"{_end(link.a)} - {_end(link.b)}"
         if link.a_speed is None or link.b_speed is None:
             ends = [
                 _end(end)
@@ -379,10 +378,13 @@ def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
                 if speed is None and end.device not in reported
             ]
             if ends:
-                yield subject, f"{join(ends)}: port not in its switch model, so it has no speed"
+                yield (
+                    f"{_end(link.a)} - {_end(link.b)}",
+                    f"{join(ends)}: port not in its switch model, so it has no speed",
+                )
         elif link.a_speed != link.b_speed:
             yield (
-                subject,
+                f"{_end(link.a)} - {_end(link.b)}",
                 (
                     f"{link.kind} link runs {link.a_speed} on {link.a.device} but {link.b_speed} on "
                     f"{link.b.device}: both ends must match (optics and cable type too)"
