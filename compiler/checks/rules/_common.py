@@ -223,34 +223,17 @@ def address_of(value: str) -> str:
 
 
 def is_host_held(prefix: str, address: Held) -> bool:
-    """:func:`is_host` of ``prefix``, already parsed as ``address``.
+    """Whether an allocated prefix (``address``: it parsed, :func:`held`) is an address, not a subnet.
 
-    Example:
-        >>> is_host_held("10.30.1.0/24", held("10.30.1.0/24")), is_host_held("10.31.4.0/31", held("10.31.4.0/31"))
-        (False, True)
-    """
-    value, prefixlen = address
-    if not 0 <= prefixlen <= 32:
-        raise ValueError(f"{prefix!r}: prefix length out of range")
-    return prefixlen >= 31 or value & ((1 << (32 - prefixlen)) - 1) != 0
-
-
-def is_host(prefix: str) -> bool:
-    """Whether an allocated prefix is an address (not a subnet).
-
-    A /31 or /32 is always an address; a wider prefix is an address unless it is the
-    network address itself. Parsed by hand: it runs once per allocation, tens of
-    thousands of times at scale, and an ``IPv4Interface`` per call dominated the checks.
+    A /31 or /32 is always an address; a wider prefix is an address unless it is the network
+    address itself. On the integers parsed once per fabric: an ``IPv4Interface`` per allocation
+    dominated the checks at scale.
 
     Examples:
-        >>> is_host("10.30.1.0/24"), is_host("10.30.1.5/24"), is_host("10.31.4.0/31")
-        (False, True, True)
-        >>> is_host("10.31.4.7")
-        True
+        >>> [is_host_held(p, held(p)) for p in ("10.30.1.0/24", "10.30.1.5/24", "10.31.4.0/31", "10.31.4.7")]
+        [False, True, True, True]
     """
-    text, _, length = prefix.partition("/")
-    value = address_value(text)
-    prefixlen = int(length) if length else 32
+    value, prefixlen = address
     if not 0 <= prefixlen <= 32:
         raise ValueError(f"{prefix!r}: prefix length out of range")
     return prefixlen >= 31 or value & ((1 << (32 - prefixlen)) - 1) != 0

@@ -33,7 +33,7 @@ from ipaddress import IPv4Network
 
 from compiler.addressing import dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import Held, fabric_spec, fleet, is_host, is_host_held, join, problems
+from compiler.checks.rules._common import Held, fabric_spec, fleet, is_host_held, join, problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation, PoolUse
 from compiler.facts.addressing import LEAF_LOOPBACK_OFFSET
@@ -79,12 +79,13 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
     return pools
 
 
-def _rack_subnets(fabric: ResolvedFabric) -> list[IPv4Network]:
-    """The management subnets actually handed to racks (the upstream may sit beside them)."""
+def _rack_subnets(fabric: ResolvedFabric) -> list[tuple[str, Held]]:
+    """The management subnets actually handed to racks (the upstream may sit beside them), with
+    their integers (:meth:`Fleet.allocated`)."""
     return [
-        IPv4Network(a.prefix)
-        for a in fabric.allocations
-        if a.network == "management" and a.pool == "pool" and not is_host(a.prefix)
+        (a.prefix, address)
+        for a, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True)
+        if a.network == "management" and a.pool == "pool" and not is_host_held(a.prefix, address)
     ]
 
 
@@ -104,9 +105,13 @@ def disjoint_pools(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str
                 continue
             yield name, f"{cidr} overlaps {other} {other_cidr}"
     upstream = intent.fabric.management.upstream.subnet
-    for subnet in _rack_subnets(fabric):
-        if subnet.overlaps(upstream):
-            yield "management.upstream.subnet", (f"{upstream} overlaps the rack management subnet {subnet}")
+    first, last = int(upstream.network_address), int(upstream.broadcast_address)
+    for prefix, (start, length) in _rack_subnets(fabric):
+        if start <= last and first <= start | (0xFFFFFFFF >> length):  # two blocks overlap: ranges meet
+            yield (
+                "management.upstream.subnet",
+                (f"{upstream} overlaps the rack management subnet {IPv4Network(prefix)}"),
+            )
 
 
 def _pool_path(pool: PoolUse) -> str:

@@ -4,11 +4,16 @@ name, their order and the allocations counted outside a pool must be the ones th
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from ipaddress import IPv4Network
+from pathlib import Path
 
-from compiler.checks.rules.addressing import pools_not_exhausted, unique_addresses
-from compiler.fabric import ResolvedFabric
+import pytest
+
+from compiler.checks.rules.addressing import disjoint_pools, pools_not_exhausted, unique_addresses
+from compiler.fabric import ResolvedFabric, resolve
 from compiler.facts import Allocation
-from compiler.intent import Intent
+from compiler.intent import Intent, load_intent
 
 
 def test_duplicates_named_in_the_order_of_their_addresses(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
@@ -53,3 +58,25 @@ def test_allocations_outside_a_pool_are_listed(resolved_example: tuple[Intent, R
             "2 allocation(s) fall outside it (10.31.0.1/24 (rack01-gpu099), 10.30.0.0/15 (rack01-leaf-a))",
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("upstream", "overlapped"),
+    [
+        ("172.16.15.0/30", None),
+        ("172.16.14.252/30", "172.16.14.128/25"),
+        ("172.16.14.124/30", "172.16.14.0/25"),
+        ("172.16.14.128/30", "172.16.14.128/25"),
+    ],
+)
+def test_upstream_against_the_rack_subnets_at_their_edges(
+    project: Path, edit: Callable[[str, str, str], None], upstream: str, overlapped: str | None
+) -> None:
+    """The last rack's management subnets are 172.16.14.0/25 and .128/25: a block just past their end
+    is apart, one on a subnet's first or last addresses overlaps it."""
+    gateway = str(IPv4Network(upstream)[1])
+    old = "{subnet: 172.16.255.0/30, gateway: 172.16.255.1}"
+    edit("fabric.yaml", old, f"{{subnet: {upstream}, gateway: {gateway}}}")
+    intent = load_intent(project / "intent", budgets=False)
+    found = [message for _, message in disjoint_pools(intent, resolve(intent))]
+    assert found == ([f"{upstream} overlaps the rack management subnet {overlapped}"] if overlapped else [])
