@@ -223,7 +223,7 @@ def address_of(value: str) -> str:
 
 
 def is_host_held(prefix: str, address: Held) -> bool:
-    """Whether an allocated prefix (``address``: it parsed, :func:`held`) is an address, not a subnet.
+    """Whether an allocated prefix is an address, not a subnet (``address``: the prefix as :func:`held`).
 
     A /31 or /32 is always an address; a wider prefix is an address unless it is the network
     address itself. On the integers parsed once per fabric: an ``IPv4Interface`` per allocation
