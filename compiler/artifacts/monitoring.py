@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import partial
 from typing import Any
 
@@ -101,12 +101,22 @@ End = tuple[str, str, str, str]
 fast."""
 
 
-def cabled_ends(fabric: ResolvedFabric) -> dict[str, list[End]]:
-    """Per switch, every cabled port (:data:`End`), Management1 excluded."""
+def cabled_ends(fabric: ResolvedFabric, names: Collection[str] | None = None) -> dict[str, list[End]]:
+    """Per switch (those ``names`` only, when given), every cabled port (:data:`End`),
+    Management1 excluded.
+
+    Example:
+        >>> from compiler.facts import Cable as L, Endpoint as E
+        >>> link = L("compute", "fabric", E("leaf1", "Ethernet1"), E("spine1", "Ethernet2"), "400g", "400g", 9214, 9214)
+        >>> fabric = type("F", (), {"links": (link,), "devices": {"leaf1": None, "spine1": None}})()
+        >>> dict(cabled_ends(fabric, {"spine1"}))
+        {'spine1': [('Ethernet2', 'fabric', '400g', 'leaf1 Ethernet1')]}
+    """
+    wanted = fabric.devices if names is None else names
     out: dict[str, list[End]] = defaultdict(list)
     for link in fabric.links:
         for near, far in ((link.a, link.b), (link.b, link.a)):
-            if near.device in fabric.devices and eos.is_front_panel(near.port):
+            if near.device in wanted and eos.is_front_panel(near.port):
                 speed = link.a_speed if link.a.device == near.device else link.b_speed
                 out[near.device].append((near.port, link.kind, speed or "", f"{far.device} {far.port}"))
     return out
