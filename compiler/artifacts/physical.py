@@ -173,21 +173,8 @@ def _optics(a: _End | None, b: _End | None, speed: str, length: float) -> tuple[
     return optic, optic, max((o.reach_m for o in fitting), default=0)
 
 
-_LAST_RUNS: list[tuple[Intent, ResolvedFabric, list[Run]]] = []
-"""The runs of the last (intent, fabric) asked: the cable list and the optics rule (CAB001) both
-need them in one compile, a second of work at 16x."""
-
-
 def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
     """Every cable of the fabric with its length and optics, in the link order."""
-    if _LAST_RUNS and _LAST_RUNS[0][0] is intent and _LAST_RUNS[0][1] is fabric:
-        return list(_LAST_RUNS[0][2])
-    out = _runs(intent, fabric)
-    _LAST_RUNS[:] = [(intent, fabric, out)]
-    return list(out)
-
-
-def _runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
     rule = intent.fabric.cabling
     out: list[Run] = []
     modes: dict[int, dict[str, str]] = {}
