@@ -50,7 +50,7 @@ from core import gitstate
 from core.configtree import Change
 from core.deployed import DeviceRecord, read_records
 from core.errors import FabricopsError
-from core.fleet import LabTarget, describe_error, device_errors, open_fleet
+from core.fleet import LabTarget, describe_error, device_errors, open_fleet, preload_drivers
 from core.generated import (
     configs_at,
     deploy_tags,
@@ -440,6 +440,7 @@ def run_audit(
     note = gitstate.refresh(root)
     chosen = ref or "HEAD"
     snapshot = open_snapshot(root, chosen)
+    preload_drivers()  # imported while git is read (gitpython, imported by now, is no import of theirs)
     configs = snapshot.configs()
     hosts = snapshot.hosts()
     target = LabTarget.load(root) if lab else None

@@ -112,3 +112,20 @@ def test_an_unreadable_memo_is_a_full_comparison(tmp_path: Path, intended: str) 
     assert memo(intended, running, values=values, key=b"k").changes == () and memo.hits == 0
     memo.save()
     assert json.loads((tmp_path / MEMO_FILE).read_text())["schema"] == 1
+
+
+def test_comparisons_in_the_second_process_are_the_same(tmp_path: Path, intended: str) -> None:
+    """Past its inline share a run compares in another process: same verdicts, changes and remediation."""
+    running, values = _running(intended), _values(intended)
+    edited = running.replace("\n   mtu 9214\n", "\n   mtu 1500\n", 1)
+    rotated = dict.fromkeys(values, "$6$other$salt")
+    cases = [(running, values), (edited, values), (running, rotated), (running, {})]
+    memo = InSyncMemo(tmp_path, inline=1)
+    try:
+        found = [memo(intended, live, values=known, key=b"k") for live, known in cases]
+        assert memo._pool is not None  # the last three ran there
+    finally:
+        memo.save()
+    assert memo._pool is None
+    assert found == [compare_config(intended, live, values=known, key=b"k") for live, known in cases]
+    assert [bool(f.changes) for f in found] == [False, True, True, False]
