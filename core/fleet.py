@@ -221,7 +221,7 @@ def _import_drivers() -> None:
         from nornir.plugins.runners import ThreadedRunner  # noqa: F401
 
         from core.eapi import transport_class  # noqa: F401
-    except Exception:  # noqa: BLE001, S110 - the same import in the caller's thread reports it
+    except Exception:  # the same import in the caller's thread reports it
         pass
 
 
