@@ -295,8 +295,12 @@ def test_rollback_to_a_device_backup(deployed: Lab, repo: Path, cli: Fabricops) 
 def test_a_backup_secret_neither_the_device_nor_the_store_holds_is_named(full_deploy: Ran, cli: Fabricops) -> None:
     """The factory-default backup holds a password hash fabricops never knew, and the device no
     longer has: the line is named (masked), nothing is applied."""
-    oldest = cli("backups", "list", "spine02", "--format", "json").json()[0]
-    result = cli("rollback", "--to-backup", f"spine02@{oldest['stamp']}", *FAST)
+    # The backup the deploy from factory default took, not the oldest listed: other tests on
+    # this worker may have deployed spine02 before it.
+    backup = full_deploy.json()["devices"]["spine02"]["backup"]
+    stamp = backup.rsplit("/", 1)[1].removesuffix(".cfg")
+    assert stamp in {b["stamp"] for b in cli("backups", "list", "spine02", "--format", "json").json()}
+    result = cli("rollback", "--to-backup", f"spine02@{stamp}", *FAST)
     assert result.code == 1
     assert "1 secret(s) cannot be restored" in result.err
     assert "username admin privilege 15 role network-admin secret sha512 <masked:" in result.err
