@@ -48,7 +48,7 @@ import os
 import secrets
 import threading
 from collections.abc import Mapping
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 from pathlib import Path
 
 from core.codedigest import code_digest
@@ -113,7 +113,14 @@ class InSyncMemo:
             return Comparison((), tuple(notes), ())
         args = (generated, running, values, key, platform, version, table)
         pool = self._offload()
-        result = pool.submit(_compare, *args).result() if pool is not None else _compare(*args)
+        if pool is None:
+            result = _compare(*args)
+        else:
+            try:
+                result = pool.submit(_compare, *args).result()
+            except BrokenExecutor:  # the process could not start or died: the rest is compared here
+                self.close()
+                result = _compare(*args)
         if not result.changes:
             self._found[digest] = list(result.notes)
         return result
