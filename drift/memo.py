@@ -21,7 +21,9 @@ Comparisons the memo does not know run in this process for the first
 remembered) hands the rest to one more process (``concurrent.futures``, spawned: it shares no
 thread or lock with this one), so parsing uses the machine's second core while this process's
 threads talk to the switches. The comparison is the same function with the same inputs there:
-the verdicts are the same, in the same order; only where the work runs differs.
+the verdicts are the same, in the same order; only where the work runs differs. A second
+process that cannot start (a program embedding the audit without the ``if __name__ ==
+"__main__"`` guard that spawning needs) or that dies leaves the rest to this process.
 
 Example:
     >>> import tempfile
