@@ -23,6 +23,7 @@ from core.generated import Snapshot, open_snapshot, unknown_names
 from core.masking import mask
 from core.secrets import load_values, mask_key, placeholders, resolve
 from deploy.postchecks import CabledPort, Expectations, expectations, switch_cables
+from deploy.verified import verify_once
 from deploy.waves import Member
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def open_target(
     """
     preload_drivers()  # imported while git is read and verified
     snapshot = open_snapshot(root, ref or "HEAD")
-    snapshot.verify()
+    verify_once(root, snapshot)
     lab_target = LabTarget.load(root) if lab else None
     nornir = open_fleet(snapshot, lab=lab_target, workers=workers)
     hosts = set(nornir.inventory.hosts)
