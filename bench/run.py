@@ -122,6 +122,8 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         intents = {f: _intent_at(scratch, f) for f in _sizes(args.check_sizes)}
         report["checks"] = {**checks_bench.measure(intents, args.runs), "load_at_start": _load()}
         _save(report, args.out, raw)
+        if len(intents) >= 2:
+            print(checks_bench.table(report["checks"]), file=sys.stderr, flush=True)
     if "incremental" not in report:
         report["incremental"] = {}
         for factor in _sizes(args.incremental_sizes):

@@ -33,6 +33,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from compiler.collection import paused
+from compiler.memo import per_object
 from compiler.sources import Source, SourceLines, yaml_line_of
 from compiler.specifics import (
     SPECIFIC_FILES,
@@ -363,7 +364,13 @@ class ServerModel(IntentModel):
     gpu_numa: tuple[int, ...] | None = None
 
     def nics_on(self, network: NetworkName) -> tuple[Nic, ...]:
-        return tuple(nic for nic in self.nics if nic.network == network)
+        """Its NICs on ``network``, in order (asked per server and network: kept per model)."""
+        return _nics_by_network(self.nics).get(network, ())
+
+    @property
+    def adapters(self) -> Mapping[str, str]:
+        """The adapter of each NIC, by NIC name (kept per model)."""
+        return _adapters(self.nics)
 
     @property
     def gpu_nodes(self) -> tuple[int, ...]:
@@ -389,6 +396,19 @@ class ServerModel(IntentModel):
 
 ROCE_DSCPS = (26, 27)
 """RoCEv2 data is marked DSCP 26 (and 27): they belong in the lossless class."""
+
+
+@per_object
+def _nics_by_network(nics: tuple[Nic, ...]) -> dict[str, tuple[Nic, ...]]:
+    by_network: dict[str, list[Nic]] = {}
+    for nic in nics:
+        by_network.setdefault(nic.network, []).append(nic)
+    return {network: tuple(found) for network, found in by_network.items()}
+
+
+@per_object
+def _adapters(nics: tuple[Nic, ...]) -> dict[str, str]:
+    return {nic.name: nic.adapter_name for nic in nics}
 
 
 class Vlan(IntentModel):

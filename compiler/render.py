@@ -18,11 +18,17 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.tests
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 
 from compiler.artifacts.yamltext import pruned
 from compiler.fabric import Device
@@ -44,6 +50,77 @@ class _Environment(jinja2.Environment):
             value = obj.get(attribute, _MISSING)
             return _absent(attribute) if value is _MISSING else value
         return super().getattr(obj, attribute)
+
+
+class _DictReads(CodeGenerator):
+    """Jinja2's code generator, reading ``name.key`` of a plain dict without a call.
+
+    The templates test and print keys of dicts (``iface.mtu is defined``, ``{{ iface.mtu }}``):
+    as Jinja compiles them, every one is a call of :meth:`_Environment.getattr` and of the test,
+    twenty-odd per interface. Where ``name`` is a plain local (a loop variable) and ``key`` is no
+    dict method, the compiled code reads the dict itself: ``key in name`` for ``is defined``,
+    ``name.get(key) is True`` for ``is true``, ``name[key]`` for a value; anything but a dict
+    takes Jinja's path. The result is the same as ``_Environment.getattr`` and the tests give.
+
+    Example:
+        >>> env = environment()
+        >>> "environment.getattr(" in env.compile("{{ a.b }}", raw=True)  # a context name: Jinja's path
+        True
+        >>> code = env.compile("{% for i in x %}{% if i.b is defined %}{{ i.b }}{% endif %}{% endfor %}", raw=True)
+        >>> "'b' in l_1_i if l_1_i.__class__ is dict" in code
+        True
+    """
+
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:  # noqa: N802 (Jinja2's visitor name)
+        local = self._local_dict(node, frame)
+        if local is None:
+            super().visit_Getattr(node, frame)
+            return
+        name, key = local
+        self.write(f"({name}[{key!r}] if {name}.__class__ is dict and {key!r} in {name} ")
+        self.write(f"else environment.getattr({name}, {key!r}))")
+
+    def visit_Test(self, node: nodes.Test, frame: Frame) -> None:  # noqa: N802 (Jinja2's visitor name)
+        fast = _FAST_TESTS.get(node.name)
+        local = self._local_dict(node.node, frame) if fast is not None else None
+        if fast is None or local is None or self.environment.tests.get(node.name) is not fast[0]:
+            super().visit_Test(node, frame)
+            return
+        name, key = local
+        self.write(f"({fast[1].format(name=name, key=repr(key))} if {name}.__class__ is dict ")
+        self.write(f"else {self.tests[node.name]}(environment.getattr({name}, {key!r})))")
+
+    def _local_dict(self, node: nodes.Node, frame: Frame) -> tuple[str, str] | None:
+        """(the Python local, the key) of ``local.key``, or None for anything else."""
+        if self.environment.is_async or not isinstance(node, nodes.Getattr):
+            return None
+        if not isinstance(node.node, nodes.Name) or node.attr in _DICT_ATTRIBUTES:
+            return None
+        with self._captured() as text:
+            self.visit(node.node, frame)
+        name = text.getvalue()
+        return (name, node.attr) if name.isidentifier() else None
+
+    @contextmanager
+    def _captured(self) -> Iterator[StringIO]:
+        """What the generator writes meanwhile, kept apart (to read how it names a variable)."""
+        stream, self.stream = self.stream, StringIO()
+        try:
+            yield self.stream
+        finally:
+            self.stream = stream
+
+
+_FAST_TESTS: dict[str, tuple[Any, str]] = {
+    "defined": (jinja2.tests.test_defined, "{key} in {name}"),
+    "true": (jinja2.tests.test_true, "{name}.get({key}) is True"),
+}
+"""The tests read inline on a dict: Jinja's function (only when the environment still has it)
+and the expression that gives its answer."""
+
+CODE_GENERATION = "dict-reads-1"
+"""Names the code :class:`_DictReads` generates: compiled templates kept by an earlier one
+are not reused."""
 
 
 @cache
@@ -69,6 +146,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.code_generator_class = _DictReads
     env.globals["eos"] = eos.data().templates
     return env
 
@@ -92,6 +170,9 @@ class _ForgivingBytecodeCache(jinja2.FileSystemBytecodeCache):
     cache cleared): Jinja2 already reads a missing file as a miss, and this writes nothing
     instead of failing the render.
     """
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        return super().get_cache_key(f"{CODE_GENERATION}:{name}", filename)
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:

@@ -61,7 +61,9 @@ def rule(id: str, severity: Severity, requirement: str, title: str) -> Callable[
 def run_checks(intent: Intent, fabric: ResolvedFabric) -> list[Finding]:
     """Every rule over the fabric; findings sorted by severity, rule, subject."""
     from compiler.checks import rules  # noqa: F401  (registers the rules)
+    from compiler.checks.rules._common import fleet
 
+    fleet(fabric).build()
     findings = [
         Finding(r.id, r.severity, r.requirement, subject, message)
         for r in RULES.values()

@@ -64,6 +64,7 @@ from compiler.facts.servers import Attachments, ResolvedServer, ServerNic, build
 from compiler.facts.topology import Switch, Topology, build_topology
 from compiler.facts.vlans import FabricVlan, PortVlans, VlanPlan, build_vlans
 from compiler.intent import FabricFile, Intent
+from compiler.memo import per_object
 from compiler.specifics import DeviceSettings, PortSettings
 
 __all__ = [
@@ -214,7 +215,7 @@ class Facts(NamedTuple):
             port_settings=settings_of(self.ports, name),
             vlans=self.vlans.leaves.get(name, ()),
             server_trunks=name in self.vlans.trunked,
-            vlan_svis={vlan: address for (leaf, vlan), address in self.addressing.vlan_svis.items() if leaf == name},
+            vlan_svis=_svis_by_leaf(self.addressing.vlan_svis).get(name, {}),
             port_vlans={
                 port.name: self.vlans.of(port.peer, port.peer_port)
                 for port in self.cabling.of(name)
@@ -303,6 +304,16 @@ def _servers(
             active=server.active,
         )
     return out
+
+
+@per_object
+def _svis_by_leaf(svis: Mapping[tuple[str, int], HostAddress]) -> dict[str, dict[int, HostAddress]]:
+    """The SVIs of ``vlans.yaml`` VLANs by leaf, then VLAN id (in the order they were addressed):
+    one pass for the fleet, not one per switch."""
+    by_leaf: dict[str, dict[int, HostAddress]] = {}
+    for (leaf, vlan), address in svis.items():
+        by_leaf.setdefault(leaf, {})[vlan] = address
+    return by_leaf
 
 
 def _extra_config_problems(intent: Intent, topology: Topology) -> tuple[Problem, ...]:

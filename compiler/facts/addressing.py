@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 from compiler.addressing import (
     address_value,
+    dotted,
     host_address,
     host_in,
     host_text,
@@ -172,6 +173,9 @@ def build_addressing(
         stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
         subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
         gateways = {leaf: host_text(hosts, GATEWAY_OFFSET).partition("/")[0] for leaf, hosts in subnets.items()}
+        # Each leaf's subnet as (first address, prefix length): a server's address is text from
+        # integers, without the subnet object's properties once per NIC.
+        bases = {leaf: (int(hosts.network_address), hosts.prefixlen) for leaf, hosts in subnets.items()}
         for nic in attachments.nics:
             if nic.network != net or (nic.side and not per_nic):
                 continue
@@ -189,7 +193,8 @@ def build_addressing(
                 purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
                 allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
             else:
-                address = HostAddress(host_text(subnets[nic.switch], offset), gateways[nic.switch])
+                base, length = bases[nic.switch]
+                address = HostAddress(f"{dotted(base + offset)}/{length}", gateways[nic.switch])
                 purpose = (f"{net} NIC {nic.nic}" if per_nic else f"{net} bond") + (RESERVED if nic.retired else "")
                 allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
             if nic.side == 0:
@@ -421,11 +426,17 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
     highest_pair = max((p.id for p in fabric.pairs), default=0)
     highest_leaf = max((p.leaf_index(1) for p in fabric.pairs), default=0)
     spines = intent.fabric.fabrics[net].spines.count
+    # Each pool counts its own allocations: one pass sorts them out (not one pass per pool).
+    by_pool: dict[str, list[Allocation]] = {}
+    for allocation in allocations:
+        by_pool.setdefault(allocation.pool, []).append(allocation)
     uses = [
-        pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1, allocations),
-        pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spines, allocations),
-        pool_use(net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, allocations),
-        pool_use(net, "mlag_l3", pools.mlag_l3, "/31 per leaf pair", 31, highest_pair, allocations),
+        pool_use(net, "hosts", pools.hosts, "/24 per leaf pair", 24, highest_pair + 1, by_pool.get("hosts", ())),
+        pool_use(net, "p2p", pools.p2p, "/31 per leaf-spine link", 31, highest_leaf * spines, by_pool.get("p2p", ())),
+        pool_use(
+            net, "mlag_peer", pools.mlag_peer, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_peer", ())
+        ),
+        pool_use(net, "mlag_l3", pools.mlag_l3, "/31 per leaf pair", 31, highest_pair, by_pool.get("mlag_l3", ())),
         pool_use(
             net,
             "loopbacks",
@@ -433,7 +444,7 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
             "/32 per switch",
             32,
             LEAF_LOOPBACK_OFFSET + highest_leaf + 1,
-            allocations,
+            by_pool.get("loopbacks", ()),
         ),
     ]
     if fabric.three_stage and pools.spine_loopbacks is not None and pools.spine_p2p is not None:
@@ -447,7 +458,7 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
                 "/32 per pod spine",
                 32,
                 highest_pod * spines,
-                allocations,
+                by_pool.get("spine_loopbacks", ()),
             ),
             pool_use(
                 net,
@@ -456,7 +467,7 @@ def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations:
                 "/31 per pod spine uplink",
                 31,
                 highest_pod * spines * uplinks,
-                allocations,
+                by_pool.get("spine_p2p", ()),
             ),
         ]
     return uses

@@ -193,7 +193,7 @@ def build_cabling(intent: Intent, topology: Topology, attachments: Attachments, 
     for fabric in topology.fabrics.values():
         _spine_leaf(plan, fabric, attachments, addressing)
     ports = {
-        device: dict(sorted(taken.items(), key=lambda item: eos.interface_key(item[0])))
+        device: {name: taken[name] for name in sorted(taken, key=eos.interface_key)}
         for device, taken in plan.ports.items()
     }
     cables = sorted(plan.cables, key=lambda c: (c.a.device, eos.interface_key(c.a.port), c.b.device))

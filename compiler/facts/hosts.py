@@ -117,17 +117,16 @@ def build_links(
     plan = vlans if vlans is not None else VlanPlan({}, {}, {}, ())
     out: dict[str, list[HostLink]] = {}
     model_of = {s.name: s.model for s in intent.servers}
+    fabrics = [(net, spec, str(spec.pools.hosts)) for net, spec in sorted(intent.fabric.fabrics.items())]
     for server, nics in sorted(attachments.of_server.items()):
         if any(a.retired for a in nics):
             continue
         models = intent.fabric.server_models[model_of[server]]
-        adapters = {n.name: n.adapter_name for n in models.nics}
-        for net in ("compute", "storage"):
-            spec = intent.fabric.fabrics.get(net)
+        adapters = models.adapters
+        for net, spec, pool in fabrics:
             on_net = sorted((a for a in nics if a.network == net), key=lambda a: a.side)
-            if spec is None or not on_net:
+            if not on_net:
                 continue
-            pool = str(spec.pools.hosts)
             link = _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing)
             out.setdefault(server, []).append(_with_vlans(server, link, pool, plan, addressing))
     return {name: tuple(links) for name, links in out.items()}
@@ -139,7 +138,7 @@ def _link(
     primary_rule: str,
     rdma: bool,
     nics: list[Attachment],
-    adapters: dict[str, str],
+    adapters: Mapping[str, str],
     addressing: Addressing,
 ) -> HostLink:
     server = nics[0].server

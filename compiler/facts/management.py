@@ -33,10 +33,10 @@ from typing import NamedTuple
 
 from compiler.addressing import host_in, host_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
-from compiler.facts.common import same_as_last
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
+from compiler.memo import same_as_last
 
 GATEWAY_OFFSET = 1
 RACK_SWITCH_OFFSET = 2
@@ -107,10 +107,14 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     switches: dict[str, HostAddress] = {}
     servers: dict[str, HostAddress] = {}
     in_rack = topology.by_rack()
+    # Addresses as text from integers (host_text): objects per rack and per switch were most of
+    # this at 16x.
+    server_subnets: dict[str, IPv4Network] = {}
     for rack, switch in topology.rack_switches.items():
         subnet, server_subnet = rack_halves(intent, rack)
-        gateway, own = host_in(subnet, GATEWAY_OFFSET), host_in(subnet, RACK_SWITCH_OFFSET)
-        server_gateway = host_in(server_subnet, GATEWAY_OFFSET)
+        server_subnets[switch] = server_subnet
+        gateway, own = host_text(subnet, GATEWAY_OFFSET), host_text(subnet, RACK_SWITCH_OFFSET)
+        server_gateway = host_text(server_subnet, GATEWAY_OFFSET)
         take("pool", subnet, f"rack{rack:02d}", "switch management subnet")
         take("pool", server_subnet, f"rack{rack:02d}", "server management subnet")
         take("pool", own, switch, "management switch SVI")
@@ -122,20 +126,20 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             mgmt.vlan_base + rack,
             mgmt.vlan_name.format(rack=rack),
             str(subnet),
-            str(gateway),
-            str(own),
+            gateway,
+            own,
             mgmt.server_vlan_base + rack,
             mgmt.server_vlan_name.format(rack=rack),
             str(server_subnet),
-            str(server_gateway),
+            server_gateway,
         )
+        gateway_address = gateway.partition("/")[0]
         for fabric_switch in in_rack.get(rack, []):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
-                address = host_in(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
+                address = host_text(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
                 take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
-                switches[fabric_switch.name] = HostAddress(str(address), str(gateway.ip))
+                switches[fabric_switch.name] = HostAddress(address, gateway_address)
     by_switch = {r.switch: r for r in racks.values()}
-    server_subnets = {r.switch: IPv4Network(r.server_subnet) for r in racks.values()}
     for nic in attachments.nics:
         if nic.network == "management":
             rack_facts = by_switch[nic.switch]
@@ -143,13 +147,13 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             take("pool", server_address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
             servers[nic.server] = HostAddress(server_address, rack_facts.server_gateway.split("/")[0])
     up = mgmt.upstream
-    address = host_in(up.subnet, UPSTREAM_OFFSET)
+    upstream = host_in(up.subnet, UPSTREAM_OFFSET)
     take("upstream", up.subnet, topology.core, "upstream transit")
-    take("upstream", address, topology.core, "upstream")
+    take("upstream", upstream, topology.core, "upstream")
     highest = max(intent.racks, default=0) + 1
     pool = pool_use("management", "pool", mgmt.pool, "/24 per rack", 24, highest, allocations)
     return ManagementNetwork(
-        mgmt.vrf, racks, switches, servers, HostAddress(str(address), str(up.gateway)), tuple(allocations), pool
+        mgmt.vrf, racks, switches, servers, HostAddress(str(upstream), str(up.gateway)), tuple(allocations), pool
     )
 
 

@@ -121,10 +121,16 @@ def record_design(
     racks' VLANs."""
     racks = {rack: index for index, rack in enumerate(intent.rack_order)}
     fabric_yaml = Source("fabric.yaml")
+    # Ports of one kind share their source: one record per kind and network, per server.
+    origins: dict[tuple[str, str, str], Source] = {}
     for device, ports in cabling.ports.items():
         role = topology.switches[device].role
         for name, port in ports.items():
-            book.port(device, name, _port_origin(port, role, fabric_yaml))
+            key = (port.kind, port.network if port.kind != "server" else port.peer, role)
+            origin = origins.get(key)
+            if origin is None:
+                origin = origins[key] = _port_origin(port, role, fabric_yaml)
+            book.port(device, name, origin)
     mlag = fabric_yaml.child("mlag")
     for name, switch in topology.switches.items():
         if switch.role == "leaf":

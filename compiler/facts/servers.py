@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from compiler.facts.hosts import HostLink
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Speed
+from compiler.memo import per_object
 
 
 class Attachment(NamedTuple):
@@ -64,11 +65,16 @@ class Attachments(NamedTuple):
 
     @property
     def of_server(self) -> Mapping[str, tuple[Attachment, ...]]:
-        """The attachments of each server."""
-        out: dict[str, list[Attachment]] = defaultdict(list)
-        for nic in self.nics:
-            out[nic.server].append(nic)
-        return {name: tuple(nics) for name, nics in out.items()}
+        """The attachments of each server (grouped once per set of attachments)."""
+        return _by_server(self.nics)
+
+
+@per_object
+def _by_server(nics: tuple[Attachment, ...]) -> dict[str, tuple[Attachment, ...]]:
+    out: dict[str, list[Attachment]] = defaultdict(list)
+    for nic in nics:
+        out[nic.server].append(nic)
+    return {name: tuple(found) for name, found in out.items()}
 
 
 def build_attachments(intent: Intent, topology: Topology) -> Attachments:

@@ -26,32 +26,41 @@ from collections.abc import Iterator
 from typing import Any
 
 from compiler.facts import DeviceFacts, UsedPort
-from compiler.facts.common import same_as_last
+from compiler.facts.hardware import Layout
 from compiler.facts.hosts import BOND_NAMES
 from compiler.facts.management import RackManagement
 from compiler.intent import StormControl
+from compiler.memo import per_object, same_as_last
 from compiler.platforms import eos
 from compiler.specifics import PortSettings
-from compiler.structured.model import Interface
+from compiler.structured.model import Interface, with_speed
 from compiler.structured.qos import port_qos
 
 
 def interfaces(facts: DeviceFacts) -> tuple[Interface, ...]:
     """Every interface of the switch, in EOS's order."""
+    layout = facts.switch.layout
     found: dict[str, Interface] = {}
     for iface in _interfaces(facts):
         found[iface.name] = iface
-    for name in facts.front_panel:
-        if name not in found:
-            found[name] = Interface(name, shutdown=True)
-    layout = facts.switch.layout
     for name, iface in found.items():
         keyword = layout.keyword(name)
         if keyword is not None:
-            found[name] = iface._replace(speed=keyword)
+            found[name] = with_speed(iface, keyword)
+    for name, unused in _unused_ports(layout).items():
+        if name not in found:
+            found[name] = unused
     for name, settings in facts.port_settings.items():
         found[name] = with_settings(facts, found[name], settings)
-    return tuple(sorted(found.values(), key=lambda i: eos.interface_key(i.name)))
+    return tuple(found[name] for name in sorted(found, key=eos.interface_key))
+
+
+@per_object
+def _unused_ports(layout: Layout) -> dict[str, Interface]:
+    """Every front-panel interface of ``layout`` as a port nothing uses: shut down, with the
+    ``speed`` of its breakout lane. One set per role layout, shared by its switches (the
+    records are immutable): most of a spine's interfaces are these."""
+    return {name: Interface(name, shutdown=True, speed=layout.keyword(name)) for name in layout.interfaces}
 
 
 def with_settings(facts: DeviceFacts, iface: Interface, settings: PortSettings) -> Interface:
@@ -109,22 +118,23 @@ def _ospf(facts: DeviceFacts) -> bool:
 def _routed_links(facts: DeviceFacts) -> Iterator[Interface]:
     """Links between tiers: routed, this end of the /31, point-to-point in OSPF, RoCE QoS."""
     me = facts.switch.name
-    links = {
-        (link.lower_port if link.lower == me else link.upper_port): link.end(
-            me, link.lower_port if link.lower == me else link.upper_port
-        )[0]
-        for link in facts.fabric_links
-    }
+    links = {}  # this end's address, by this end's port
+    for link in facts.fabric_links:
+        if link.lower == me:
+            links[link.lower_port] = link.lower_address
+        else:
+            links[link.upper_port] = link.upper_address
     describe = facts.design.naming.descriptions.fabric_link
+    mtu, point_to_point = facts.design.mtu.switch, _ospf(facts)
     for port in facts.ports:
         if port.kind in ("uplink", "downlink"):
             yield Interface(
                 port.name,
                 description=describe.format(peer=port.peer, peer_port=port.peer_port),
-                mtu=facts.design.mtu.switch,
+                mtu=mtu,
                 routed=True,
                 ip_address=links[port.name],
-                ospf_point_to_point=_ospf(facts),
+                ospf_point_to_point=point_to_point,
                 **port_qos(facts, port.speed),
             )
 

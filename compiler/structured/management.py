@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from compiler.facts import DeviceFacts
 from compiler.facts.management import MANAGEMENT_SERVICES, access_prefixes
+from compiler.intent import Services
+from compiler.memo import same_as_last
 from compiler.platforms import eos
 from compiler.structured.model import (
     AaaConfig,
@@ -49,18 +51,28 @@ DEFAULT_VRF = "default"
 
 def _acl_name(facts: DeviceFacts, service: str) -> str | None:
     """The ACL guarding ``service``, or None when no source is allowed (checks report it)."""
-    if not access_prefixes(facts.design.services)[service]:
+    return _service_acl(facts.design.services, service)
+
+
+def _service_acl(services: Services, service: str) -> str | None:
+    if not access_prefixes(services)[service]:
         return None
-    name: str = getattr(facts.design.services.access, service).acl
+    name: str = getattr(services.access, service).acl
     return name
 
 
 def access_lists(facts: DeviceFacts) -> tuple[StandardAcl, ...]:
     """One standard ACL per management service, its sources in the order ``services`` lists them."""
-    prefixes = access_prefixes(facts.design.services)
+    return _access_lists(facts.design.services)
+
+
+@same_as_last
+def _access_lists(services: Services) -> tuple[StandardAcl, ...]:
+    """The ACLs of ``services``: the same on every switch, built once (records are immutable)."""
+    prefixes = access_prefixes(services)
     acls = {}
     for service in MANAGEMENT_SERVICES:
-        name = _acl_name(facts, service)
+        name = _service_acl(services, service)
         if name is not None:
             entries = tuple(
                 AclEntry(ACL_STEP * (i + 1), "permit", eos.acl_source(p)) for i, p in enumerate(prefixes[service])

@@ -21,10 +21,14 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from compiler.facts import DeviceFacts
+from compiler.facts.qos import RoceQos
 from compiler.intent import SPEEDS_GBPS
+from compiler.memo import per_object
 from compiler.platforms import eos
 from compiler.structured.model import PfcWatchdog, QosConfig, QosMap, QosProfileConfig, QosQueue
 
@@ -50,7 +54,17 @@ def profile_name(facts: DeviceFacts, speed: str) -> str:
         >>> profile_name(build_facts(load_intent(Path("intent"))).device("spine01"), "400g")
         'ROCE-SPINE-400G'
     """
-    return f"{base_profile_name(facts)}-{speed.upper()}"
+    return speed_profile(base_profile_name(facts), speed)
+
+
+def speed_profile(base: str, speed: str) -> str:
+    """The QoS profile of a role's ports of ``speed``.
+
+    Example:
+        >>> speed_profile("ROCE-SPINE", "400g")
+        'ROCE-SPINE-400G'
+    """
+    return f"{base}-{speed.upper()}"
 
 
 def queue_keyword(facts: DeviceFacts) -> str:
@@ -70,8 +84,15 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
     roce = facts.qos
     if roce is None:
         return None
+    return _global_qos(roce, roce_speeds(facts), base_profile_name(facts), queue_keyword(facts))
+
+
+@lru_cache(maxsize=64)
+def _global_qos(roce: RoceQos, speeds: tuple[str, ...], profile: str, queue: str) -> QosConfig:
+    """The global QoS of ``roce`` for ports of ``speeds``: a pure function of values, and a
+    fabric's switches share a handful of them, so each is built once (records are immutable)."""
     profiles = []
-    for speed in roce_speeds(facts):
+    for speed in speeds:
         band = roce.ecn_band(speed)
         queues = tuple(
             QosQueue(
@@ -84,12 +105,7 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
         )
         profiles.append(
             QosProfileConfig(
-                profile_name(facts, speed),
-                speed,
-                roce.pfc_priority,
-                roce.watchdog.enabled,
-                queue_keyword(facts),
-                queues,
+                speed_profile(profile, speed), speed, roce.pfc_priority, roce.watchdog.enabled, queue, queues
             )
         )
     wd = roce.watchdog
@@ -101,12 +117,22 @@ def qos(facts: DeviceFacts) -> QosConfig | None:
     )
 
 
-def port_qos(facts: DeviceFacts, speed: str | None) -> dict[str, Any]:
-    """What a RoCE-facing port of ``speed`` carries (nothing outside a RoCE fabric)."""
+def port_qos(facts: DeviceFacts, speed: str | None) -> Mapping[str, Any]:
+    """What a RoCE-facing port of ``speed`` carries (nothing outside a RoCE fabric); shared by
+    the switch's ports of that speed: read it, do not change it."""
     if facts.qos is None or speed is None:
         return {}
+    return _port_qos_by_speed(facts)[speed]
+
+
+@per_object
+def _port_qos_by_speed(facts: DeviceFacts) -> dict[str, Mapping[str, Any]]:
+    """The port QoS of each speed of the switch's ports, once per switch (a leaf has hundreds of
+    ports and two or three speeds)."""
+    assert facts.qos is not None
+    ecn = eos.ecn_count_queue(queue_keyword(facts), facts.qos.ecn_queue)
+    speeds = {port.speed for port in facts.ports if port.speed is not None}
     return {
-        "qos_trust_dscp": True,
-        "service_profile": profile_name(facts, speed),
-        "ecn_count_queue": eos.ecn_count_queue(queue_keyword(facts), facts.qos.ecn_queue),
+        speed: {"qos_trust_dscp": True, "service_profile": profile_name(facts, speed), "ecn_count_queue": ecn}
+        for speed in speeds
     }

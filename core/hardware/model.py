@@ -138,9 +138,9 @@ class Port:
     primary: bool = True
     pair_modes: frozenset[str] = frozenset()
 
-    @property
+    @cached_property
     def label(self) -> str:
-        """``12``, or ``3/12`` on a chassis."""
+        """``12``, or ``3/12`` on a chassis (kept: asked for every lane of every cage)."""
         return f"{self.slot}/{self.number}" if self.slot is not None else str(self.number)
 
     @property

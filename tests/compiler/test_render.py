@@ -143,3 +143,30 @@ def test_a_vanished_bytecode_folder_costs_a_compile_not_the_render(tmp_path: Pat
         assert not folder.exists()
     finally:
         environment().bytecode_cache = None
+
+
+def test_inline_dict_reads_answer_as_jinja_does() -> None:
+    """The compiled dict reads (``compiler.render``) print what Jinja's own path prints, for a key
+    present, present as None or False, absent, named like a dict method, and on a record."""
+    source = (
+        "{% for i in items %}[{% if i.a is defined %}a={{ i.a }}{% endif %}"
+        "{% if i.f is true %} f{% endif %}{% if i.keys is defined %} keys{% endif %}]{% endfor %}"
+    )
+    contexts: list[Any] = [
+        {"a": 1, "f": True},
+        {"a": None, "f": False},
+        {},
+        {"a": "x", "keys": 1},
+        ShapedLikeRecord(a=2, f=True),
+    ]
+    fast = environment().from_string(source).render(items=contexts)
+    plain = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(source).render(items=contexts)
+    assert fast == plain == "[a=1 f keys][a=None keys][ keys][a=x keys][a=2 f]"  # `keys`: the dict method
+
+
+class ShapedLikeRecord:
+    """Not a dict: its fields are attributes (Jinja's own path)."""
+
+    def __init__(self, a: int, f: bool) -> None:
+        self.a = a
+        self.f = f

@@ -31,9 +31,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
+from compiler.addressing import dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import address as parse_address
-from compiler.checks.rules._common import address_of, fabric_spec, is_host, join, problems
+from compiler.checks.rules._common import Held, fabric_spec, fleet, is_host_held, join, problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation, PoolUse
 from compiler.facts.addressing import LEAF_LOOPBACK_OFFSET
@@ -56,15 +56,15 @@ def unique_names(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
 def unique_addresses(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each address allocated to more than one owner, in any network."""
     del intent
-    holders: dict[str, dict[str, Allocation]] = defaultdict(dict)
-    for allocation in fabric.allocations:
-        if is_host(allocation.prefix):
-            holders[address_of(allocation.prefix)].setdefault(allocation.owner, allocation)
-    shared = [(address, by_owner) for address, by_owner in holders.items() if len(by_owner) > 1]
-    # Sorted by the address as a number: the order IPv4Interface gives, at a fraction of the cost.
-    for address, by_owner in sorted(shared, key=lambda item: int(parse_address(item[0]))):
+    # Keyed by the address as a number (addresses are canonical dotted quads: one text each),
+    # parsed once per fabric (:meth:`Fleet.allocated`).
+    holders: dict[int, dict[str, Allocation]] = defaultdict(dict)
+    for allocation, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True):
+        if is_host_held(allocation.prefix, address):
+            holders[address[0]].setdefault(allocation.owner, allocation)
+    for value, by_owner in sorted(item for item in holders.items() if len(item[1]) > 1):
         owners = (f"{a.owner} ({a.network} {a.purpose})" for a in by_owner.values())
-        yield address, f"allocated to {len(by_owner)} owners: {join(owners)}"
+        yield dotted(value), f"allocated to {len(by_owner)} owners: {join(owners)}"
 
 
 def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
@@ -79,12 +79,13 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
     return pools
 
 
-def _rack_subnets(fabric: ResolvedFabric) -> list[IPv4Network]:
-    """The management subnets actually handed to racks (the upstream may sit beside them)."""
+def _rack_subnets(fabric: ResolvedFabric) -> list[tuple[str, Held]]:
+    """The management subnets actually handed to racks (the upstream may sit beside them), with
+    their integers (:meth:`Fleet.allocated`)."""
     return [
-        IPv4Network(a.prefix)
-        for a in fabric.allocations
-        if a.network == "management" and a.pool == "pool" and not is_host(a.prefix)
+        (a.prefix, address)
+        for a, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True)
+        if a.network == "management" and a.pool == "pool" and not is_host_held(a.prefix, address)
     ]
 
 
@@ -104,9 +105,13 @@ def disjoint_pools(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str
                 continue
             yield name, f"{cidr} overlaps {other} {other_cidr}"
     upstream = intent.fabric.management.upstream.subnet
-    for subnet in _rack_subnets(fabric):
-        if subnet.overlaps(upstream):
-            yield "management.upstream.subnet", (f"{upstream} overlaps the rack management subnet {subnet}")
+    first, last = int(upstream.network_address), int(upstream.broadcast_address)
+    for prefix, (start, length) in _rack_subnets(fabric):
+        if start <= last and first <= start | (0xFFFFFFFF >> length):  # two blocks overlap: ranges meet
+            yield (
+                "management.upstream.subnet",
+                (f"{upstream} overlaps the rack management subnet {IPv4Network(prefix)}"),
+            )
 
 
 def _pool_path(pool: PoolUse) -> str:
@@ -117,23 +122,23 @@ def _pool_path(pool: PoolUse) -> str:
     return f"fabrics.{pool.network}.pools.{pool.name}"
 
 
-def _inside(prefix: str, cidr: IPv4Network) -> bool:
-    """Whether the subnet of ``prefix`` (``address/len``) lies inside ``cidr``, in integer arithmetic.
+def _outside(allocations: list[tuple[Allocation, Held]], pool: PoolUse) -> list[str]:
+    """Allocations of ``pool`` (``allocations``: those of its network and name, parsed) outside its
+    range: a subnet is inside when its length is at least the pool's and its address is in the pool.
 
     Example:
-        >>> _inside("10.31.4.1/31", IPv4Network("10.31.4.0/22")), _inside("10.30.0.0/15", IPv4Network("10.31.0.0/16"))
-        (True, False)
+        >>> from compiler.checks.rules._common import held
+        >>> from compiler.facts import Allocation
+        >>> pool = PoolUse("compute", "p2p", "10.31.4.0/22", "/31", 2, 512, 2)
+        >>> mine = [Allocation("compute", "p2p", p, "spine01", "p2p") for p in ("10.31.4.1/31", "10.30.0.0/15")]
+        >>> _outside([(a, held(a.prefix)) for a in mine], pool)
+        ['10.30.0.0/15 (spine01)']
     """
-    text, _, length = prefix.partition("/")
-    prefixlen = int(length) if length else 32
-    mask = int(cidr.netmask)
-    return prefixlen >= cidr.prefixlen and int(parse_address(text)) & mask == int(cidr.network_address)
-
-
-def _outside(allocations: list[Allocation], pool: PoolUse) -> list[str]:
-    """Allocations of ``pool`` (``allocations``: those of its network and name) outside its range."""
     cidr = IPv4Network(pool.cidr)
-    return [f"{a.prefix} ({a.owner})" for a in allocations if not _inside(a.prefix, cidr)]
+    mask, network, length = int(cidr.netmask), int(cidr.network_address), cidr.prefixlen
+    return [
+        f"{a.prefix} ({a.owner})" for a, (value, own) in allocations if not (own >= length and value & mask == network)
+    ]
 
 
 @rule("ADR004", "error", "C5", "No pool is exhausted")
@@ -141,9 +146,9 @@ def pools_not_exhausted(intent: Intent, fabric: ResolvedFabric) -> Iterator[tupl
     """Yield each pool whose allocations do not fit in it."""
     del intent
     # Grouped once: a scan of every allocation per pool grew with pools x allocations.
-    by_pool: dict[tuple[str, str], list[Allocation]] = defaultdict(list)
-    for allocation in fabric.allocations:
-        by_pool[allocation.network, allocation.pool].append(allocation)
+    by_pool: dict[tuple[str, str], list[tuple[Allocation, Held]]] = defaultdict(list)
+    for allocation, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True):
+        by_pool[allocation.network, allocation.pool].append((allocation, address))
     for pool in fabric.pools:
         outside = _outside(by_pool.get((pool.network, pool.name), []), pool)
         if pool.highest_index > pool.capacity or outside:

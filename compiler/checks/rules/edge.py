@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from compiler.artifacts.docs import oversubscription, ratio
 from compiler.checks.base import rule
-from compiler.checks.rules._common import interfaces, join
+from compiler.checks.rules._common import interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -35,7 +35,7 @@ CAPPED_KINDS = ("broadcast", "multicast")
 def server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
     """The interfaces that carry a server's traffic: its access port, or its port-channel (a port
     shut on purpose, a decommissioned server's or one ``ports.yaml`` shuts, carries none)."""
-    ifaces = interfaces(device)
+    ifaces = interfaces(fabric, device)
     names = {
         port.name if port.channel is None else eos.port_channel(port.channel)
         for port in fabric.ports(device.name)
@@ -53,10 +53,11 @@ def _uncapped(iface: Interface) -> list[str]:
 def storm_control(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch with server-facing ports that do not cap broadcast and multicast."""
     del intent
+    uncapped: dict[object, list[str]] = {}  # by storm-control settings: the ports share a few
     for name, device in sorted(fabric.devices.items()):
         bad: dict[str, list[str]] = {}
         for iface in server_facing(fabric, device):
-            for kind in _uncapped(iface):
+            for kind in memo(uncapped, iface.storm_control, lambda: _uncapped(iface)):  # noqa: B023
                 bad.setdefault(kind, []).append(iface.name)
         for kind, names in sorted(bad.items()):
             yield (
@@ -71,9 +72,7 @@ def _uplinks_as_designed(fabric: ResolvedFabric, network: str) -> bool:
     spine_leaf = fabric.facts.topology.fabrics.get(network)  # type: ignore[call-overload]
     if spine_leaf is None or spine_leaf.uplinks < len(spine_leaf.spines):
         return False
-    return all(
-        link.a_speed == link.b_speed for link in fabric.links if link.kind == "fabric" and link.network == network
-    )
+    return all(link.a_speed == link.b_speed for link in links_of(fabric, ["fabric"], network))
 
 
 @rule("OVS001", "error", "C1/N7", "Leaf oversubscription within the fabric's stated limit")

@@ -24,14 +24,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts.extra import extra_where, parse_block
 from compiler.intent import Intent
-from core.configtree import Node, line_key, parse
-from core.platforms import get_rules
+
+if TYPE_CHECKING:
+    from core.configtree import Node
 
 
 @rule("EXT001", "error", "G1", "extra_config holds only what the schema cannot say")
@@ -52,12 +54,17 @@ def block_shape(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
 def no_hidden_override(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each line of ``extra_config`` (outside the merged interfaces) that would replace a
     single-valued line of the generated config in the same section, as EOS would."""
-    rules = get_rules("eos")
     for name, device in sorted(fabric.devices.items()):
         rest = device.config.extra_config
         if not rest:
             continue
-        from compiler.render import render_device  # jinja2: only for a switch with such lines (check stays light)
+        # Jinja2, the config tree and the platform's rules: only for a switch with such lines
+        # (a check or compile without extra_config imports and reads none of them).
+        from compiler.render import render_device
+        from core.configtree import line_key, parse
+        from core.platforms import get_rules
+
+        rules = get_rules("eos")
 
         design = dataclasses.replace(device, config=device.config._replace(extra_config=None))
         generated = parse(render_device(design), rules)

@@ -19,17 +19,16 @@ MGT004    error     C2           SNMP is v3 with privacy or absent: no community
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterator
 from ipaddress import IPv4Network
 
 from compiler.addressing import address_value
 from compiler.checks.base import rule
-from compiler.checks.rules._common import PrefixIndex
+from compiler.checks.rules._common import MASKS, PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
-from core.masking import secret_spans
-from core.secrets import PLACEHOLDER
 
 SERVICES = {"eAPI": "management_api", "SSH": "management_ssh", "gNMI": "management_gnmi"}
 SNMP_V1_V2C = re.compile(r"^\s*snmp-server (community \S+|host \S+ .*version (1|2c)\b|group \S+ (v1|v2c)\b)", re.M)
@@ -97,7 +96,10 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
     del intent
     management = fabric.facts.management
     subnets = {r.rack: IPv4Network(r.subnet) for r in management.racks.values()}
-    switch_nets = PrefixIndex((net, (number, net)) for number, net in subnets.items())
+    # The subnets holding an address are one look-up per prefix length, on integers.
+    by_length: dict[int, dict[int, list[tuple[int, IPv4Network]]]] = defaultdict(lambda: defaultdict(list))
+    for number, net in subnets.items():
+        by_length[net.prefixlen][int(net.network_address)].append((number, net))
     for rack in management.racks.values():
         if rack.server_vlan == rack.vlan:
             yield (
@@ -109,7 +111,8 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
             )
     for server, host in sorted(management.servers.items()):
         address = address_value(host.address.partition("/")[0])
-        for number, net in sorted(switch_nets.overlapping(IPv4Network((address, 32)))):
+        holding = [hit for length, nets in by_length.items() for hit in nets.get(address & MASKS[length], ())]
+        for number, net in sorted(holding):
             yield (
                 server,
                 f"management address {host.address} is inside the switches' management subnet {net} of rack {number}",
@@ -118,6 +121,12 @@ def server_management_apart(intent: Intent, fabric: ResolvedFabric) -> Iterator[
 
 def _literal_secrets(text: str) -> list[str]:
     """The lines of ``text`` that carry a secret value rather than a ``<secret:NAME>`` reference."""
+    if not text:
+        return []
+    # The masking patterns (and logging with them): only for a switch with extra_config.
+    from core.masking import secret_spans
+    from core.secrets import PLACEHOLDER
+
     out = []
     for line in text.splitlines():
         for start, end in secret_spans(line):

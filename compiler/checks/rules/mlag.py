@@ -51,10 +51,10 @@ def mlag_pairs(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, st
             yield leaf.name, f"no MLAG peer (mlag_peer: {leaf.mlag_peer!r})"
             continue
         seen.update({leaf.name, peer.name})
-        yield from _pair(cabled, leaf, peer)
+        yield from _pair(fabric, cabled, leaf, peer)
 
 
-def _pair(cabled: set[frozenset[str]], a: Device, b: Device) -> Iterator[tuple[str, str]]:
+def _pair(fabric: ResolvedFabric, cabled: set[frozenset[str]], a: Device, b: Device) -> Iterator[tuple[str, str]]:
     subject = f"{a.name}/{b.name}"
     if b.mlag_peer != a.name:
         yield subject, f"{b.name} names {b.mlag_peer!r} as its peer, not {a.name}"
@@ -63,21 +63,22 @@ def _pair(cabled: set[frozenset[str]], a: Device, b: Device) -> Iterator[tuple[s
         yield subject, f"no mlag configuration on {', '.join(missing)}"
         return
     for what, get in SAME:
-        if get(a) != get(b):
-            yield subject, f"{what} differ: {get(a)} on {a.name}, {get(b)} on {b.name}"
+        mine, theirs = get(a), get(b)
+        if mine != theirs:
+            yield subject, f"{what} differ: {mine} on {a.name}, {theirs} on {b.name}"
     for local, far in ((a, b), (b, a)):
-        yield from _points_at(subject, local, far)
+        yield from _points_at(fabric, subject, local, far)
     if frozenset((a.name, b.name)) not in cabled:
         yield subject, "no peer-link cable between them"
 
 
-def _points_at(subject: str, local: Device, far: Device) -> Iterator[tuple[str, str]]:
+def _points_at(fabric: ResolvedFabric, subject: str, local: Device, far: Device) -> Iterator[tuple[str, str]]:
     """``local``'s peer-address and heartbeat must be ``far``'s addresses."""
     mine: Mlag | None = local.config.mlag
     theirs: Mlag | None = far.config.mlag
     if mine is None or theirs is None:
         return
-    far_local = interfaces(far).get(theirs.local_interface)
+    far_local = interfaces(fabric, far).get(theirs.local_interface)
     far_address = address_of(far_local.ip_address) if far_local and far_local.ip_address else None
     if mine.peer_address != far_address:
         yield (
@@ -95,6 +96,6 @@ def _points_at(subject: str, local: Device, far: Device) -> Iterator[tuple[str, 
                 f"management address ({far.mgmt_address or 'none'})"
             ),
         )
-    own = interfaces(local)
+    own = interfaces(fabric, local)
     if mine.peer_link not in own:
         yield subject, f"{local.name} peer-link {mine.peer_link} is not configured"

@@ -29,15 +29,20 @@ from collections.abc import Iterator
 
 from compiler.artifacts.physical import (
     NEAR_LIMIT,
+    _End,
+    _optics,
+    _switch_end,
     budget_status,
+    cable_length_m,
+    link_speed,
     rack_loads,
     row_loads,
-    runs,
     switch_power,
     utilisation,
 )
 from compiler.checks.base import rule
 from compiler.fabric import ResolvedFabric
+from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
 
 
@@ -115,18 +120,66 @@ def row_near_capacity(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[
 @rule("CAB001", "error", "C8", "Every cable within the reach of an optic of its speed")
 def cable_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each cable whose length (from rack rows and positions) no optic of its speed reaches."""
-    for run in runs(intent, fabric):
-        if run.a_optic is None or run.b_optic is None:
-            link = run.link
-            breakout = " breakout" if run.a_cage or run.b_cage else ""
-            yield (
-                f"{link.a.device} {link.a.port}",
-                (
-                    f"cable to {link.b.device} {link.b.port} is {run.length_m:g} m, beyond every "
-                    f"{run.speed or 'unknown-speed'}{breakout} optic (longest reach {run.reach_m} m): "
-                    "place the racks closer (row, position in racks.yaml)"
-                ),
-            )
+    for link, length, breakout, reach in _beyond_reach(intent, fabric):
+        yield (
+            f"{link.a.device} {link.a.port}",
+            (
+                f"cable to {link.b.device} {link.b.port} is {length:g} m, beyond every "
+                f"{link_speed(link) or 'unknown-speed'}{' breakout' if breakout else ''} optic "
+                f"(longest reach {reach} m): place the racks closer (row, position in racks.yaml)"
+            ),
+        )
+
+
+def _beyond_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Cable, float, bool, int]]:
+    """The cables ``physical.runs`` would give no optic at one end: (link, length, whether an end
+    is a broken-out cage, the longest reach of any choice), in the link order.
+
+    The optics of a cable depend only on its speed, its length and each end's cage as the optics
+    see it (form factor, speed, breakout), and a fleet has few such combinations: each is decided
+    once, each cage found once per switch layout and port, rather than a ``Run`` per cable (the
+    cable list builds those; the rule needs none).
+    """
+    cabling = intent.fabric.cabling
+    switches = fabric.facts.topology.switches
+    racks = {name: server.rack for name, server in fabric.servers.items()}
+    racks.update((name, device.rack) for name, device in fabric.devices.items())  # a switch first, as rack_of
+    layouts = {name: id(switch.layout) for name, switch in switches.items()}
+    modes: dict[int, dict[str, str]] = {}
+    kinds: list[_End | None] = [None]  # each distinct cage (the cage's name left out); 0: a server end
+    kind_of: dict[_End | None, int] = {None: 0}
+    cages: dict[tuple[int, str], int] = {}
+    lengths: dict[tuple[int, int], float] = {}
+    verdicts: dict[tuple[int, int, str, float], tuple[bool, int]] = {}
+
+    def cage(end: Endpoint) -> int:
+        layout = layouts.get(end.device)
+        if layout is None:
+            return 0
+        key = (layout, end.port)
+        found = cages.get(key)
+        if found is None:
+            seen = _switch_end(fabric, end.device, end.port, modes)
+            shape = seen._replace(cage="") if seen is not None else None
+            if shape not in kind_of:
+                kind_of[shape] = len(kinds)
+                kinds.append(shape)
+            found = cages[key] = kind_of[shape]
+        return found
+
+    for link in fabric.links:
+        pair = racks[link.a.device], racks[link.b.device]
+        length = lengths.get(pair)
+        if length is None:
+            length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], cabling)
+        key = (cage(link.a), cage(link.b), link_speed(link), length)
+        verdict = verdicts.get(key)
+        if verdict is None:
+            a_optic, b_optic, reach = _optics(kinds[key[0]], kinds[key[1]], key[2], length)
+            verdict = verdicts[key] = (a_optic is None or b_optic is None, reach)
+        if verdict[0]:
+            a, b = kinds[key[0]], kinds[key[1]]
+            yield link, length, bool(a is not None and a.breakout) or bool(b is not None and b.breakout), verdict[1]
 
 
 @rule("RCK001", "error", "C9", "Every rack holds its devices' rack units")

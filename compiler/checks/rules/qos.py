@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from compiler.checks.base import rule
-from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of
+from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts.qos import ECN_CODEPOINTS
 from compiler.intent import ROCE_DSCPS, Intent, QosProfile
@@ -122,25 +122,27 @@ def _classes(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
             )
 
 
-def _roce_ports(fabric: ResolvedFabric) -> dict[tuple[str, str], list[str]]:
-    """The cabled RoCE-carrying ports of every switch, by (network, device), in link order.
+def _roce_ports(fabric: ResolvedFabric, switches: set[str]) -> dict[tuple[str, str], list[str]]:
+    """The cabled RoCE-carrying ports of ``switches``, by (network, device), in link order.
 
     A port its model lacks is left out: PRT001 and LNK001 name it. Built once per run: scanning
     every link for every switch was quadratic in the fabric size.
     """
+    used = fabric.facts.cabling.ports
     ports: dict[tuple[str, str], list[str]] = defaultdict(list)
     for link in links_of(fabric, ROCE_PORT_KINDS):
         for end in (link.a, link.b):
-            used = fabric.facts.cabling.port(end.device, end.port)
-            if used is not None and used.speed is not None:
-                ports[link.network, end.device].append(end.port)
+            if end.device in switches:
+                port = used.get(end.device, {}).get(end.port)
+                if port is not None and port.speed is not None:
+                    ports[link.network, end.device].append(end.port)
     return ports
 
 
-def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
+def _unmarked_ports(fabric: ResolvedFabric, device: Device, cabled: list[str]) -> Iterator[str]:
     """RoCE-carrying ports of ``device`` (``cabled``) without trust dscp or without a service-profile
     (a port shut on purpose carries nothing)."""
-    ifaces = interfaces(device)
+    ifaces = interfaces(fabric, device)
     missing: dict[str, list[str]] = defaultdict(list)
     for port in cabled:
         iface = ifaces.get(port)
@@ -157,14 +159,16 @@ def _unmarked_ports(device: Device, cabled: list[str]) -> Iterator[str]:
 @rule("QOS001", "error", "C4/N4", "RoCE lossless QoS consistent on every fabric port")
 def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
-    roce_ports = _roce_ports(fabric)
-    for device, profile, qos in _roce_devices(intent, fabric):
+    roce = list(_roce_devices(intent, fabric))
+    roce_ports = _roce_ports(fabric, {device.name for device, _, _ in roce})
+    classes: dict[object, list[str]] = {}
+    for device, profile, qos in roce:
         if qos is None:
             yield device.name, "the fabric has a RoCE QoS profile but the switch has no qos config"
             continue
-        for message in _classes(qos, profile):
+        for message in memo(classes, (qos, id(profile)), lambda: _classes(qos, profile)):  # noqa: B023
             yield device.name, message
-        for message in _unmarked_ports(device, roce_ports.get((device.network, device.name), [])):
+        for message in _unmarked_ports(fabric, device, roce_ports.get((device.network, device.name), [])):
             yield device.name, message
 
 
@@ -192,22 +196,28 @@ def watchdog_timing(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[st
 @rule("QOS003", "error", "C4/N4", "Only RoCE and CNP markings reach the no-drop and CNP classes")
 def stray_dscps(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch where another DSCP shares the no-drop or the CNP class (maps and EOS defaults)."""
+    strays: dict[object, list[str]] = {}
     for device, profile, qos in _roce_devices(intent, fabric):
         if qos is None:
             continue
-        roce = {d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority}
-        effective = effective_dscp_to_tc(qos)
-        configured = dscp_to_tc(qos)
-        for tc, allowed, what in (
-            (profile.pfc_priority, roce, "the no-drop"),
-            (profile.cnp.tc, {profile.cnp.dscp}, "the CNP"),
-        ):
-            stray = sorted(d for d, t in effective.items() if t == tc and d not in allowed)
-            if not stray:
-                continue
-            by_default = [d for d in stray if d not in configured]
-            how = " (by EOS's default DSCP map: map every DSCP explicitly, default_tc)" if by_default else ""
-            yield device.name, f"DSCP {dscp_ranges(stray)} land in {what} class TC {tc}{how}"
+        for message in memo(strays, (qos.dscp_maps, id(profile)), lambda: _strays(qos, profile)):  # noqa: B023
+            yield device.name, message
+
+
+def _strays(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
+    roce = {d for d, tc in profile.dscp_to_tc.items() if tc == profile.pfc_priority}
+    effective = effective_dscp_to_tc(qos)
+    configured = dscp_to_tc(qos)
+    for tc, allowed, what in (
+        (profile.pfc_priority, roce, "the no-drop"),
+        (profile.cnp.tc, {profile.cnp.dscp}, "the CNP"),
+    ):
+        stray = sorted(d for d, t in effective.items() if t == tc and d not in allowed)
+        if not stray:
+            continue
+        by_default = [d for d in stray if d not in configured]
+        how = " (by EOS's default DSCP map: map every DSCP explicitly, default_tc)" if by_default else ""
+        yield f"DSCP {dscp_ranges(stray)} land in {what} class TC {tc}{how}"
 
 
 @rule("QOS004", "warning", "C4/N4", "ECN thresholds scale with port speed")

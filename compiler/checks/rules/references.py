@@ -45,13 +45,13 @@ def vlan_ids(spec: str) -> set[int]:
     return ids
 
 
-def _iface_refs(device: Device, iface: Interface, vlans: set[int]) -> Iterator[str]:
-    qos = device.config.qos
+def _iface_refs(iface: Interface, vlans: set[int], profiles: list[str] | None) -> Iterator[str]:
+    """``profiles``: the device's QoS profile names (None: it has no qos config)."""
     if iface.service_profile is not None:
-        if qos is None:
+        if profiles is None:
             yield f"{iface.name}: service-profile {iface.service_profile} but no qos profile"
-        elif iface.service_profile not in {p.name for p in qos.profiles}:
-            names = ", ".join(p.name for p in qos.profiles) or "none"
+        elif iface.service_profile not in profiles:
+            names = ", ".join(profiles) or "none"
             yield f"{iface.name}: service-profile {iface.service_profile} is not a qos profile of the device ({names})"
     used: set[int] = set()
     if iface.switchport_access_vlan is not None:
@@ -67,9 +67,17 @@ def profiles_and_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
     """Yield each interface naming a service-profile or VLAN its device does not define."""
     del intent
     for name, device in sorted(fabric.devices.items()):
-        vlans = {v.id for v in device.config.vlans}
-        for iface in device.config.interfaces:
-            for message in _iface_refs(device, iface, vlans):
+        config = device.config
+        profiles = [p.name for p in config.qos.profiles] if config.qos is not None else None
+        vlans: set[int] | None = None
+        for iface in config.interfaces:
+            profile = iface.service_profile
+            no_vlan = iface.switchport_access_vlan is None and not iface.switchport_trunk_allowed_vlan
+            if no_vlan and (profile is None or (profiles is not None and profile in profiles)):
+                continue  # nothing to look up (most ports: routed, or a known profile)
+            if vlans is None:
+                vlans = {v.id for v in config.vlans}
+            for message in _iface_refs(iface, vlans, profiles):
                 yield name, message
 
 
@@ -96,7 +104,7 @@ def extra_config_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tup
                     yield intent.where(element), f"no rack {member.rack} in racks.yaml"
 
 
-def _routing_refs(device: Device) -> Iterator[str]:
+def _routing_refs(fabric: ResolvedFabric, device: Device) -> Iterator[str]:
     config = device.config
     route_maps = {entry.name for entry in config.route_maps}
     prefix_lists = {p.name for p in config.prefix_lists}
@@ -117,7 +125,7 @@ def _routing_refs(device: Device) -> Iterator[str]:
                 yield f"route-map {entry.name} {entry.seq}: prefix-list {matched} is not defined"
     ospf = config.router_ospf
     if ospf is not None:
-        for name in sorted(set(ospf.active_interfaces) - set(interfaces(device))):
+        for name in sorted(set(ospf.active_interfaces) - set(interfaces(fabric, device))):
             yield f"router ospf activates {name}, which is not configured"
 
 
@@ -126,7 +134,7 @@ def routing_references(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
     """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
     del intent
     for name, device in sorted(fabric.devices.items()):
-        for message in _routing_refs(device):
+        for message in _routing_refs(fabric, device):
             yield name, message
 
 

@@ -24,11 +24,11 @@ from collections.abc import Callable, Iterator
 
 from compiler.addressing import address_value, dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import fabric_spec, interfaces, links_of
+from compiler.checks.rules._common import MASKS, Held, fabric_spec, fleet, held, interfaces, links_of, subnet_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
-from compiler.structured import BgpNeighbor, BgpPeerGroup, Interface
+from compiler.structured import BgpNeighbor, BgpPeerGroup
 
 FABRIC_ROLES = ("leaf", "spine", "super-spine")
 
@@ -62,56 +62,19 @@ def ecmp_paths(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, st
                 )
 
 
-Held = tuple[int, int]
-"""An interface address as integers: (address, prefix length)."""
-
-
-def held(text: str) -> Held:
-    """``address/len`` (or an address: /32) as :data:`Held` integers.
-
-    Example:
-        >>> from ipaddress import IPv4Address
-        >>> held("10.31.4.1/31") == (int(IPv4Address("10.31.4.1")), 31), held("10.0.0.1")
-        (True, (167772161, 32))
-    """
-    host, _, length = text.partition("/")
-    return address_value(host), int(length) if length else 32
-
-
-def subnet_of(address: Held) -> Held:
-    """The subnet an interface address is on, as (network address, prefix length).
-
-    Example:
-        >>> subnet_of(held("10.31.4.1/31")) == held("10.31.4.0/31")
-        True
-    """
-    value, length = address
-    return value & (0xFFFFFFFF << (32 - length)) & 0xFFFFFFFF, length
-
-
-def _addresses(fabric: ResolvedFabric) -> dict[int, tuple[str, Held]]:
-    """Every configured interface address: which device holds it, on which subnet (on integers:
-    an ``IPv4Interface`` per address was half of the rule at scale)."""
-    owners: dict[int, tuple[str, Held]] = {}
-    for name, device in sorted(fabric.devices.items()):
-        for iface in device.config.interfaces:
-            if iface.ip_address:
-                address = held(iface.ip_address)
-                owners.setdefault(address[0], (name, address))
-    return owners
-
-
 class _Peering:
     """One switch's BGP and interface data, indexed once per run.
 
     The checks look up every neighbor of every switch; a spine has a neighbor and an
     interface per leaf, so linear scans per lookup made the rule quadratic in the fabric size.
+    Addresses are integers (:data:`Held`), parsed once per fabric (:meth:`Fleet.addresses`).
     """
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, fabric: ResolvedFabric, device: Device) -> None:
         self.device = device
-        self.interfaces = interfaces(device)
-        self._subnets: dict[int, dict[int, tuple[int, Held]]] | None = None
+        self.interfaces = interfaces(fabric, device)
+        self._fleet = fleet(fabric)
+        self._subnets: list[tuple[int, dict[int, tuple[int, Held]]]] | None = None
         self._ospf_networks: list[Held] | None = None
         bgp = device.config.router_bgp
         self.neighbors: dict[str, BgpNeighbor] = {}
@@ -120,25 +83,49 @@ class _Peering:
             for neighbor in bgp.neighbors:
                 self.neighbors.setdefault(neighbor.address, neighbor)
             self.groups = {g.name: g for g in bgp.peer_groups}
+        self._neighbor_values: set[int] | None = None
+
+    def has_neighbor(self, address: int) -> bool:
+        """Whether a neighbor statement names ``address`` (``dotted(address) in self.neighbors``:
+        a dotted quad that parses has one spelling, and one that does not names no address)."""
+        if self._neighbor_values is None:
+            values = set()
+            for text in self.neighbors:
+                try:
+                    values.add(address_value(text))
+                except ValueError:
+                    continue
+            self._neighbor_values = values
+        return address in self._neighbor_values
 
     def local_subnet(self, address: int) -> Held | None:
         """The first configured interface whose subnet contains ``address``."""
         if self._subnets is None:
             # The first interface (in configuration order) holding each subnet, by prefix length:
-            # "the first local interface whose subnet contains an address" becomes a few lookups,
-            # on integers (an IPv4Network per lookup was most of the rule).
-            self._subnets = {}
-            for index, iface in enumerate(self.device.config.interfaces):
-                if iface.ip_address:
-                    own = held(iface.ip_address)
-                    network, length = subnet_of(own)
-                    self._subnets.setdefault(length, {}).setdefault(network, (index, own))
+            # "the first local interface whose subnet contains an address" becomes a few lookups.
+            by_length: dict[int, dict[int, tuple[int, Held]]] = {}
+            for index, (_, own) in enumerate(self._fleet.addresses(self.device)):
+                value, length = own
+                by_net = by_length.get(length)
+                if by_net is None:
+                    by_net = by_length[length] = {}
+                network = value & MASKS[length]
+                if network not in by_net:
+                    by_net[network] = (index, own)
+            self._subnets = [(MASKS[length], by_net) for length, by_net in by_length.items()]
         found: tuple[int, Held] | None = None
-        for length, by_net in self._subnets.items():
-            hit = by_net.get(subnet_of((address, length))[0])
+        for mask, by_net in self._subnets:
+            hit = by_net.get(address & mask)
             if hit is not None and (found is None or hit[0] < found[0]):
                 found = hit
         return found[1] if found else None
+
+    def address(self, port: str) -> Held | None:
+        """The address of interface ``port``, if it is configured with one."""
+        iface = self.interfaces.get(port)
+        if iface is None or not iface.ip_address:
+            return None
+        return self._fleet.held(iface.ip_address)
 
     def ospf_networks(self) -> list[Held]:
         """The prefixes of the device's OSPF network statements, parsed once."""
@@ -162,9 +149,10 @@ def _peerings(fabric: ResolvedFabric) -> Callable[[str], _Peering]:
     cache: dict[str, _Peering] = {}
 
     def get(name: str) -> _Peering:
-        if name not in cache:
-            cache[name] = _Peering(fabric.devices[name])
-        return cache[name]
+        found = cache.get(name)
+        if found is None:
+            found = cache[name] = _Peering(fabric, fabric.devices[name])
+        return found
 
     return get
 
@@ -173,70 +161,53 @@ def _peerings(fabric: ResolvedFabric) -> Callable[[str], _Peering]:
 def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each BGP neighbor that is unreachable, has the wrong remote-as, or is one-sided."""
     del intent
-    owners = _addresses(fabric)
+    owners = fleet(fabric).address_owners()
     peering = _peerings(fabric)
+    devices = fabric.devices
     for device in _fabric_switches(fabric):
         bgp = device.config.router_bgp
         if bgp is None:
             continue
+        local = peering(device.name)
         for neighbor in bgp.neighbors:
-            yield from _check_neighbor(fabric, owners, peering, device, neighbor.address)
+            # One pass of plain look-ups per neighbor (a spine has one per leaf): what a session
+            # needs, in the order the messages name it; the first fault ends the neighbor's checks.
+            address = neighbor.address
+            value = address_value(address)
+            owner = owners.get(value)
+            if owner is None:
+                yield device.name, f"neighbor {address} is no switch's interface address"
+                continue
+            peer_name, peer_iface = owner
+            mine = local.local_subnet(value)
+            if mine is None or mine[1] != peer_iface[1] or (mine[0] ^ peer_iface[0]) & MASKS[mine[1]]:
+                yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
+                continue
+            peer_bgp = devices[peer_name].config.router_bgp
+            if peer_bgp is None:
+                yield device.name, f"neighbor {address} ({peer_name}) does not run BGP"
+                continue
+            remote_as = local.remote_as(address)
+            if remote_as != peer_bgp.asn:
+                yield (
+                    device.name,
+                    f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}",
+                )
+            if not peering(peer_name).has_neighbor(mine[0]):
+                yield device.name, f"{peer_name} has no neighbor {dotted(mine[0])} back to {device.name}"
     yield from _links_without_sessions(fabric, peering)
-
-
-def _check_neighbor(
-    fabric: ResolvedFabric,
-    owners: dict[int, tuple[str, Held]],
-    peering: Callable[[str], _Peering],
-    device: Device,
-    address: str,
-) -> Iterator[tuple[str, str]]:
-    value = address_value(address)
-    owner = owners.get(value)
-    if owner is None:
-        yield device.name, f"neighbor {address} is no switch's interface address"
-        return
-    peer_name, peer_iface = owner
-    local = peering(device.name).local_subnet(value)
-    if local is None or subnet_of(local) != subnet_of(peer_iface):
-        yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
-        return
-    peer_bgp = fabric.devices[peer_name].config.router_bgp
-    if peer_bgp is None:
-        yield device.name, f"neighbor {address} ({peer_name}) does not run BGP"
-        return
-    remote_as = peering(device.name).remote_as(address)
-    if remote_as != peer_bgp.asn:
-        yield (
-            device.name,
-            (f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}"),
-        )
-    back = dotted(local[0])
-    if back not in peering(peer_name).neighbors:
-        yield device.name, f"{peer_name} has no neighbor {back} back to {device.name}"
 
 
 def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
     """Leaf-spine link ends between two BGP speakers that carry no session."""
+    speakers = {name for name, device in fabric.devices.items() if device.config.router_bgp is not None}
     for link in links_of(fabric, ["fabric"]):
-        for near_end, far_end in ((link.a, link.b), (link.b, link.a)):
-            near, far = fabric.devices.get(near_end.device), fabric.devices.get(far_end.device)
-            if near is None or far is None or far.config.router_bgp is None:
-                continue
-            bgp = near.config.router_bgp
-            address = _iface_address(peering(far.name).interfaces, far_end)
-            if bgp is None or address is None:
-                continue
-            ip = dotted(address[0])
-            if ip not in peering(near.name).neighbors:
-                yield near.name, (f"no BGP session over {near_end.port} to {far.name} ({ip})")
-
-
-def _iface_address(ifaces: dict[str, Interface], end: Endpoint) -> Held | None:
-    iface = ifaces.get(end.port)
-    if iface is None or not iface.ip_address:
-        return None
-    return held(iface.ip_address)
+        if link.a.device not in speakers or link.b.device not in speakers:
+            continue
+        for near, far in ((link.a, link.b), (link.b, link.a)):
+            address = peering(far.device).address(far.port)
+            if address is not None and not peering(near.device).has_neighbor(address[0]):
+                yield near.device, f"no BGP session over {near.port} to {far.device} ({dotted(address[0])})"
 
 
 @rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")
@@ -269,7 +240,7 @@ def _ospf_end(peer: _Peering, active: set[str], end: Endpoint) -> Iterator[tuple
         yield device.name, f"{end.port}: OSPF network type is not point-to-point"
     if end.port not in active:
         yield device.name, f"{end.port}: passive in OSPF (not in the active interfaces)"
-    address = _iface_address(ifaces, end)
+    address = peer.address(end.port)
     covered = address is not None and any(
         subnet_of((address[0], length)) == (network, length) for network, length in peer.ospf_networks()
     )

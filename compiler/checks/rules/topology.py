@@ -131,13 +131,16 @@ def _adjacency(links: list[Cable]) -> dict[str, set[str]]:
     return graph
 
 
-def _distances(graph: dict[str, set[str]], sources: frozenset[str]) -> dict[str, int]:
-    """Edges on the shortest path from the nearest of ``sources`` to every reachable node (BFS)."""
+def _distances(graph: dict[str, set[str]], sources: frozenset[str], depth: int | None = None) -> dict[str, int]:
+    """Edges on the shortest path from the nearest of ``sources`` to every reachable node (BFS),
+    only as far as ``depth`` edges when given."""
     seen = dict.fromkeys(sources, 0)
     queue = deque(sources)
     while queue:
         node = queue.popleft()
         step = seen[node] + 1
+        if depth is not None and step > depth:
+            continue
         for nxt in graph.get(node, ()):
             if nxt not in seen:
                 seen[nxt] = step
@@ -171,37 +174,17 @@ def max_switch_hops(
         >>> max_switch_hops(sw, srv)
         (3, 's1', 's2', 0)
     """
-    graph = _adjacency(switch_links)
-    attached: dict[str, set[str]] = defaultdict(set)
-    for link in server_links:
-        attached[link.b.device].add(link.a.device)
-    members: dict[frozenset[str], list[str]] = defaultdict(list)
-    for server, switches in sorted(attached.items()):
-        members[frozenset(switches)].append(server)
-    groups = sorted(members, key=lambda g: members[g][0])
-    hood_class: dict[frozenset[str], int] = {}
-    classes: list[list[int]] = []
-    class_of: list[int] = []
-    for index, group in enumerate(groups):
-        hood = frozenset().union(*(graph.get(s, ()) for s in group)) - group
-        if hood not in hood_class:
-            hood_class[hood] = len(classes)
-            classes.append([])
-        classes[hood_class[hood]].append(index)
-        class_of.append(hood_class[hood])
-    near = _near_pairs(graph, groups)
-    far = _class_hops(graph, list(hood_class))
+    grouping = _Grouping(switch_links, server_links)
+    groups, members, classes, class_of = grouping.groups, grouping.members, grouping.classes, grouping.class_of
+    near = grouping.near
+    far = _class_hops(grouping.graph, grouping.hoods)
     # Every pair (i <= j) by its distance: the close ones one by one, the rest per pair of classes.
     counts: dict[int | None, int] = defaultdict(int)
     counts[1] += sum(1 for group in groups if len(members[group]) > 1)
-    close_between: dict[tuple[int, int], int] = defaultdict(int)
-    for (i, j), close in near.items():
+    for close in near.values():
         counts[close] += 1
-        close_between[_key(class_of[i], class_of[j])] += 1
     for (first, second), apart in far.items():
-        a, b = len(classes[first]), len(classes[second])
-        pairs = a * (a - 1) // 2 if first == second else a * b
-        counts[apart] += pairs - close_between[first, second]
+        counts[apart] += grouping.far_pairs(first, second)
     present = [h for h, n in counts.items() if n > 0]
     if not present:
         return 0, "", "", 0
@@ -209,6 +192,69 @@ def max_switch_hops(
     over = sum(n for h, n in counts.items() if h is None or h > limit)
     i, j = _first_pair_at(worst, [len(members[g]) for g in groups], class_of, classes, near, far)
     return worst, members[groups[i]][0], members[groups[j]][-1], over
+
+
+def all_within(switch_links: list[Cable], server_links: list[Cable], limit: int = MAX_SWITCH_HOPS) -> bool:
+    """Whether every pair of servers is at most ``limit`` switches apart: :func:`max_switch_hops`
+    without the worst pair, so each search stops ``limit - 3`` edges from its neighbourhood
+    (farther pairs are over the limit, however far) and costs what that ball holds, not the fleet.
+
+    Example:
+        >>> from compiler.facts import Cable as L, Endpoint as E
+        >>> def cable(a, b, kind):
+        ...     return L("compute", kind, E(a, "p"), E(b, "p"), "100g", "100g", 9214, 9214)
+        >>> sw = [cable("l1", "s1", "fabric"), cable("l2", "s1", "fabric"), cable("l2", "s2", "fabric"),
+        ...       cable("l3", "s2", "fabric")]
+        >>> srv = [cable("l1", "h1", "server"), cable("l3", "h3", "server")]
+        >>> all_within(sw, srv, 3), all_within(sw, srv, 5)
+        (False, True)
+    """
+    grouping = _Grouping(switch_links, server_links)
+    if limit < 2:  # a limit below the design's: pairs that share or neighbour a switch count too
+        return max_switch_hops(switch_links, server_links, limit)[3] == 0
+    far = _class_hops(grouping.graph, grouping.hoods, limit - 3)
+    return all(
+        (apart is not None and apart <= limit) or grouping.far_pairs(first, second) == 0
+        for (first, second), apart in far.items()
+    )
+
+
+class _Grouping:
+    """Servers grouped by the switches they attach to, the groups by their neighbourhood (the
+    switches cabled to a group, outside it), and the pairs of groups that share or neighbour a
+    switch (see :func:`max_switch_hops`)."""
+
+    def __init__(self, switch_links: list[Cable], server_links: list[Cable]) -> None:
+        self.graph = graph = _adjacency(switch_links)
+        attached: dict[str, set[str]] = defaultdict(set)
+        for link in server_links:
+            attached[link.b.device].add(link.a.device)
+        self.members: dict[frozenset[str], list[str]] = defaultdict(list)
+        for server, switches in sorted(attached.items()):
+            self.members[frozenset(switches)].append(server)
+        self.groups = sorted(self.members, key=lambda g: self.members[g][0])
+        hood_class: dict[frozenset[str], int] = {}
+        self.classes: list[list[int]] = []
+        self.class_of: list[int] = []
+        for index, group in enumerate(self.groups):
+            hood = frozenset().union(*(graph.get(s, ()) for s in group)) - group
+            if hood not in hood_class:
+                hood_class[hood] = len(self.classes)
+                self.classes.append([])
+            self.classes[hood_class[hood]].append(index)
+            self.class_of.append(hood_class[hood])
+        self.hoods = list(hood_class)
+        self.near = _near_pairs(graph, self.groups)
+        self._close_between: dict[tuple[int, int], int] = defaultdict(int)
+        for i, j in self.near:
+            self._close_between[_key(self.class_of[i], self.class_of[j])] += 1
+
+    def far_pairs(self, first: int, second: int) -> int:
+        """Pairs of groups (i <= j) of the classes ``first`` <= ``second`` that share no switch and are
+        not cabled to each other."""
+        a, b = len(self.classes[first]), len(self.classes[second])
+        pairs = a * (a - 1) // 2 if first == second else a * b
+        return pairs - self._close_between[first, second]
 
 
 def _key(a: int, b: int) -> tuple[int, int]:
@@ -234,11 +280,14 @@ def _near_pairs(graph: dict[str, set[str]], groups: list[frozenset[str]]) -> dic
     return pairs
 
 
-def _class_hops(graph: dict[str, set[str]], hoods: list[frozenset[str]]) -> dict[tuple[int, int], int | None]:
-    """Switches between two groups neither sharing nor cabled, by the classes of their neighbourhoods."""
+def _class_hops(
+    graph: dict[str, set[str]], hoods: list[frozenset[str]], depth: int | None = None
+) -> dict[tuple[int, int], int | None]:
+    """Switches between two groups neither sharing nor cabled, by the classes of their neighbourhoods
+    (None: unreachable, or more than ``depth`` edges between the neighbourhoods when given)."""
     out: dict[tuple[int, int], int | None] = {}
     for first, hood in enumerate(hoods):
-        dist = _distances(graph, hood)
+        dist = _distances(graph, hood, depth)
         for second in range(first, len(hoods)):
             reached = [dist[s] for s in hoods[second] if s in dist]
             out[first, second] = 3 + min(reached) if reached else None
@@ -286,6 +335,8 @@ def hop_count(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str
         path = "leaf, spine, super-spine, spine, leaf" if limit > MAX_SWITCH_HOPS else "leaf, spine, leaf"
         switch_links = links_of(fabric, SWITCH_LINK_KINDS, net)
         server_links = links_of(fabric, ["server"], net)
+        if all_within(switch_links, server_links, limit):
+            continue  # the whole search, for the worst pair, only when one is too far
         hops, first, second, over = max_switch_hops(switch_links, server_links, limit)
         if hops is None:
             yield (
@@ -320,7 +371,6 @@ def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
     del intent
     reported = _reported_beyond_model(fabric)
     for link in fabric.links:
-        subject = f"{_end(link.a)} - {_end(link.b)}"
         if link.a_speed is None or link.b_speed is None:
             ends = [
                 _end(end)
@@ -328,10 +378,13 @@ def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
                 if speed is None and end.device not in reported
             ]
             if ends:
-                yield subject, f"{join(ends)}: port not in its switch model, so it has no speed"
+                yield (
+                    f"{_end(link.a)} - {_end(link.b)}",
+                    f"{join(ends)}: port not in its switch model, so it has no speed",
+                )
         elif link.a_speed != link.b_speed:
             yield (
-                subject,
+                f"{_end(link.a)} - {_end(link.b)}",
                 (
                     f"{link.kind} link runs {link.a_speed} on {link.a.device} but {link.b_speed} on "
                     f"{link.b.device}: both ends must match (optics and cable type too)"
@@ -374,9 +427,11 @@ def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         planned[link.a.device, link.a.port] = link.a_mtu
         planned[link.b.device, link.b.port] = link.b_mtu
     for name, device in sorted(fabric.devices.items()):
-        for iface in interfaces(device).values():
+        for iface in interfaces(fabric, device).values():
+            if iface.mtu is None:
+                continue
             want = planned.get((name, iface.name))
-            if iface.mtu is not None and want is not None and iface.mtu != want:
+            if want is not None and iface.mtu != want:
                 where = field_where(intent, name, iface.name, "mtu")
                 if where is None:
                     yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
