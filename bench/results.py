@@ -332,7 +332,8 @@ def _sidebyside(report: dict[str, Any]) -> list[str]:
         "AVD `eos_designs` inputs (`bench/avd_inputs.py`), with the servers scoped per leaf pair as an AVD",
         "inventory keeps them. pyavd has no counterpart of the management network (rack switches, core), so",
         "each compiler is divided by its own switches and its own configured lines (`bench/lines.py`:",
-        "comments, `end` and unused-port stanzas not counted).",
+        "comments, `end` and unused-port stanzas not counted). Both start from cached bytecode, as installed",
+        "packages do: `make bench` byte-compiles fabricops' packages first (pip compiled pyavd's).",
         "",
         "| size | switches ours / pyavd | configured lines ours / pyavd | ours cold s | ours, generated/ current s"
         " | pyavd s | ours / pyavd peak RSS MiB | per switch | per configured line | per switch, ours current |"

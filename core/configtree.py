@@ -236,37 +236,69 @@ def parse(text: str, rules: PlatformRules, fingerprint: Fingerprinter | None = N
     """
     root = Node("")
     stack: list[tuple[int, Node]] = [(-1, root)]
-    volatile = _alternation(rules.volatile).match
-    heredocs = _alternation(rules.heredocs).match if rules.heredocs else None
-    holds_secret = secret_hint(rules.secrets).search
+    seen = _line_shapes(rules)
     keyed: dict[int, dict[str, str]] = {}  # section (by id) -> key of a single-valued command -> its line
     keys = _KEYS.setdefault(rules.name, {})  # line -> its key, as line_key caches them
     heredoc: Node | None = None
     for raw_line in text.splitlines():
-        line = raw_line.rstrip()
         if heredoc is not None:  # free text up to EOF (NAPALM sends it without indentation)
+            line = raw_line.strip()
             if line == "EOF":
                 heredoc = None
-            elif line.strip():
-                heredoc.children.setdefault(line.strip(), Node(line.strip(), line))
+            elif line:
+                heredoc.children.setdefault(line, Node(line, raw_line.rstrip()))
             continue
-        if volatile(line):
+        shape = seen.get(raw_line)
+        if shape is None:
+            shape = _line_shape(raw_line, rules)
+            if len(seen) < _LINE_CACHE_SIZE:
+                seen[raw_line] = shape
+        if not shape:  # volatile
             continue
-        unindented = line.lstrip(" ")
-        indent = len(line) - len(unindented)
+        indent, stripped, hint, opens_heredoc = shape
         while stack[-1][0] >= indent:
             stack.pop()
-        stripped = unindented.lstrip()
-        masked, secret = _mask(stripped, rules, fingerprint) if holds_secret(stripped) else (stripped, None)
+        masked, secret = _mask(stripped, rules, fingerprint) if hint else (stripped, None)
         parent = stack[-1][1]
         if masked in parent.children or keys.get(masked, masked) is not None:
             node = _add(parent, Node(masked, stripped, secret), rules, keyed)
         else:  # known to be no single-valued command, new in its section: nothing to replace
             node = parent.children[masked] = Node(masked, stripped, secret)
         stack.append((indent, node))
-        if indent == 0 and heredocs is not None and heredocs(stripped):
+        if opens_heredoc:
             heredoc = node
     return root
+
+
+#: What parse needs of a line, before its section: (indentation, text, may hold a secret,
+#: opens a heredoc), or () for a volatile line.
+_Shape = tuple[int, str, bool, bool] | tuple[()]
+
+
+def _line_shape(raw_line: str, rules: PlatformRules) -> _Shape:
+    line = raw_line.rstrip()
+    if _alternation(rules.volatile).match(line):
+        return ()
+    unindented = line.lstrip(" ")
+    indent = len(line) - len(unindented)
+    stripped = unindented.lstrip()
+    opens = indent == 0 and bool(rules.heredocs) and _alternation(rules.heredocs).match(stripped) is not None
+    return indent, stripped, secret_hint(rules.secrets).search(stripped) is not None, opens
+
+
+def _line_shapes(rules: PlatformRules) -> dict[str, _Shape]:
+    """The shapes of the lines parsed so far under these rules' volatile, secret and heredoc
+    patterns (keyed by identity, as :func:`_alternation`): most lines of a fleet's configs
+    repeat across its switches (``   mtu 9214``, ``   no shutdown``), each is shaped once."""
+    mark = (rules.volatile, rules.secrets, rules.heredocs)
+    found = _SHAPES.get(id(rules.volatile))
+    if found is None or any(a is not b for a, b in zip(found[0], mark, strict=True)):
+        found = _SHAPES[id(rules.volatile)] = (mark, {})
+    return found[1]
+
+
+_SHAPES: dict[int, tuple[tuple[object, object, object], dict[str, _Shape]]] = {}
+_LINE_CACHE_SIZE = 200_000
 
 
 def _add(parent: Node, child: Node, rules: PlatformRules, keyed: dict[int, dict[str, str]]) -> Node:

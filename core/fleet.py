@@ -12,6 +12,13 @@ inventory itself is never copied or edited.
 Credentials come from ``FABRICOPS_USERNAME``/``FABRICOPS_PASSWORD``, from a YAML file outside
 git (``FABRICOPS_CREDENTIALS_FILE``, default ``~/.config/fabricops/credentials.yaml`` with
 ``username:`` and ``password:``), or from the running lab's ``.lab/lab.json``.
+
+Start-up: ``import napalm`` imports every driver NAPALM ships (netmiko, paramiko, ncclient...:
+half a second of one core). :func:`preload_drivers` starts that import in a thread while the
+caller reads git (a subprocess: the interpreter is idle meanwhile), so opening the fleet does
+not wait for it. NAPALM is named ``napalm.eos`` (its own dotted form), not ``eos``: the plain
+name makes NAPALM look for a ``custom_napalm.eos`` module first, a failed search of the whole
+import path (under the import lock every worker shares) for every device opened.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import copy
 import json
 import os
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,7 +180,49 @@ def fabricops_transform(host: Host, **options: Any) -> None:
     if keep_alive is not None:
         optional["transport"] = keep_alive
     # One dict per host: NAPALM pops its own keys out of optional_args.
-    host.connection_options["napalm"] = ConnectionOptions(extras={**extras, "optional_args": optional})
+    host.connection_options["napalm"] = ConnectionOptions(
+        platform=napalm_driver(host.platform), extras={**extras, "optional_args": optional}
+    )
+
+
+def napalm_driver(platform: str | None) -> str | None:
+    """The NAPALM driver name of a platform: NAPALM's own drivers by their module path.
+
+    Examples:
+        >>> napalm_driver("eos"), napalm_driver("napalm_custom"), napalm_driver(None)
+        ('napalm.eos', 'napalm_custom', None)
+    """
+    return f"napalm.{platform}" if platform in NAPALM_DRIVERS else platform
+
+
+#: NAPALM's own drivers (``napalm/<name>/``), named by module path so NAPALM imports no other.
+NAPALM_DRIVERS = frozenset({"eos", "ios", "iosxr", "iosxr_netconf", "junos", "nxos", "nxos_ssh"})
+
+
+def preload_drivers() -> threading.Thread:
+    """Import NAPALM and Nornir's NAPALM plugin in a thread; returns it (joined by :func:`open_fleet`).
+
+    An import that fails here fails again, with its error, where the module is used.
+    """
+    thread = threading.Thread(target=_import_drivers, name="fabricops-preload", daemon=True)
+    thread.start()
+    _PRELOADS.append(thread)
+    return thread
+
+
+_PRELOADS: list[threading.Thread] = []
+
+
+def _import_drivers() -> None:
+    try:
+        import napalm.eos  # noqa: F401 - imported for its side effect: every driver loaded
+        import nornir_napalm.plugins.connections  # noqa: F401
+        from nornir import InitNornir  # noqa: F401
+        from nornir.plugins.runners import ThreadedRunner  # noqa: F401
+
+        from core.eapi import transport_class  # noqa: F401
+    except Exception:  # the same import in the caller's thread reports it
+        pass
 
 
 def _lab_endpoint(lab: LabTarget, name: str) -> list[Any]:
@@ -270,6 +320,8 @@ def open_fleet(
     workers: int = 20,
 ) -> Nornir:
     """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given."""
+    while _PRELOADS:  # the imports it started, done (never two threads importing one module)
+        _PRELOADS.pop().join()
     from nornir import InitNornir
 
     missing = [path for path in INVENTORY_FILES if not snapshot.exists(path)]

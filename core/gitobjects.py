@@ -6,6 +6,11 @@ validates every tree entry it parses, which made reading 683 records take second
 functions ask git once: ``git ls-tree -r -z`` for the files under a folder, ``git cat-file
 --batch`` for any number of objects.
 
+An object named by path (``<rev>:<folder>/<file>``) costs git a walk from the commit down
+its tree for every name; many names in one folder of one revision are looked up with one
+``ls-tree`` of that folder instead and read by their ids (768 records of the state branch:
+0.27 s of git's time by path, 0.08 s by id).
+
 Example:
     >>> import subprocess, tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -53,11 +58,16 @@ def tree_files(root: Path, rev: str, folder: str = "") -> dict[str, str]:
     return files
 
 
+#: Names in one folder of one revision from which one ``ls-tree`` replaces their lookups by path.
+FOLDER_LISTING = 16
+
+
 def read_blobs(root: Path, names: Sequence[str]) -> list[bytes | None]:
     """The content of each object (a sha, or ``<rev>:<path>``), in order; None where it is no blob."""
     if not names:
         return []
-    batch = "".join(f"{name}\n" for name in names).encode()
+    ids = _by_id(root, names)
+    batch = "".join(f"{ids.get(name, name)}\n" for name in names).encode()
     done = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=batch, capture_output=True, check=False)
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["git cat-file failed"]
@@ -76,3 +86,26 @@ def read_blobs(root: Path, names: Sequence[str]) -> list[bytes | None]:
         contents.append(out[pos : pos + size] if header[1] == b"blob" else None)
         pos += size + 1  # the content and its newline
     return contents
+
+
+def _by_id(root: Path, names: Sequence[str]) -> dict[str, str]:
+    """Blob ids of the ``<rev>:<folder>/<file>`` names that share a folder with many others.
+
+    A name its folder's listing lacks keeps its path (git then says it is missing).
+    """
+    folders: dict[tuple[str, str], list[str]] = {}
+    for name in names:
+        rev, colon, path = name.partition(":")
+        folder, slash, _file = path.rpartition("/")
+        if colon and slash and rev:
+            folders.setdefault((rev, folder), []).append(name)
+    ids: dict[str, str] = {}
+    for (rev, folder), members in folders.items():
+        if len(members) < FOLDER_LISTING:
+            continue
+        listed = tree_files(root, rev, folder)
+        for name in members:
+            sha = listed.get(name.partition(":")[2][len(folder) + 1 :])
+            if sha is not None:
+                ids[name] = sha
+    return ids

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.errors import FabricopsError
-from core.fleet import Credentials, LabTarget, open_fleet
+from core.fleet import Credentials, LabTarget, open_fleet, preload_drivers
 from core.generated import Snapshot, open_snapshot, unknown_names
 from core.masking import mask
 from core.secrets import load_values, mask_key, placeholders, resolve
 from deploy.postchecks import CabledPort, Expectations, expectations, switch_cables
+from deploy.verified import verify_once
 from deploy.waves import Member
 
 if TYPE_CHECKING:
@@ -135,8 +136,9 @@ def open_target(
     fleet now (the inventory at HEAD, or the state of record) that ``generated/`` at ``ref``
     lacks are listed as :attr:`Target.absent` instead of refused.
     """
+    preload_drivers()  # imported while git is read and verified
     snapshot = open_snapshot(root, ref or "HEAD")
-    snapshot.verify()
+    verify_once(root, snapshot)
     lab_target = LabTarget.load(root) if lab else None
     nornir = open_fleet(snapshot, lab=lab_target, workers=workers)
     hosts = set(nornir.inventory.hosts)

@@ -41,6 +41,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,7 +51,7 @@ from core import gitstate
 from core.configtree import Change
 from core.deployed import DeviceRecord, read_records
 from core.errors import FabricopsError
-from core.fleet import LabTarget, describe_error, device_errors, open_fleet
+from core.fleet import LabTarget, describe_error, device_errors, open_fleet, preload_drivers
 from core.generated import (
     configs_at,
     deploy_tags,
@@ -440,6 +441,7 @@ def run_audit(
     note = gitstate.refresh(root)
     chosen = ref or "HEAD"
     snapshot = open_snapshot(root, chosen)
+    preload_drivers()  # imported while git is read (gitpython, imported by now, is no import of theirs)
     configs = snapshot.configs()
     hosts = snapshot.hosts()
     target = LabTarget.load(root) if lab else None
@@ -473,12 +475,15 @@ def run_audit(
 
     tick = progress(len(managed)) if progress is not None else (lambda _name: None)
     reads: dict[str, _Read] = {}
-    if managed:
-        nornir = open_fleet(snapshot, lab=target, devices=managed, workers=workers)
-        reads = _audit_devices(nornir, tick, judge)
-        memo.save()
+    # The cabling plan (tens of thousands of rows at scale) is parsed while the devices are read.
+    with ThreadPoolExecutor(1, thread_name_prefix="fabricops-cabling") as aside:
+        cabling = aside.submit(snapshot.cables)
+        if managed:
+            nornir = open_fleet(snapshot, lab=target, devices=managed, workers=workers)
+            reads = _audit_devices(nornir, tick, judge)
+            memo.save()
+        cables = cabling.result()
     results = [reads[name].verdict for name in managed]
-    cables = snapshot.cables()
     known = set(hosts) | {row.a_device for row in cables} | {row.b_device for row in cables}
     planned = {(r.a_device, r.a_port) for r in cables if r.b_device in hosts}
     planned |= {(r.b_device, r.b_port) for r in cables if r.a_device in hosts}

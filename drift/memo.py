@@ -16,6 +16,15 @@ no fingerprint a reader could test a guessed secret against without that key. Th
 (``.fabricops-cache/in-sync.json``) holds the digests and each verdict's notes, which never
 hold a secret. Deleting ``.fabricops-cache/`` is always safe: the next run compares in full.
 
+Comparisons the memo does not know run in this process for the first
+:data:`INLINE_COMPARISONS` of a run; a run that meets more (a fleet audited with nothing
+remembered) hands the rest to one more process (``concurrent.futures``, spawned: it shares no
+thread or lock with this one), so parsing uses the machine's second core while this process's
+threads talk to the switches. The comparison is the same function with the same inputs there:
+the verdicts are the same, in the same order; only where the work runs differs. A second
+process that cannot start (a program embedding the audit without the ``if __name__ ==
+"__main__"`` guard that spawning needs) or that dies leaves the rest to this process.
+
 Example:
     >>> import tempfile
     >>> from pathlib import Path
@@ -41,6 +50,7 @@ import os
 import secrets
 import threading
 from collections.abc import Mapping
+from concurrent.futures import BrokenExecutor, Executor
 from pathlib import Path
 
 from core.codedigest import code_digest
@@ -55,6 +65,9 @@ KEY_FILE = f"{CACHE_DIR}/in-sync.key"
 MAX_ENTRIES = 50_000
 SCHEMA = 1
 
+#: Comparisons a run makes in its own process before it starts a second one for the rest.
+INLINE_COMPARISONS = 32
+
 #: The packages whose code may change a verdict: their source is part of every digest.
 _PACKAGES = ("drift", "core")
 
@@ -63,13 +76,18 @@ class InSyncMemo:
     """:func:`drift.compare.compare_config` with the in-sync verdicts of earlier runs remembered.
 
     Call it as ``compare_config`` (same arguments, same result); :meth:`save` writes what this
-    run found in sync. ``root`` None: a memo for this process only (nothing read or written).
+    run found in sync (and stops the second process, if one was started). ``root`` None: a memo
+    for this process only (nothing read or written). ``inline``: comparisons made in this
+    process before the rest go to a second one (None: all here; one core: all here).
     Safe to call from Nornir's worker threads.
     """
 
-    def __init__(self, root: Path | None) -> None:
+    def __init__(self, root: Path | None, *, inline: int | None = INLINE_COMPARISONS) -> None:
         self.root = root
         self.hits = 0
+        self.compared = 0
+        self._inline = inline if inline is not None and _cores() > 1 else None
+        self._pool: Executor | None = None
         self._lock = threading.Lock()
         self._key = self._load_key() if root is not None else secrets.token_bytes(32)
         self._known: dict[str, list[str]] = self._load() if root is not None else {}
@@ -95,12 +113,39 @@ class InSyncMemo:
             with self._lock:
                 self.hits += 1
             return Comparison((), tuple(notes), ())
-        result = compare_config(
-            generated, running, values=values, key=key, platform=platform, version=version, table=table
-        )
+        args = (generated, running, values, key, platform, version, table)
+        pool = self._offload()
+        if pool is None:
+            result = _compare(*args)
+        else:
+            try:
+                result = pool.submit(_compare, *args).result()
+            except BrokenExecutor:  # the process could not start or died: the rest is compared here
+                self.close()
+                result = _compare(*args)
         if not result.changes:
             self._found[digest] = list(result.notes)
         return result
+
+    def _offload(self) -> Executor | None:
+        """The second process, once this run has made its share of comparisons here (else None)."""
+        with self._lock:
+            self.compared += 1
+            if self._inline is None or self.compared <= self._inline:
+                return None
+            if self._pool is None:
+                from concurrent.futures import ProcessPoolExecutor
+                from multiprocessing import get_context
+
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the second process (if one was started); the memo still compares, in this process."""
+        with self._lock:
+            pool, self._pool, self._inline = self._pool, None, None
+        if pool is not None:
+            pool.shutdown()
 
     def _digest(
         self,
@@ -158,7 +203,11 @@ class InSyncMemo:
         return {str(k): [str(n) for n in v] for k, v in data["in_sync"].items() if isinstance(v, list)}
 
     def save(self) -> None:
-        """Write the memo (the newest :data:`MAX_ENTRIES` digests); a failure to write loses nothing but time."""
+        """Write the memo (the newest :data:`MAX_ENTRIES` digests); a failure to write loses nothing but time.
+
+        The second process, if one was started, is stopped first (:meth:`close`).
+        """
+        self.close()
         if self.root is None or not self._found:
             return
         merged = {k: v for k, v in self._known.items() if k not in self._found}
@@ -170,3 +219,21 @@ class InSyncMemo:
             staged = path.with_name(f"{path.name}.{os.getpid()}")
             staged.write_text(json.dumps({"schema": SCHEMA, "in_sync": kept}))
             os.replace(staged, path)
+
+
+def _compare(
+    generated: str,
+    running: str,
+    values: Mapping[str, str],
+    key: bytes,
+    platform: str,
+    version: str | None,
+    table: Path | None,
+) -> Comparison:
+    """:func:`compare_config` by position: what the second process is handed."""
+    return compare_config(generated, running, values=values, key=key, platform=platform, version=version, table=table)
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

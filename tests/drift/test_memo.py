@@ -112,3 +112,45 @@ def test_an_unreadable_memo_is_a_full_comparison(tmp_path: Path, intended: str) 
     assert memo(intended, running, values=values, key=b"k").changes == () and memo.hits == 0
     memo.save()
     assert json.loads((tmp_path / MEMO_FILE).read_text())["schema"] == 1
+
+
+def test_comparisons_in_the_second_process_are_the_same(tmp_path: Path, intended: str) -> None:
+    """Past its inline share a run compares in another process: same verdicts, changes and remediation."""
+    running, values = _running(intended), _values(intended)
+    edited = running.replace("\n   mtu 9214\n", "\n   mtu 1500\n", 1)
+    rotated = dict.fromkeys(values, "$6$other$salt")
+    cases = [(running, values), (edited, values), (running, rotated), (running, {})]
+    memo = InSyncMemo(tmp_path, inline=1)
+    try:
+        found = [memo(intended, live, values=known, key=b"k") for live, known in cases]
+        assert memo._pool is not None  # the last three ran there
+    finally:
+        memo.save()
+    assert memo._pool is None
+    assert found == [compare_config(intended, live, values=known, key=b"k") for live, known in cases]
+    assert [bool(f.changes) for f in found] == [False, True, True, False]
+
+
+def test_a_second_process_that_cannot_start_leaves_the_comparisons_here(tmp_path: Path, intended: str) -> None:
+    """A script that calls the memo without the ``if __name__ == "__main__"`` guard: the spawned
+    process runs the script again and dies starting; the parent compares everything itself."""
+    import subprocess
+    import sys
+
+    running = _running(intended)
+    (tmp_path / "intended.cfg").write_text(intended)
+    (tmp_path / "running.cfg").write_text(running)
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "from drift.memo import InSyncMemo\n"
+        f"root = Path({str(tmp_path)!r})\n"
+        "want, have = (root / 'intended.cfg').read_text(), (root / 'running.cfg').read_text()\n"
+        "memo = InSyncMemo(None, inline=0)\n"
+        "found = [memo(want, text, values={}, key=b'k') for text in (have, have + 'hostname other\\n')]\n"
+        "memo.save()\n"
+        "print([len(f.changes) for f in found], memo._pool is None)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[0, 1] True"
