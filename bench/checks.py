@@ -141,15 +141,13 @@ def _drain(check: Check, intent: Intent, fabric: ResolvedFabric) -> int:
 
 
 def _cold() -> None:
-    """Forget what the rules memoise (the shared look-ups, parsed ACL sources, the cable runs):
-    each run pays for them."""
-    from compiler.artifacts import physical
+    """Forget what the rules memoise (the shared look-ups, parsed ACL sources): each run pays
+    for them."""
     from compiler.checks.rules import _common
     from compiler.platforms import eos
 
     _common._LAST_FLEET.clear()
     eos.acl_source_prefix.cache_clear()
-    physical._LAST_RUNS.clear()
 
 
 def total(size: dict[str, Any]) -> float:
