@@ -480,7 +480,8 @@ def run_audit(
         cabling = aside.submit(snapshot.cables)
         if managed:
             nornir = open_fleet(snapshot, lab=target, devices=managed, workers=workers)
-            reads = _audit_devices(nornir, tick, judge)
+            with memo:
+                reads = _audit_devices(nornir, tick, judge)
             memo.save()
         cables = cabling.result()
     results = [reads[name].verdict for name in managed]

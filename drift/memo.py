@@ -140,6 +140,14 @@ class InSyncMemo:
                 self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
             return self._pool
 
+    def __enter__(self) -> InSyncMemo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # A second process left running past the end of the command makes Python's exit print a
+        # traceback (its wake-up pipe already closed): stop it however the command ends.
+        self.close()
+
     def close(self) -> None:
         """Stop the second process (if one was started); the memo still compares, in this process."""
         with self._lock:

@@ -158,11 +158,11 @@ def plan_cmd(
     from deploy import open_target, run_plan, write_plan
     from deploy.progress import device_progress
 
-    meaning = _meaning(root)
-    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning)
-    with device_progress(fmt == "text") as progress:
-        report = run_plan(target, batch, progress)
-    target.close()
+    with _meaning(root) as meaning:
+        target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning)
+        with device_progress(fmt == "text") as progress:
+            report = run_plan(target, batch, progress)
+        target.close()
     meaning.save()
     path = out or root / DEFAULT_PLAN
     write_plan(path, report)
@@ -221,11 +221,11 @@ def deploy_cmd(
     options = _options(revert_in, settle, batch, dry_run, continue_on_error, plan)
     if plan is not None and ref is None:
         ref = options.plan.ref
-    meaning = _meaning(root)
-    target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning)
-    with device_progress(fmt == "text") as progress:
-        report = run_deploy(target, options, progress=progress)
-    target.close()
+    with _meaning(root) as meaning:
+        target = open_target(root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning)
+        with device_progress(fmt == "text") as progress:
+            report = run_deploy(target, options, progress=progress)
+        target.close()
     meaning.save()
     _finish(report, fmt=fmt, show_diffs=dry_run)
 
@@ -291,11 +291,11 @@ def rollback_cmd(
         raise click.UsageError("--to-backup names its device: drop --devices and --reset-missing")
     options = _options(revert_in, settle, batch, dry_run, continue_on_error, None)
     reports = []
-    with device_progress(fmt == "text") as progress:
+    with device_progress(fmt == "text") as progress, _meaning() as meaning:
         if to_backup is not None:
             reports.append(
                 restore_backup(
-                    root, to_backup, options, lab=lab, workers=workers, progress=progress, meaning=_meaning()
+                    root, to_backup, options, lab=lab, workers=workers, progress=progress, meaning=meaning
                 )
             )
         else:
@@ -303,7 +303,7 @@ def rollback_cmd(
             gitstate.refresh(root)  # the fleet versions and state of record of every clone
             ref = resolve_version(root, to_version)
             target = open_target(
-                root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=_meaning(), absent_ok=True
+                root, ref, devices=_devices(devices), lab=lab, workers=workers, meaning=meaning, absent_ok=True
             )
             reports.append(run_deploy(target, options, kind="rollback", progress=progress))
             target.close()
@@ -311,7 +311,7 @@ def rollback_cmd(
                 bases = base_backups(root, target.absent)
                 reports.append(
                     restore_backups(
-                        root, bases, options, lab=lab, workers=workers, progress=progress, meaning=_meaning()
+                        root, bases, options, lab=lab, workers=workers, progress=progress, meaning=meaning
                     )
                 )
     _finish(*reports, fmt=fmt, show_diffs=dry_run)
