@@ -2,4 +2,6 @@
 
 from fabricops.cli import main
 
-main()
+# Guarded: a spawned helper process (drift's second comparison process) never runs the CLI again.
+if __name__ == "__main__":
+    main()
