@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,27 +133,31 @@ def test_comparisons_in_the_second_process_are_the_same(tmp_path: Path, intended
     assert [bool(f.changes) for f in found] == [False, True, True, False]
 
 
-def test_a_second_process_that_cannot_start_leaves_the_comparisons_here(tmp_path: Path, intended: str) -> None:
-    """A script that calls the memo without the ``if __name__ == "__main__"`` guard: the spawned
-    process runs the script again and dies starting; the parent compares everything itself."""
-    import subprocess
-    import sys
-
-    running = _running(intended)
+def _script(tmp_path: Path, intended: str, body: str) -> subprocess.CompletedProcess[str]:
+    """Run ``body`` as a script of its own (``want``, ``have``: the intended and running texts)."""
     (tmp_path / "intended.cfg").write_text(intended)
-    (tmp_path / "running.cfg").write_text(running)
-    script = tmp_path / "unguarded.py"
+    (tmp_path / "running.cfg").write_text(_running(intended))
+    script = tmp_path / "script.py"
     script.write_text(
         "from pathlib import Path\n"
         "from drift.memo import InSyncMemo\n"
         f"root = Path({str(tmp_path)!r})\n"
-        "want, have = (root / 'intended.cfg').read_text(), (root / 'running.cfg').read_text()\n"
+        "want, have = (root / 'intended.cfg').read_text(), (root / 'running.cfg').read_text()\n" + body
+    )
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_a_second_process_that_cannot_start_leaves_the_comparisons_here(tmp_path: Path, intended: str) -> None:
+    """A script that calls the memo without the ``if __name__ == "__main__"`` guard: the spawned
+    process runs the script again and dies starting; the parent compares everything itself."""
+    done = _script(
+        tmp_path,
+        intended,
         "memo = InSyncMemo(None, inline=0)\n"
         "found = [memo(want, text, values={}, key=b'k') for text in (have, have + 'hostname other\\n')]\n"
         "memo.save()\n"
-        "print([len(f.changes) for f in found], memo._pool is None)\n"
+        "print([len(f.changes) for f in found], memo._pool is None)\n",
     )
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[0, 1] True"
 
@@ -159,24 +165,15 @@ def test_a_second_process_that_cannot_start_leaves_the_comparisons_here(tmp_path
 def test_a_command_that_ends_in_the_memo_s_block_stops_the_second_process(tmp_path: Path, intended: str) -> None:
     """Leaving ``with InSyncMemo(...)`` stops the second process, saved or not: one left running
     when the interpreter exits makes Python print a traceback from its closed wake-up pipe."""
-    import subprocess
-    import sys
-
-    (tmp_path / "intended.cfg").write_text(intended)
-    (tmp_path / "running.cfg").write_text(_running(intended))
-    script = tmp_path / "guarded.py"
-    script.write_text(
-        "from pathlib import Path\n"
-        "from drift.memo import InSyncMemo\n"
+    done = _script(
+        tmp_path,
+        intended,
         "if __name__ == '__main__':\n"
-        f"    root = Path({str(tmp_path)!r})\n"
-        "    want, have = (root / 'intended.cfg').read_text(), (root / 'running.cfg').read_text()\n"
         "    with InSyncMemo(None, inline=0) as memo:\n"
         "        found = [memo(want, have + f'hostname h{i}\\n', values={}, key=b'k') for i in range(2)]\n"
         "        used = memo._pool is not None\n"
-        "    print(used, memo._pool is None, [len(f.changes) for f in found])\n"
+        "    print(used, memo._pool is None, [len(f.changes) for f in found])\n",
     )
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "True True [1, 1]"
     assert "Traceback" not in done.stderr, done.stderr
