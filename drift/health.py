@@ -45,9 +45,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from core.deployed import read_records
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
-from core.generated import Snapshot, open_snapshot
+from core.generated import Snapshot, open_snapshot, resolve_commit
 from drift.audit import latest_deploy_tag
 
 if TYPE_CHECKING:
@@ -130,6 +131,8 @@ class HealthReport:
     not_available: dict[str, tuple[str, ...]]
     shut: tuple[ShutPort, ...] = ()
     """Ports shut on purpose, down as expected."""
+    notes: dict[str, str] = field(default_factory=dict)
+    """Per device, why it was judged against the fallback rather than its state of record."""
 
 
 def rate(count: float, *, uptime_s: float, window_s: float) -> float:
@@ -281,13 +284,22 @@ def run_health(
     workers: int = 20,
     progress: Callable[[int], Callable[[str], None]] | None = None,
 ) -> HealthReport:
-    """Read and evaluate the counters of the fleet (or ``devices``)."""
+    """Read and evaluate the counters of the fleet (or ``devices``).
+
+    With ``ref``, every device is judged against that snapshot. Without it, each device is judged
+    against what it runs: the commit of its state of record (one snapshot per distinct commit),
+    else the newest fleet version, else HEAD.
+    """
     tag = latest_deploy_tag(root)
     chosen = ref or (tag.name if tag else "HEAD")
     snapshot = open_snapshot(root, chosen)
-    limits = load_thresholds(snapshot)
     nornir = open_fleet(snapshot, lab=LabTarget.load(root) if lab else None, devices=devices, workers=workers)
     names = sorted(nornir.inventory.hosts)
+    fallback = load_thresholds(snapshot)
+    if ref is None:
+        judged = _judged_by_record(root, names, chosen, snapshot.ref, fallback)
+    else:
+        judged = _Judged(dict.fromkeys(names, fallback), chosen, {})
     tick = progress(len(names)) if progress is not None else (lambda _name: None)
 
     def read(task: Task) -> Result:
@@ -312,27 +324,78 @@ def run_health(
             unreachable.append(name)
             errors[name] = " ".join(str(exc).split())[:300] if exc else "failed"
             continue
+        limits = judged.limits[name]
         found, lacks = evaluate(name, multi[0].result, limits)
         findings += found
         shut += shut_on_purpose(name, multi[0].result, limits)
         if lacks:
             missing[name] = tuple(lacks)
+    sources = sorted({limits.source for limits in judged.limits.values()} or {fallback.source})
     return HealthReport(
-        chosen,
-        limits.defaults,
-        limits.source,
+        judged.ref,
+        fallback.defaults,
+        ", ".join(sources),
         tuple(names),
         tuple(findings),
         tuple(unreachable),
         errors,
         missing,
         tuple(shut),
+        judged.notes,
     )
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """The limits each device is judged by, what the report names as its ref, and why a device fell back."""
+
+    limits: dict[str, CounterLimits]
+    ref: str
+    notes: dict[str, str]
+
+
+def _judged_by_record(
+    root: Path, names: Sequence[str], fallback_ref: str, fallback_commit: str, fallback: CounterLimits
+) -> _Judged:
+    """Each device's limits at the commit of its state of record; ``fallback`` for the others, saying why."""
+    records = read_records(root)
+    by_commit: dict[str, list[str]] = {}
+    notes: dict[str, str] = {}
+    for name in names:
+        record = records.get(name)
+        if record is not None and record.commit:
+            by_commit.setdefault(record.commit, []).append(name)
+        elif record is not None:  # a restored backup: no generated/ commit says what it should run
+            notes[name] = f"runs a restored backup ({record.backup}): judged against {fallback_ref}"
+    limits = dict.fromkeys(names, fallback)
+    commits: list[str] = []
+    recorded = 0
+    for commit, members in sorted(by_commit.items()):
+        try:
+            resolve_commit(root, commit)
+        except FabricopsError:
+            for name in members:
+                notes[name] = (
+                    f"its state of record names commit {commit[:12]}, not in this clone (git fetch): "
+                    f"judged against {fallback_ref}"
+                )
+            continue
+        at = fallback if commit == fallback_commit else load_thresholds(open_snapshot(root, commit))
+        limits.update(dict.fromkeys(members, at))
+        commits.append(commit[:12])
+        recorded += len(members)
+    if not commits:
+        return _Judged(limits, fallback_ref, notes)
+    described = f"state of record ({len(commits)} commit{'s' if len(commits) != 1 else ''}: {', '.join(commits)})"
+    if recorded < len(names):
+        described += f"; {fallback_ref} for {len(names) - recorded} device(s) without one"
+    return _Judged(limits, described, notes)
 
 
 def render_health_text(report: HealthReport) -> str:
     """One line per finding, then a summary."""
     out = [f"health against {report.ref}: thresholds from {report.thresholds_from}"]
+    out += [f"{name}: {note}" for name, note in sorted(report.notes.items())]
     out += [str(f) for f in report.findings]
     out += [str(p) for p in report.shut]
     out += [f"{name}: unreachable ({report.errors.get(name, '')})" for name in report.unreachable]

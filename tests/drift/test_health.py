@@ -8,9 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+import yaml
 
+from core import gitstate
+from core.deployed import DeviceRecord, record_files
 from core.generated import open_snapshot
 from drift.health import DEFAULT_THRESHOLDS, load_thresholds, run_health
+from tests.conftest import SessionLab, git
 from tests.drift.test_drift_lab import fabricops
 
 if TYPE_CHECKING:
@@ -88,6 +92,55 @@ def test_an_unreachable_device_is_an_error(fleet: Fleet, restore: Callable[[str]
     lab.set_unreachable("spine04")
     report = run_health(root, lab=True, devices=["spine04", "spine01"])
     assert report.unreachable == ("spine04",) and report.findings == ()
+
+
+def test_each_device_is_judged_by_the_commit_it_runs(
+    gitops_repo: Path, session_lab: SessionLab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --ref, a device deployed alone later (``deploy --devices``: no fleet tag) is judged by
+    its own commit, one deployed earlier by its older commit; no record, or a commit not in this
+    clone, falls back to the newest fleet version and says so. --ref judges all by that ref."""
+    root = gitops_repo
+    lab = session_lab.synced(root)
+    first = git(root, "rev-parse", "HEAD").strip()
+    git(root, "tag", "-a", "deploy/20260101T000000Z", "-m", "deploy of the example cluster")
+    path = root / "generated" / "monitoring" / "expected-counters.yaml"
+    counters = yaml.safe_load(path.read_text())
+    for leaf in ("rack11-leaf-a", "rack11-leaf-b"):
+        counters[leaf]["ports"]["Ethernet25/1"]["expect"] = {"oper_status": "DOWN", "shutdown": "MAINTENANCE_optic"}
+    path.write_text(yaml.safe_dump(counters, sort_keys=False))
+    git(root, "commit", "-qam", "rack11 uplinks Ethernet25/1 shut for an optic swap")
+    second = git(root, "rev-parse", "HEAD").strip()
+    records = {
+        "rack11-leaf-a": DeviceRecord("rack11-leaf-a", second, run="deploy 20260102T000000Z"),
+        "rack11-leaf-b": DeviceRecord("rack11-leaf-b", first, run="deploy 20260101T000000Z"),
+        "rack10-leaf-a": DeviceRecord("rack10-leaf-a", "ab" * 20, run="deploy 20260103T000000Z"),
+    }
+    gitstate.write_files(root, record_files(records), "state of record")
+    try:
+        for leaf in ("rack11-leaf-a", "rack11-leaf-b"):
+            lab.fault(leaf, "link-down", port="Ethernet25/1")
+        devices = "rack11-leaf-a,rack11-leaf-b,rack10-leaf-a,rack09-leaf-a"
+        code, out, err = fabricops(capsys, "health", "--root", str(root), "--lab", "--devices", devices)
+        assert code == 3, err
+        assert out.splitlines()[:2] == [
+            f"health against state of record (2 commits: {', '.join(sorted([first[:12], second[:12]]))}); "
+            "deploy/20260101T000000Z for 2 device(s) without one: "
+            "thresholds from generated/monitoring/expected-counters.yaml",
+            f"rack10-leaf-a: its state of record names commit {'ab' * 6}, not in this clone (git fetch): "
+            "judged against deploy/20260101T000000Z",
+        ]
+        assert "rack11-leaf-b Ethernet25/1: down, expected up" in out.splitlines()
+        assert "rack11-leaf-a Ethernet25/1: down, shut on purpose: MAINTENANCE_optic" in out.splitlines()
+        assert "4 devices: 3 healthy, 1 over a threshold, 0 unreachable; 1 port(s) shut on purpose" in out
+        pinned = run_health(root, ref="HEAD", lab=True, devices=["rack11-leaf-a", "rack11-leaf-b"])
+        assert (pinned.ref, pinned.findings, pinned.notes) == ("HEAD", (), {})
+        assert [str(p) for p in pinned.shut] == [
+            "rack11-leaf-a Ethernet25/1: down, shut on purpose: MAINTENANCE_optic",
+            "rack11-leaf-b Ethernet25/1: down, shut on purpose: MAINTENANCE_optic",
+        ]
+    finally:
+        session_lab.synced(root)
 
 
 def test_thresholds_come_from_generated_monitoring_when_present(tmp_path: Path) -> None:
