@@ -48,7 +48,7 @@ import yaml
 from core.deployed import read_records
 from core.errors import FabricopsError
 from core.fleet import LabTarget, open_fleet
-from core.generated import Snapshot, open_snapshot, resolve_commit
+from core.generated import Snapshot, open_repo, open_snapshot, resolve_commit, version_tags
 from drift.audit import latest_deploy_tag
 
 if TYPE_CHECKING:
@@ -368,7 +368,8 @@ def _judged_by_record(
         elif record is not None:  # a restored backup: no generated/ commit says what it should run
             notes[name] = f"runs a restored backup ({record.backup}): judged against {fallback_ref}"
     limits = dict.fromkeys(names, fallback)
-    commits: list[str] = []
+    tags = version_tags(open_repo(root)) if by_commit else {}
+    commits: list[str] = []  # each named by its fleet version where it has one
     recorded = 0
     for commit, members in sorted(by_commit.items()):
         try:
@@ -382,13 +383,15 @@ def _judged_by_record(
             continue
         at = fallback if commit == fallback_commit else load_thresholds(open_snapshot(root, commit))
         limits.update(dict.fromkeys(members, at))
-        commits.append(commit[:12])
+        commits.append(tags.get(commit, commit[:12]))
         recorded += len(members)
     if not commits:
         return _Judged(limits, fallback_ref, notes)
-    described = f"state of record ({len(commits)} commit{'s' if len(commits) != 1 else ''}: {', '.join(commits)})"
+    described = (
+        f"state of record ({len(commits)} commit{'s' if len(commits) != 1 else ''}: {', '.join(sorted(commits))})"
+    )
     if recorded < len(names):
-        described += f"; {fallback_ref} for {len(names) - recorded} device(s) without one"
+        described += f"; {fallback_ref} for {len(names) - recorded} other device(s)"
     return _Judged(limits, described, notes)
 
 

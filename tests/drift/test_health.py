@@ -15,6 +15,7 @@ from core.deployed import DeviceRecord, record_files
 from core.generated import open_snapshot
 from drift.health import DEFAULT_THRESHOLDS, load_thresholds, run_health
 from tests.conftest import SessionLab, git
+from tests.drift.conftest import DEPLOY_TAG
 from tests.drift.test_drift_lab import fabricops
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def test_each_device_is_judged_by_the_commit_it_runs(
     root = gitops_repo
     lab = session_lab.synced(root)
     first = git(root, "rev-parse", "HEAD").strip()
-    git(root, "tag", "-a", "deploy/20260101T000000Z", "-m", "deploy of the example cluster")
+    git(root, "tag", "-a", DEPLOY_TAG, "-m", "deploy of the example cluster")
     path = root / "generated" / "monitoring" / "expected-counters.yaml"
     counters = yaml.safe_load(path.read_text())
     for leaf in ("rack11-leaf-a", "rack11-leaf-b"):
@@ -124,11 +125,11 @@ def test_each_device_is_judged_by_the_commit_it_runs(
         code, out, err = fabricops(capsys, "health", "--root", str(root), "--lab", "--devices", devices)
         assert code == 3, err
         assert out.splitlines()[:2] == [
-            f"health against state of record (2 commits: {', '.join(sorted([first[:12], second[:12]]))}); "
-            "deploy/20260101T000000Z for 2 device(s) without one: "
+            f"health against state of record (2 commits: {', '.join(sorted([DEPLOY_TAG, second[:12]]))}); "
+            f"{DEPLOY_TAG} for 2 other device(s): "
             "thresholds from generated/monitoring/expected-counters.yaml",
             f"rack10-leaf-a: its state of record names commit {'ab' * 6}, not in this clone (git fetch): "
-            "judged against deploy/20260101T000000Z",
+            f"judged against {DEPLOY_TAG}",
         ]
         assert "rack11-leaf-b Ethernet25/1: down, expected up" in out.splitlines()
         assert "rack11-leaf-a Ethernet25/1: down, shut on purpose: MAINTENANCE_optic" in out.splitlines()
