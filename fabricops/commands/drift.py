@@ -180,7 +180,12 @@ def _compare_files(root: Path, files: tuple[Path, Path], version: str | None, fm
 
 @click.command("health")
 @root_option
-@click.option("--ref", default=None, help="Git ref of generated/ (default: the latest deploy/* tag, else HEAD).")
+@click.option(
+    "--ref",
+    default=None,
+    help="Judge every device against this git ref of generated/ (default: each device against the commit "
+    "of its state of record, else the latest deploy/* tag, else HEAD).",
+)
 @devices_option
 @lab_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -190,7 +195,8 @@ def health_cmd(root: Path, ref: str | None, devices: tuple[str, ...], lab: bool,
 
     PFC pause frames and ECN marks per minute, CRC and symbol errors, link flaps per hour
     and optic temperature. Thresholds come from generated/monitoring/ when the compiler
-    wrote them, else from the documented defaults (docs/drift.md). Exit 0 healthy,
+    wrote them, else from the documented defaults (docs/drift.md), at the commit each
+    device runs (its state of record) unless --ref is given. Exit 0 healthy,
     3 thresholds exceeded, 1 error (an unreachable device).
 
     \b
