@@ -41,17 +41,15 @@ Example:
 # text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Callable, Iterable, Mapping
-from ipaddress import IPv4Interface, IPv4Network
+from ipaddress import IPv4Network
 from typing import NamedTuple
 
 from compiler.addressing import (
     address_value,
     dotted,
-    host_address,
     host_in,
     host_text,
     nth_subnet,
-    p2p_link,
     p2p_text,
     subnet_capacity,
 )
@@ -284,37 +282,43 @@ def _fabric(
     vlan = intent.fabric.vlans[spec.vlan]
     mlag = intent.fabric.mlag
 
-    def take(pool: str, prefix: IPv4Interface | IPv4Network | str, owner: str, purpose: str) -> None:
-        allocations.append(Allocation(net, pool, str(prefix), owner, purpose))
+    def take(pool: str, prefix: str, owner: str, purpose: str) -> None:
+        allocations.append(Allocation(net, pool, prefix, owner, purpose))
 
     layouts = topology.layouts
     uplink_ports = spec.leaves.uplink_ports
     per_pod = spec.spines.count
+    loopback_base = int(pools.loopbacks.network_address)
+    svi_name, peer_name, l3_name = (eos.vlan_interface(v) for v in (vlan.id, mlag.peer_vlan, mlag.l3_vlan))
     for pod in fabric.pods:
         spine_downlinks = layouts.spine[net].sets["downlinks"]
         for pair in pod.pairs:
+            # Addresses as text from integers (``compiler.addressing``): an ``ipaddress`` object
+            # per address and link end cost more than the rest of a leaf's addressing.
             hosts = nth_subnet(pools.hosts, 24, pair.id)
-            gateway = host_in(hosts, GATEWAY_OFFSET)
-            take("hosts", hosts, f"{net}-pair{pair.id:02d}", "server subnet")
-            take("hosts", gateway, f"{net}-pair{pair.id:02d}", "virtual-router gateway")
-            peer_link, l3_link = p2p_link(pools.mlag_peer, pair.id - 1), p2p_link(pools.mlag_l3, pair.id - 1)
+            gateway = host_text(hosts, GATEWAY_OFFSET)
+            owner = f"{net}-pair{pair.id:02d}"
+            take("hosts", str(hosts), owner, "server subnet")
+            take("hosts", gateway, owner, "virtual-router gateway")
+            peer_link = p2p_text(pools.mlag_peer, pair.id - 1)[1:]
+            l3_link = p2p_text(pools.mlag_l3, pair.id - 1)[1:]
             for side, name in enumerate(pair.leaves):
                 index = pair.leaf_index(side)
-                loopback = host_address(pools.loopbacks, LEAF_LOOPBACK_OFFSET + index)
-                svi = host_in(hosts, LEAF_SVI_OFFSET + side)
-                take("loopbacks", IPv4Interface((loopback, 32)), name, eos.loopback())
-                take("hosts", svi, name, eos.vlan_interface(vlan.id))
-                take("mlag_peer", peer_link[side], name, eos.vlan_interface(mlag.peer_vlan))
-                take("mlag_l3", l3_link[side], name, eos.vlan_interface(mlag.l3_vlan))
-                loopbacks[name] = str(loopback)
+                loopback = dotted(loopback_base + LEAF_LOOPBACK_OFFSET + index)
+                svi = host_text(hosts, LEAF_SVI_OFFSET + side)
+                take("loopbacks", f"{loopback}/32", name, eos.loopback())
+                take("hosts", svi, name, svi_name)
+                take("mlag_peer", peer_link[side], name, peer_name)
+                take("mlag_l3", l3_link[side], name, l3_name)
+                loopbacks[name] = loopback
                 leaves[name] = LeafAddresses(
-                    str(loopback),
-                    str(svi),
-                    str(gateway.ip),
-                    str(peer_link[side]),
-                    str(peer_link[1 - side]),
-                    str(l3_link[side]),
-                    str(l3_link[1 - side]),
+                    loopback,
+                    svi,
+                    gateway.partition("/")[0],
+                    peer_link[side],
+                    peer_link[1 - side],
+                    l3_link[side],
+                    l3_link[1 - side],
                 )
                 local = pod.local_index(index)
                 for number, spine in enumerate(pod.spines[: fabric.uplinks], start=1):
@@ -336,12 +340,12 @@ def _fabric(
                     )
         for number, spine in enumerate(pod.spines, start=1):
             if fabric.three_stage and pools.spine_loopbacks is not None:
-                loopback = host_address(pools.spine_loopbacks, (pod.id - 1) * per_pod + number)
-                take("spine_loopbacks", IPv4Interface((loopback, 32)), spine, eos.loopback())
+                loopback = dotted(int(pools.spine_loopbacks.network_address) + (pod.id - 1) * per_pod + number)
+                take("spine_loopbacks", f"{loopback}/32", spine, eos.loopback())
             else:
-                loopback = host_address(pools.loopbacks, number)
-                take("loopbacks", IPv4Interface((loopback, 32)), spine, eos.loopback())
-            loopbacks[spine] = str(loopback)
+                loopback = dotted(loopback_base + number)
+                take("loopbacks", f"{loopback}/32", spine, eos.loopback())
+            loopbacks[spine] = loopback
     if fabric.three_stage:
         _super_spines(intent, topology, fabric, loopbacks, links, take)
 
@@ -352,7 +356,7 @@ def _super_spines(
     fabric: SpineLeaf,
     loopbacks: dict[str, str],
     links: dict[tuple[str, str], FabricLink],
-    take: Callable[[str, IPv4Interface | IPv4Network | str, str, str], None],
+    take: Callable[[str, str, str, str], None],
 ) -> None:
     """The super-spines' loopbacks and every pod spine-super-spine /31 (see the module rules)."""
     net = fabric.network
@@ -365,9 +369,9 @@ def _super_spines(
     per_pod = spec.spines.count
     for plane, members in enumerate(fabric.planes, start=1):
         for number, name in enumerate(members, start=1):
-            loopback = host_address(pools.loopbacks, (plane - 1) * per_plane + number)
-            take("loopbacks", IPv4Interface((loopback, 32)), name, eos.loopback())
-            loopbacks[name] = str(loopback)
+            loopback = dotted(int(pools.loopbacks.network_address) + (plane - 1) * per_plane + number)
+            take("loopbacks", f"{loopback}/32", name, eos.loopback())
+            loopbacks[name] = loopback
     uplinks = layouts.spine[net].sets.get("uplinks", ())
     downlinks = layouts.super_spine[net].sets["downlinks"]
     share = len(uplinks) // per_plane

@@ -33,7 +33,7 @@ from typing import Literal, NamedTuple
 from compiler.facts.addressing import Addressing
 from compiler.facts.common import FabricNetwork
 from compiler.facts.servers import Attachment, Attachments
-from compiler.facts.vlans import FabricVlan, VlanPlan
+from compiler.facts.vlans import FabricVlan, PortVlans, VlanPlan
 from compiler.intent import Intent
 
 BOND_NAMES: dict[FabricNetwork, str] = {"compute": "bond0", "storage": "bond1"}
@@ -127,8 +127,9 @@ def build_links(
             on_net = sorted((a for a in nics if a.network == net), key=lambda a: a.side)
             if not on_net:
                 continue
-            link = _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing)
-            out.setdefault(server, []).append(_with_vlans(server, link, pool, plan, addressing))
+            vlans_of = _Vlans(server, pool, plan, addressing)
+            link = _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing, vlans_of)
+            out.setdefault(server, []).append(link)
     return {name: tuple(links) for name, links in out.items()}
 
 
@@ -140,12 +141,18 @@ def _link(
     nics: list[Attachment],
     adapters: Mapping[str, str],
     addressing: Addressing,
+    vlans: "_Vlans",
 ) -> HostLink:
+    """A server's link on ``net`` with the VLANs of ``vlans.yaml`` on its ports: the pool of each
+    untagged address (the fabric's, or an access VLAN's) and an 802.1Q interface per tagged VLAN."""
     server = nics[0].server
     if mode == "per-nic":
         ports = []
+        tagged: list[HostVlan] = []
         for a in nics:
             own = addressing.nics.get((server, a.nic))
+            carried = vlans.plan.of(server, a.nic)
+            access = carried.access
             ports.append(
                 HostPort(
                     a.nic,
@@ -156,13 +163,19 @@ def _link(
                     own.address if own else None,
                     own.gateway if own else None,
                     ROUTE_TABLES[net] + a.side if a.side else None,
+                    vlans.pool_of(access),
+                    access.id if access else None,
                 )
             )
-        return HostLink(net, mode, tuple(ports), rdma=rdma)
+            tagged += vlans.tagged_on(a.nic, a.nic, carried)
+        return HostLink(net, mode, tuple(ports), rdma=rdma, tagged=tuple(tagged))
     ports = [HostPort(a.nic, a.side, a.switch, a.numa, adapters[a.nic]) for a in nics]
     side = primary_side(nics[0].host, primary_rule) if mode == "active-backup" else 0
     primary = next((p.nic for p in ports if p.side == side), ports[0].nic) if mode == "active-backup" else None
     bond = addressing.servers.get((server, net))
+    first = nics[0].nic
+    carried = vlans.plan.of(server, first)
+    access = carried.access
     return HostLink(
         net,
         mode,
@@ -172,22 +185,31 @@ def _link(
         bond.address if bond else None,
         bond.gateway if bond else None,
         rdma,
+        vlans.pool_of(access),
+        access.id if access else None,
+        tuple(vlans.tagged_on(BOND_NAMES[net], first, carried)),
     )
 
 
-def _with_vlans(server: str, link: HostLink, fabric_pool: str, plan: VlanPlan, addressing: Addressing) -> HostLink:
-    """A link with the VLANs of ``vlans.yaml`` on its ports: the pool of each untagged address
-    (the fabric's, or an access VLAN's) and an 802.1Q interface per tagged VLAN."""
+class _Vlans(NamedTuple):
+    """The VLANs of ``vlans.yaml`` as one server's links take them."""
 
-    def pool_of(vlan: FabricVlan | None) -> str | None:
+    server: str
+    fabric_pool: str
+    plan: VlanPlan
+    addressing: Addressing
+
+    def pool_of(self, vlan: FabricVlan | None) -> str | None:
+        """The pool of an untagged address: the fabric's, or the access VLAN's when routed."""
         if vlan is None:
-            return fabric_pool
+            return self.fabric_pool
         return str(vlan.pool) if vlan.pool is not None and vlan.routed else None
 
-    def tagged_on(parent: str, nic: str) -> list[HostVlan]:
+    def tagged_on(self, parent: str, nic: str, carried: PortVlans) -> list[HostVlan]:
+        """An 802.1Q interface on ``parent`` per tagged VLAN of ``nic``'s port."""
         found = []
-        for vlan in plan.of(server, nic).tagged:
-            own = addressing.tagged.get((server, nic, vlan.id))
+        for vlan in carried.tagged:
+            own = self.addressing.tagged.get((self.server, nic, vlan.id))
             found.append(
                 HostVlan(
                     vlan.id,
@@ -195,21 +217,7 @@ def _with_vlans(server: str, link: HostLink, fabric_pool: str, plan: VlanPlan, a
                     parent,
                     own.address if own else None,
                     (own.gateway or None) if own else None,
-                    pool_of(vlan) if own and own.gateway else None,
+                    self.pool_of(vlan) if own and own.gateway else None,
                 )
             )
         return found
-
-    if link.name is None:
-        ports = []
-        tagged: list[HostVlan] = []
-        for port in link.ports:
-            access = plan.of(server, port.nic).access
-            ports.append(port._replace(pool=pool_of(access), vlan=access.id if access else None))
-            tagged += tagged_on(port.nic, port.nic)
-        return link._replace(ports=tuple(ports), tagged=tuple(tagged))
-    first = link.ports[0].nic
-    access = plan.of(server, first).access
-    return link._replace(
-        pool=pool_of(access), vlan=access.id if access else None, tagged=tuple(tagged_on(link.name, first))
-    )
