@@ -45,7 +45,7 @@ from ipaddress import IPv4Network
 from typing import NamedTuple
 
 from compiler.addressing import (
-    address_value,
+    address_values,
     dotted,
     host_in,
     host_text,
@@ -413,15 +413,24 @@ def pool_use(
         ...          Allocation("compute", "p2p", "10.31.4.1/31", "rack01-leaf-a", "")]
         >>> pool_use("compute", "p2p", IPv4Network("10.31.4.0/22"), "/31", 31, 1, taken).used
         1
+        >>> taken += [Allocation("compute", "p2p", "10.31.4.2/32", "spine01", ""),
+        ...           Allocation("compute", "p2p", "10.31.4.3", "spine02", "")]
+        >>> pool_use("compute", "p2p", IPv4Network("10.31.4.0/22"), "/31", 31, 1, taken).used
+        2
     """
-    units = set()
+    # The addresses grouped by their prefix length and parsed in one batch per length; a unit
+    # is (top ``bits`` of the address, ``bits``): a parse per allocation dominated at scale.
+    lengths: dict[str, list[str]] = {}
     for a in allocations:
         if a.network == net and a.pool == name:
             address, _, length = a.prefix.partition("/")
-            bits = min(int(length) if length else 32, prefixlen)
-            value = address_value(address)
-            units.add((value >> (32 - bits) if bits else 0, bits))
-    return PoolUse(net, name, str(pool), unit, len(units), subnet_capacity(pool, prefixlen), highest)
+            lengths.setdefault(length, []).append(address)
+    units: dict[int, set[int]] = {}
+    for length, addresses in lengths.items():
+        bits = min(int(length) if length else 32, prefixlen)
+        units.setdefault(bits, set()).update(value >> (32 - bits) for value in address_values(addresses))
+    used = sum(len(found) for found in units.values())
+    return PoolUse(net, name, str(pool), unit, used, subnet_capacity(pool, prefixlen), highest)
 
 
 def _pool_uses(intent: Intent, layouts: Layouts, fabric: SpineLeaf, allocations: list[Allocation]) -> list[PoolUse]:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from ipaddress import IPv4Interface, IPv4Network
 from pathlib import Path
 
 import pytest
 
+from bench.scale import scaled_intent
 from compiler.fabric import resolve
-from compiler.facts import Facts, build_facts
-from compiler.facts.addressing import build_addressing
+from compiler.facts import Facts, PoolUse, build_facts
+from compiler.facts.addressing import LeafAddresses, build_addressing
 from compiler.facts.cabling import build_cabling
 from compiler.facts.management import build_management
 from compiler.facts.qos import build_qos
@@ -93,3 +95,66 @@ def test_a_port_claimed_twice_is_a_problem_not_an_overwrite(project: Path, edit:
     assert port is not None and port.kind == "uplink"
     messages = [p.message for p in facts.problems if p.rule == "PRT007" and p.subject == "rack01-leaf-a"]
     assert messages == ["rack01-leaf-a: Ethernet28/1 is already used (uplink to spine04)"]
+
+
+# --------------------------------------------------------------- the fast paths keep the answer
+# Resolution computes addresses as text from integers and counts pools on packed integers; each
+# is held here to a straightforward ``ipaddress`` version of itself, on the example and at 4x.
+
+
+@pytest.fixture(scope="module")
+def facts_4x(tmp_path_factory: pytest.TempPathFactory) -> Facts:
+    """The bench's 4x fabric (three-stage compute), built once for the module."""
+    root = tmp_path_factory.mktemp("intent-4x") / "intent"
+    scaled_intent(4, root)
+    return build_facts(load_intent(root))
+
+
+def _reference_pool_used(facts: Facts, use: PoolUse) -> int:
+    """How many units of its size ``use``'s allocations touch, with ``ipaddress`` objects."""
+    size = int(use.unit.split("/", 1)[1].split()[0])
+    units = set()
+    for allocation in facts.allocations:
+        if allocation.network == use.network and allocation.pool == use.name:
+            own = IPv4Interface(allocation.prefix).network
+            units.add(own if own.prefixlen <= size else own.supernet(new_prefix=size))
+    return len(units)
+
+
+def _reference_leaf_addresses(facts: Facts, leaf: str) -> LeafAddresses:
+    """A leaf's addresses from its pair and index, as the module rules of the addressing say."""
+    fabric = facts.topology.fabrics[facts.topology.switches[leaf].network]  # type: ignore[index]
+    pair = next(p for p in fabric.pairs if leaf in p.leaves)
+    side = pair.leaves.index(leaf)
+    pools = facts.intent.fabric.fabrics[fabric.network].pools
+    hosts = IPv4Network((pools.hosts.network_address + 256 * pair.id, 24))
+    peer = IPv4Network((pools.mlag_peer.network_address + 2 * (pair.id - 1), 31))
+    l3 = IPv4Network((pools.mlag_l3.network_address + 2 * (pair.id - 1), 31))
+
+    def end(subnet: IPv4Network, at: int) -> str:
+        return str(IPv4Interface((subnet.network_address + at, 31)))
+
+    return LeafAddresses(
+        str(pools.loopbacks.network_address + 64 + pair.leaf_index(side)),
+        str(IPv4Interface((hosts.network_address + 2 + side, 24))),
+        str(hosts.network_address + 1),
+        end(peer, side),
+        end(peer, 1 - side),
+        end(l3, side),
+        end(l3, 1 - side),
+    )
+
+
+@pytest.mark.parametrize("scale", ["example", "4x"])
+def test_pool_counts_and_leaf_addresses_match_an_ipaddress_reference(
+    scale: str, facts: Facts, request: pytest.FixtureRequest
+) -> None:
+    if scale == "4x":
+        facts = request.getfixturevalue("facts_4x")
+    assert [use.used for use in facts.pools] == [_reference_pool_used(facts, use) for use in facts.pools]
+    assert all(use.used for use in facts.pools)
+    leaves = sorted(facts.addressing.leaves)
+    assert [facts.addressing.leaves[leaf] for leaf in leaves] == [
+        _reference_leaf_addresses(facts, leaf) for leaf in leaves
+    ]
+    assert all(facts.addressing.loopbacks[leaf] == facts.addressing.leaves[leaf].loopback for leaf in leaves)
