@@ -111,10 +111,11 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
     for net, fabric in sorted(topology.fabrics.items()):
         per_rack = spec.fabrics[net].leaves.ports_per_rack
         downlinks = topology.layouts.leaf[net].sets["downlinks"]
+        nics_of = {name: model.nics_on(net) for name, model in spec.server_models.items()}
         for pair in fabric.pairs:
             for side, leaf in enumerate(pair.leaves):
                 for server in pair.servers:
-                    net_nics = spec.server_models[server.model].nics_on(net)
+                    net_nics = nics_of[server.model]
                     if side >= len(net_nics):
                         continue
                     if server.position > per_rack:
