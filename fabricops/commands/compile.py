@@ -103,7 +103,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         keep_bytecode(cache.path.parent / "templates")
     # Files as the last compile left them (same size and time) are known by their digests: they
     # are neither read nor hashed, and the units built from unchanged inputs keep them.
-    digests = cache.known_digests(now, generated_dir)
+    digests = cache.known_digests(now)
     current = TreeOnDisk(generated_dir, now)
     result = compile_intent(intent_dir, Reuse(cache, digests, current))
     # Warnings here; errors once, in the error that refuses to write.
@@ -218,9 +218,10 @@ def _remember(
     summary: list[str],
 ) -> None:
     """Record this compile for the next one; a cache that cannot be written only costs speed."""
-    from compiler.cache import restamped
+    from compiler.cache import restamped, unrecorded
 
     cache.source, cache.summary, cache.units, cache.sections = source, summary, result.renders, result.layouts
+    cache.fleet = unrecorded(result.renders, result.files.digests)
     cache.tree = restamped(before, [*written.changed, *written.missing], written.extra, generated_dir)
     with contextlib.suppress(OSError):
         cache.save()
