@@ -206,6 +206,9 @@ def _leaves(
     pools = spec.pools
     count = spec.spines.count
     bfd = bfd_timers(profile)
+    # What every leaf of the fabric advertises, made once (a pool's text costs an object each time).
+    advertised = (("loopbacks", str(pools.loopbacks), 32), ("hosts", str(pools.hosts), 24))
+    ospf_networks = tuple(str(p) for p in (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts))
     out: dict[str, SwitchRouting] = {}
     for pair in fabric.pairs:
         for side, leaf in enumerate(pair.leaves):
@@ -222,7 +225,7 @@ def _leaves(
                     asn=asn[leaf],
                     remote_asn=asn.get(spines[0]) if spines else None,
                     peers=tuple(peers),
-                    advertised=(("loopbacks", str(pools.loopbacks), 32), ("hosts", str(pools.hosts), 24)),
+                    advertised=advertised,
                     mlag_peer=peer,
                     bfd=bfd,
                 )
@@ -233,7 +236,7 @@ def _leaves(
                     own.loopback,
                     count,
                     ospf_interfaces=(*active, eos.vlan_interface(intent.fabric.mlag.l3_vlan)),
-                    ospf_networks=tuple(str(p) for p in (pools.loopbacks, pools.p2p, pools.mlag_l3, pools.hosts)),
+                    ospf_networks=ospf_networks,
                     mlag_peer=peer,
                     bfd=bfd,
                 )

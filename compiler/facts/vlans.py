@@ -98,7 +98,11 @@ class VlanPlan(NamedTuple):
 
     def of(self, server: str, nic: str) -> PortVlans:
         """The VLANs of one NIC's port (empty: only the fabric's VLAN)."""
-        return self.ports.get((server, nic), PortVlans())
+        return self.ports.get((server, nic), _FABRIC_VLAN_ONLY)
+
+
+_FABRIC_VLAN_ONLY = PortVlans()
+"""What :meth:`VlanPlan.of` answers for most ports (asked per NIC, more than once), made once."""
 
 
 def build_vlans(intent: Intent, topology: Topology, attachments: Attachments) -> VlanPlan:
