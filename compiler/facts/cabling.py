@@ -37,7 +37,7 @@ from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
 from compiler.facts.common import FabricNetwork, Network, Problem
-from compiler.facts.servers import Attachments
+from compiler.facts.servers import Attachment, Attachments
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -258,10 +258,10 @@ def _spine_leaf(plan: _Plan, fabric: SpineLeaf, attachments: Attachments, addres
     spec = intent.fabric.fabrics[net]
     mtu, host_mtu = intent.fabric.mtu.switch, intent.fabric.mtu.host
     lacp = spec.bonding == "lacp"
-    by_leaf: dict[str, list[tuple[str, str, str, str, int, bool]]] = {}
+    by_leaf: dict[str, list[Attachment]] = {}
     for nic in attachments.nics:
         if nic.network == net:
-            by_leaf.setdefault(nic.switch, []).append((nic.port, nic.server, nic.nic, nic.speed, nic.host, nic.retired))
+            by_leaf.setdefault(nic.switch, []).append(nic)
     links: dict[str, list[tuple[str, str, str, str, str]]] = {}
     for link in addressing.fabric_links.values():
         if link.network == net:
@@ -276,11 +276,11 @@ def _spine_leaf(plan: _Plan, fabric: SpineLeaf, attachments: Attachments, addres
                 member = plan.take(leaf, name, "peer-link", net, peer, name, leaf, intent.fabric.mlag.peer_link_channel)
                 if member is not None and side == 0:
                     plan.cable(net, "peer-link", member, (peer, name, plan.speed(peer, name)), (mtu, mtu))
-            for name, server, nic_name, nic_speed, host, retired in by_leaf.get(leaf, []):
-                channel = host if lacp else None
-                port = plan.take(leaf, name, "server", net, server, nic_name, server, channel, retired)
+            for nic in by_leaf.get(leaf, []):
+                channel = nic.host if lacp else None
+                port = plan.take(leaf, nic.port, "server", net, nic.server, nic.nic, nic.server, channel, nic.retired)
                 if port is not None:
-                    plan.cable(net, "server", port, (server, nic_name, nic_speed), (mtu, host_mtu))
+                    plan.cable(net, "server", port, (nic.server, nic.nic, nic.speed), (mtu, host_mtu))
     for pod in fabric.pods:
         for spine in pod.spines:
             _uplinks(plan, net, spine, links.get(spine, []), mtu)
