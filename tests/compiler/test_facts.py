@@ -13,6 +13,7 @@ from compiler.fabric import resolve
 from compiler.facts import Facts, PoolUse, build_facts
 from compiler.facts.addressing import LeafAddresses, build_addressing
 from compiler.facts.cabling import build_cabling
+from compiler.facts.hosts import HostVlan
 from compiler.facts.management import build_management
 from compiler.facts.qos import build_qos
 from compiler.facts.routing import build_routing
@@ -158,3 +159,60 @@ def test_pool_counts_and_leaf_addresses_match_an_ipaddress_reference(
         _reference_leaf_addresses(facts, leaf) for leaf in leaves
     ]
     assert all(facts.addressing.loopbacks[leaf] == facts.addressing.leaves[leaf].loopback for leaf in leaves)
+
+
+VLANS = """vlans:
+  inference:
+    id: 300
+    network: compute
+    pool: 10.32.0.0/16
+    access: [{server: rack03-gpu008, nic: enp65s0f0}, {rack: 5}]
+    tagged: [{rack: 6}]
+  l2only: {id: 310, network: compute, gateway: false, tagged: [{rack: 6}]}
+  backup:
+    id: 400
+    network: storage
+    pool: 10.33.0.0/16
+    tagged: [{rack: 5}]
+    access: [{server: rack06-gpu001}]
+  nogw: {id: 410, network: storage, pool: 10.34.0.0/16, gateway: false, tagged: [{rack: 6}]}
+"""
+
+
+def test_server_links_carry_their_vlans_per_nic_and_per_bond(project: Path) -> None:
+    """Each kind of VLAN of vlans.yaml on each kind of link: an access VLAN takes the port's
+    address and pool (per NIC) or the bond's; a tagged one is an interface on the NIC or the
+    bond, with an address where it has a pool, a gateway and pool where it is routed."""
+    (project / "intent" / "vlans.yaml").write_text(VLANS)
+    servers = build_facts(load_intent(project / "intent")).servers
+    compute, storage = servers["rack05-gpu001"].links
+    assert [(p.nic, p.address, p.gateway, p.pool, p.vlan) for p in compute.ports] == [
+        ("enp65s0f0", "10.32.5.11/24", "10.32.5.1", "10.32.0.0/16", 300),
+        ("enp193s0f0", "10.32.5.23/24", "10.32.5.1", "10.32.0.0/16", 300),
+    ]
+    assert (storage.name, storage.address, storage.pool, storage.vlan) == (
+        "bond1",
+        "10.40.2.11/24",
+        "10.40.0.0/16",
+        None,
+    )
+    assert storage.tagged == (HostVlan(400, "BACKUP", "bond1", "10.33.2.11/24", "10.33.2.1", "10.33.0.0/16"),)
+    compute, storage = servers["rack06-gpu001"].links
+    assert [(v.id, v.parent, v.address, v.gateway, v.pool) for v in compute.tagged] == [
+        (300, "enp65s0f0", "10.32.6.11/24", "10.32.6.1", "10.32.0.0/16"),
+        (310, "enp65s0f0", None, None, None),
+        (300, "enp193s0f0", "10.32.6.23/24", "10.32.6.1", "10.32.0.0/16"),
+        (310, "enp193s0f0", None, None, None),
+    ]
+    assert (storage.address, storage.gateway, storage.pool, storage.vlan) == (
+        "10.33.2.22/24",
+        "10.33.2.1",
+        "10.33.0.0/16",
+        400,
+    )
+    assert storage.tagged == (HostVlan(410, "NOGW", "bond1", "10.34.2.22/24", None, None),)
+    compute, _ = servers["rack03-gpu008"].links
+    assert [(p.address, p.pool, p.vlan) for p in compute.ports] == [
+        ("10.32.3.18/24", "10.32.0.0/16", 300),
+        ("10.30.3.30/24", "10.30.0.0/16", None),
+    ]
