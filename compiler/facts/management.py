@@ -88,11 +88,16 @@ def rack_halves(intent: Intent, rack: int) -> tuple[IPv4Network, IPv4Network]:
     Example:
         >>> from pathlib import Path
         >>> from compiler.intent import load_intent
-        >>> rack_halves(load_intent(Path("intent")), 3)
+        >>> intent = load_intent(Path("intent"))
+        >>> rack_halves(intent, 3)
         (IPv4Network('172.16.3.0/25'), IPv4Network('172.16.3.128/25'))
+        >>> all(rack_halves(intent, r) == tuple(rack_subnet(intent, r).subnets(1)) for r in range(1, 256))
+        True
     """
-    switches, servers = rack_subnet(intent, rack).subnets(prefixlen_diff=1)
-    return switches, servers
+    # The 2R-th and (2R+1)-th /25 of the pool, as the halves of its R-th /24: splitting the /24
+    # object was a fifth of the management network at 16x.
+    pool = intent.fabric.management.pool
+    return nth_subnet(pool, 25, 2 * rack), nth_subnet(pool, 25, 2 * rack + 1)
 
 
 def build_management(intent: Intent, topology: Topology, attachments: Attachments) -> ManagementNetwork:
