@@ -232,7 +232,8 @@ def record_vlans(book: ProvenanceBook, cabling: Cabling, plan: VlanPlan) -> None
             book.vlan(leaf, vlan.id, vlan.source)
             if vlan.routed and vlan.pool is not None:
                 book.port(leaf, vlan_interface(vlan.id), vlan.source)
-    for device, used in cabling.ports.items():
+    # Without a port on a VLAN of vlans.yaml (most fabrics), no port needs looking at.
+    for device, used in cabling.ports.items() if plan.ports else ():
         for name, port in used.items():
             if port.kind != "server" or port.network == "management":
                 continue

@@ -146,8 +146,9 @@ def build_vlans(intent: Intent, topology: Topology, attachments: Attachments) ->
             tuple(s for _, s in extra),
         )
     trunked: set[str] = set()
-    for nic in attachments.nics:
-        if ports.get((nic.server, nic.nic), PortVlans()).tagged:
+    # Without a port on a VLAN of vlans.yaml (most fabrics), no NIC needs looking at.
+    for nic in attachments.nics if ports else ():
+        if ports.get((nic.server, nic.nic), _FABRIC_VLAN_ONLY).tagged:
             trunked.add(nic.switch)
             trunked.add(topology.switches[nic.switch].mlag_peer or nic.switch)
     return VlanPlan(vlans, ports, _leaves(topology, attachments, ports), tuple(problems), frozenset(trunked))
@@ -235,7 +236,7 @@ def _leaves(
 ) -> dict[str, tuple[FabricVlan, ...]]:
     """Each leaf's VLANs: those of its own ports and of its MLAG peer's."""
     found: dict[str, dict[int, FabricVlan]] = defaultdict(dict)
-    for nic in attachments.nics:
+    for nic in attachments.nics if ports else ():
         carried = ports.get((nic.server, nic.nic))
         if carried is None:
             continue
