@@ -12,28 +12,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain
 
-from compiler.artifacts.assets import asset_files
-from compiler.artifacts.cabling import cabling_files
+from compiler.artifacts.assets import asset_units
+from compiler.artifacts.cabling import cabling_units
 from compiler.artifacts.diagram import diagram_files
 from compiler.artifacts.docs import docs_files
-from compiler.artifacts.ipplan import ipplan_files
+from compiler.artifacts.ipplan import ipplan_summary, ipplan_units
 from compiler.artifacts.monitoring import monitoring_tables, rule_units
 from compiler.artifacts.power import power_files
 from compiler.artifacts.servers import server_units
 from compiler.artifacts.units import Unit, built
-from compiler.artifacts.validation import validation_files
+from compiler.artifacts.validation import link_test_units, validation_tables
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 
 Writer = Callable[[Intent, ResolvedFabric], dict[str, str]]
 
 WRITERS: tuple[Writer, ...] = (
-    cabling_files,
-    ipplan_files,
+    ipplan_summary,
     power_files,
-    asset_files,
     monitoring_tables,
-    validation_files,
+    validation_tables,
     docs_files,
     diagram_files,
 )
@@ -42,7 +40,14 @@ WRITERS: tuple[Writer, ...] = (
 
 def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """The per-server directories and per-switch alert rules, unit by unit."""
-    return chain(server_units(intent, fabric), rule_units(intent, fabric))
+    return chain(
+        server_units(intent, fabric),
+        rule_units(intent, fabric),
+        cabling_units(intent, fabric),
+        asset_units(intent, fabric),
+        ipplan_units(fabric),
+        link_test_units(fabric),
+    )
 
 
 def fleet_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
