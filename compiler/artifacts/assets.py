@@ -77,8 +77,10 @@ def asset_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
                 height,
                 role,
                 device.mgmt_address,
+                "",
+                "",
+                ports,
             )
-            + ("", "", ports)
         )
     kinds = {s.name: s.kind for s in intent.servers}
     server_rack_units = server_units(intent, fabric)

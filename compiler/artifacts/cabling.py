@@ -20,6 +20,7 @@ from compiler.fabric import ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
 from compiler.platforms import eos
+from core.hardware import Optic
 
 COLUMNS = (
     "a_device",
@@ -91,21 +92,29 @@ def bill(cables: Iterable[Laid]) -> Bill:
     """
     optics: Counter[tuple[str, str]] = Counter()
     stock: Counter[tuple[str, int]] = Counter()
-    cages: set[tuple[str, str]] = set()
-    for cable in cables:
-        a_optic, b_optic, _ = optics_of(cable)
+    cages: dict[tuple[str, str], Optic | None] = {}  # each broken-out cage: its first cable's optic there
+    for link, _, a, b, kind in cables:
+        if a is not None and a.breakout:
+            cages.setdefault((link.a.device, a.cage), optics_of(*kind)[0])
+        if b is not None and b.breakout:
+            cages.setdefault((link.b.device, b.cage), optics_of(*kind)[1])
+    for optic in cages.values():
+        _count(optics, optic, 1)
+    # Every other end, and the cables, by kind: a fleet's cables come in a few dozen.
+    for kind, n in Counter(cable.kind for cable in cables).items():
+        a_optic, b_optic, _ = optics_of(*kind)
         optic = a_optic or b_optic
-        stock[(optic.media if optic else "") or "-", length_class(cable.length_m) or 0] += 1
-        link = cable.link
-        for optic, end, device in ((a_optic, cable.a_end, link.a.device), (b_optic, cable.b_end, link.b.device)):
-            if optic is not None and optic.media == "copper":
-                continue
-            if end is not None and end.breakout:
-                if (device, end.cage) in cages:
-                    continue
-                cages.add((device, end.cage))
-            optics[(optic.name, optic.media) if optic else ("NONE", "")] += 1
+        stock[(optic.media if optic else "") or "-", length_class(kind[3]) or 0] += n
+        for optic, shape in ((a_optic, kind[0]), (b_optic, kind[1])):
+            if shape is None or not shape[2]:
+                _count(optics, optic, n)
     return tuple(sorted(optics.items())), tuple(sorted(stock.items()))
+
+
+def _count(optics: Counter[tuple[str, str]], optic: Optic | None, n: int) -> None:
+    """Count ``n`` of ``optic`` (none for copper, which takes no optic; ``NONE``: out of reach)."""
+    if optic is None or optic.media != "copper":
+        optics[(optic.name, optic.media) if optic else ("NONE", "")] += n
 
 
 CSV = "inventory/cabling.csv"
@@ -132,7 +141,9 @@ def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
 def _plain(cables: list[Laid]) -> tuple[tuple[object, ...], ...]:
     """Every field of ``cables`` in plain tuples: records pickle one call each, slower than
     the copying (a cage is one object per layout and port, pickled once)."""
-    return tuple((link.network, link.kind, *link.a, *link.b, *link[4:], length, a, b) for link, length, a, b in cables)
+    return tuple(
+        (link.network, link.kind, *link.a, *link.b, *link[4:], length, a, b) for link, length, a, b, _ in cables
+    )
 
 
 def _head(lengths: tuple[float, float, float, float], counts: Bill) -> dict[str, str]:

@@ -71,7 +71,7 @@ def _block(a: Allocation) -> tuple[str, str, str]:
 
 
 def _allocation_rows(name: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
-    rows = (_row(Allocation(*a)) for a in allocations) if name != HEAD else allocations
+    rows = (_row(Allocation._make(a)) for a in allocations) if name != HEAD else allocations
     return {section_path(IP_PLAN, name): csv_rows(rows)}
 
 

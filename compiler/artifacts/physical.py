@@ -191,21 +191,27 @@ def _shape(end: _End | None) -> Shape:
 
 
 @cache
-def _chosen(a: Shape, b: Shape, speed: str, length: float) -> tuple[Optic | None, Optic | None, int]:
-    """:func:`_optics` of two cage shapes: a fleet's thousands of cables come in a few dozen
-    such kinds, each decided once (the shipped optics are code: kept for the process)."""
+def optics_of(a: Shape, b: Shape, speed: str, length: float) -> tuple[Optic | None, Optic | None, int]:
+    """The optics at the A and B end of a cable (:data:`Kind`) and the longest run any choice
+    would span: a fleet's thousands of cables come in a few dozen kinds, each decided once
+    (the shipped optics are code: kept for the process)."""
     return _optics(_End(a[0], a[1], "", a[2]) if a else None, _End(b[0], b[1], "", b[2]) if b else None, speed, length)
+
+
+Kind = tuple[Shape, Shape, str, float]
+"""What a cable's optics follow from: the shape of each end's cage, the speed and the length."""
 
 
 class Laid(NamedTuple):
     """A cable as placed: its link, its length and the cage at each switch end (None: a server
-    NIC), named by the cage alone. Everything its optics, length class and labels follow
-    from, as plain data (a unit's inputs)."""
+    NIC), named by the cage alone, and its :data:`Kind`. Everything its optics, length class
+    and labels follow from."""
 
     link: Cable
     length_m: float
     a_end: _End | None
     b_end: _End | None
+    kind: Kind
 
 
 def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
@@ -217,16 +223,19 @@ def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
     layouts = {name: switch.layout for name, switch in fabric.facts.topology.switches.items()}
     modes: dict[int, dict[str, str]] = {}
     lengths: dict[tuple[int, int], float] = {}
-    cages: dict[tuple[int, str], _End | None] = {}
+    cages: dict[tuple[int, str], tuple[_End | None, Shape]] = {}
+    server = (None, None)
 
-    def cage(device: str, port: str) -> _End | None:
+    def cage(device: str, port: str) -> tuple[_End | None, Shape]:
         layout = layouts.get(device)
         if layout is None:
-            return None
+            return server
         key = (id(layout), port)
-        if key not in cages:
-            cages[key] = _layout_end(layout, port, modes)
-        return cages[key]
+        found = cages.get(key)
+        if found is None:
+            end = _layout_end(layout, port, modes)
+            found = cages[key] = (end, _shape(end))
+        return found
 
     out: list[Laid] = []
     for link in fabric.links:
@@ -234,20 +243,17 @@ def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
         length = lengths.get(pair)
         if length is None:
             length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], rule)
-        out.append(Laid(link, length, cage(*link.a), cage(*link.b)))
+        a, a_shape = cage(*link.a)
+        b, b_shape = cage(*link.b)
+        out.append(Laid(link, length, a, b, (a_shape, b_shape, link.a_speed or link.b_speed or "", length)))
     return out
-
-
-def optics_of(cable: Laid) -> tuple[Optic | None, Optic | None, int]:
-    """The optics at the A and B end of a placed cable, and the longest run any choice would span."""
-    return _chosen(_shape(cable.a_end), _shape(cable.b_end), link_speed(cable.link), cable.length_m)
 
 
 def run_of(cable: Laid) -> Run:
     """The run of a placed cable: its optics by the rule of this module."""
-    link, length, a, b = cable
-    speed = link_speed(link)
-    a_optic, b_optic, reach = optics_of(cable)
+    link, length, a, b, kind = cable
+    speed = kind[2]
+    a_optic, b_optic, reach = optics_of(*kind)
     return Run(
         link,
         speed,
