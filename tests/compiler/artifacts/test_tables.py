@@ -41,7 +41,7 @@ def tables(example_compile: CompileResult) -> dict[str, dict[str, list[list[str]
 
 
 @pytest.mark.parametrize(
-    "table, path",
+    ("table", "path"),
     [
         ("cabling", "inventory/cabling.csv"),
         ("assets", "inventory/assets.csv"),
@@ -54,7 +54,7 @@ def test_a_table_is_its_header_then_its_sections(
 ) -> None:
     """The header is a section of its own, first; the sections in order are the file's rows."""
     sections = tables[table]
-    assert list(sections)[0] == HEAD and len(sections[HEAD]) == 1
+    assert next(iter(sections)) == HEAD and len(sections[HEAD]) == 1
     rows = [row for rows in sections.values() for row in rows]
     assert rows == list(csv.reader(io.StringIO(example_compile.files[path].decode())))
     assert all(sections.values()), "no empty section"
@@ -103,5 +103,5 @@ def test_the_bill_of_materials_counts_every_cable(example_compile: CompileResult
     """The header of cabling.md counts each cable of the list once, by media and length class."""
     files = built(cabling_units(example_compile.intent, example_compile.fabric))
     table = files["inventory/cabling.md"].split("## Cables")[0].split("| media | length class (m) | cables |")[1]
-    counted = sum(int(line.rsplit("|", 2)[1]) for line in table.splitlines() if line.startswith("| ") and "---" not in line)
-    assert counted == len(example_compile.fabric.links)
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    assert sum(int(line.rsplit("|", 2)[1]) for line in rows) == len(example_compile.fabric.links)
