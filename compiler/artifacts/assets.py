@@ -3,7 +3,8 @@
 Servers carry the asset tag of ``servers.csv``; a switch's tag is derived from its name
 (``SW-`` + the name in capitals), stable for as long as the name is. Position: a server's
 position from its name; every row's top rack unit and height (rules in
-:mod:`compiler.artifacts.physical`).
+:mod:`compiler.artifacts.physical`). The table comes in sections (:func:`asset_units`): the
+header, then one per run of switches or servers in one rack.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ read; the rest say what each end runs, the length from the racks' row and positi
 length class, the optic at each end (the same type, or a broken-out cage's parallel optic and
 its lane optic), the fibre and the label printed at each end.
 Length and optic rules: :mod:`compiler.artifacts.physical`.
+
+Both files come in sections (:func:`cabling_units`): the header (``cabling.md``'s with the bill
+of materials), then per switch the cables it is the A end of, built again only when one of
+those cables, its length or an end's cage changed.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""``generated/inventory/ip-plan.csv`` and ``ip-plan.md``: every address and subnet, its owner, pool use."""
+"""``generated/inventory/ip-plan.csv`` and ``ip-plan.md``: every address and subnet, its owner, pool use.
+
+The table comes in sections (:func:`ipplan_units`): the header, then one per network, pool and
+/24, so a server added rebuilds its rack's block of hosts, not the plan.
+"""
 
 from __future__ import annotations
 

@@ -2,9 +2,12 @@
 monitoring, validation and docs. Each writer returns ``{path under generated/: text}``.
 
 The per-server and per-switch files come in units (:mod:`compiler.artifacts.units`), which an
-incremental compile rebuilds only when their inputs changed; so do the per-switch sections the
-expected counters are joined from. The other fleet-wide tables and documents list every server
-or switch and are built on every compile, one pass over their rows.
+incremental compile rebuilds only when their inputs changed; so do the sections the big
+fleet-wide tables are joined from: the expected counters per switch, the cable list
+(``cabling.csv`` and ``cabling.md``) per A-end switch, ``assets.csv`` per run of switches or
+servers in one rack, ``ip-plan.csv`` per network, pool and /24, ``link-tests.csv`` per rack,
+each after its header's section. The other fleet-wide files are small and built on every
+compile, one pass over their rows.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ WRITERS: tuple[Writer, ...] = (
 
 
 def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """The per-server directories and per-switch alert rules, unit by unit."""
+    """The per-server directories, per-switch alert rules and the sections of the big tables,
+    unit by unit (a table's sections in its row order)."""
     return chain(
         server_units(intent, fabric),
         rule_units(intent, fabric),
@@ -53,8 +57,7 @@ def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
 def fleet_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """The fleet-wide artifacts.
 
-    ``inventory/cabling.csv`` supersedes the one of ``compiler.artifacts.inventory``: same
-    first columns, with lengths, optics and labels after them.
+    The big tables come in sections from :func:`site_units`.
     """
     files: dict[str, str] = {}
     for writer in WRITERS:

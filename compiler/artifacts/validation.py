@@ -5,7 +5,8 @@
   anchor of the next rack. The anchor of a rack is its lowest-position server (it tests
   against the next one). Each row has the iperf3 (``-P 8``), ``ib_write_bw`` and
   ``ib_write_lat`` commands with bandwidth and latency bounds. Pairs depend only on the
-  server and its rack's anchor, so a new server adds its own rows only.
+  server and its rack's anchor, so a new server adds its own rows only; the table comes in
+  sections per rack (:func:`link_test_units`), and only that rack's is built again.
 * ``nccl/hosts-<stage>.txt`` -- MPI hostfiles for the rollout 2 -> 10 -> 50 -> all nodes:
   stage 2 is the two lowest-position servers of the first rack (one leaf pair, no spines); the larger
   stages take servers position-major (position 1 of every rack, then position 2, ...), so
