@@ -143,10 +143,12 @@ def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
 
 
 def _plain(cables: list[Laid]) -> tuple[tuple[object, ...], ...]:
-    """Every field of ``cables`` in plain tuples: records pickle one call each, slower than
-    the copying (a cage is one object per layout and port, pickled once)."""
+    """Every field of ``cables`` in plain tuples (a record pickles through a call of its own,
+    four times slower): the link's, the kind (each end's cage shape, the speed, the length) and
+    each end's cage name."""
     return tuple(
-        (link.network, link.kind, *link.a, *link.b, *link[4:], length, a, b) for link, length, a, b, _ in cables
+        (link.network, link.kind, *link.a, *link.b, *link[4:], kind, a and a.cage, b and b.cage)
+        for link, _, a, b, kind in cables
     )
 
 
