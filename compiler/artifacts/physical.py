@@ -220,31 +220,31 @@ def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
     rule = intent.fabric.cabling
     racks = {name: server.rack for name, server in fabric.servers.items()}
     racks.update((name, device.rack) for name, device in fabric.devices.items())  # a switch first, as rack_of
-    layouts = {name: switch.layout for name, switch in fabric.facts.topology.switches.items()}
     modes: dict[int, dict[str, str]] = {}
     lengths: dict[tuple[int, int], float] = {}
-    cages: dict[tuple[int, str], tuple[_End | None, Shape]] = {}
-    server = (None, None)
+    # Per switch, the cages of its layout by port (shared by the switches of one layout): a
+    # cable's ends are two look-ups, a cage is found once per layout and port.
+    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
+    switches = fabric.facts.topology.switches
+    cages = {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}
+    server: tuple[_End | None, Shape] = (None, None)
 
     def cage(device: str, port: str) -> tuple[_End | None, Shape]:
-        layout = layouts.get(device)
-        if layout is None:
-            return server
-        key = (id(layout), port)
-        found = cages.get(key)
-        if found is None:
-            end = _layout_end(layout, port, modes)
-            found = cages[key] = (end, _shape(end))
+        end = _layout_end(switches[device].layout, port, modes)
+        found = cages[device][port] = (end, _shape(end))
         return found
 
     out: list[Laid] = []
     for link in fabric.links:
-        pair = racks[link.a.device], racks[link.b.device]
+        (a_device, a_port), (b_device, b_port) = link.a, link.b
+        pair = racks[a_device], racks[b_device]
         length = lengths.get(pair)
         if length is None:
             length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], rule)
-        a, a_shape = cage(*link.a)
-        b, b_shape = cage(*link.b)
+        ports = cages.get(a_device)
+        a, a_shape = server if ports is None else ports.get(a_port) or cage(a_device, a_port)
+        ports = cages.get(b_device)
+        b, b_shape = server if ports is None else ports.get(b_port) or cage(b_device, b_port)
         out.append(Laid(link, length, a, b, (a_shape, b_shape, link.a_speed or link.b_speed or "", length)))
     return out
 
