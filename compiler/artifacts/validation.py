@@ -152,8 +152,9 @@ def link_test_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     tos = _roce_tclass(fabric)
     yield Unit(f"link-tests/{HEAD}", COLUMNS, partial(_link_tests, HEAD, tos, ()))
     by_rack: dict[int, list[tuple[str, End, End]]] = {}
+    ends = {server.name: _end(server) for server in compute_servers(fabric)}  # an anchor is in several pairs
     for pair in link_pairs(fabric):
-        by_rack.setdefault(pair.client.rack, []).append((pair.path, _end(pair.client), _end(pair.server)))
+        by_rack.setdefault(pair.client.rack, []).append((pair.path, ends[pair.client.name], ends[pair.server.name]))
     for rack, pairs in by_rack.items():
         mine = tuple(pairs)
         yield Unit(f"link-tests/rack{rack}", (tos, mine), partial(_link_tests, str(rack), tos, mine))
