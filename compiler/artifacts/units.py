@@ -23,8 +23,8 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
+import io
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -33,11 +33,12 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from compiler.memo import per_object, same_as_last
+from compiler.memo import same_as_last
 
 if TYPE_CHECKING:
     from compiler.fabric import Device, ResolvedFabric
     from compiler.facts import DeviceFacts
+    from compiler.intent import FabricFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,65 +51,68 @@ class Unit:
 
 
 def digest_of(inputs: object) -> str:
-    """sha256 of ``inputs`` as plain data (:func:`plain`): inputs many units share, taken once,
-    alike in every process (a pydantic model or a set does not pickle alike).
+    """sha256 of ``inputs``' pickle, alike in every process (:class:`_StablePickler`): inputs
+    many units share, taken once.
 
     Example:
         >>> digest_of((1, "a"))[:12], digest_of(frozenset("ab")) == digest_of(frozenset("ba"))
-        ('d2008cff6fb7', True)
+        ('09ecb9e5adac', True)
     """
-    return hashlib.sha256(pickle.dumps(plain(inputs), protocol=5)).hexdigest()
+    out = io.BytesIO()
+    _StablePickler(out, protocol=5).dump(inputs)
+    return hashlib.sha256(out.getbuffer()).hexdigest()
 
 
-def plain(value: object) -> object:
-    """``value`` as tuples, dicts and scalars that pickle alike under every hash seed: each
-    record (NamedTuple, dataclass, pydantic model) as its type's name and its fields' values,
-    each set sorted. Walks in Python: for the few objects many units share, not per unit.
+class _StablePickler(pickle.Pickler):
+    """A pickler whose output does not depend on the hash seed: a set as its members sorted, a
+    pydantic model (whose pickle holds a set) as its type's name and its fields' values.
+
+    A Python call per object pickled: for the few objects many units share, not per unit.
+    Members of a set are scalars or tuples of them (sorted by ``repr``).
+    """
+
+    def persistent_id(self, obj: object) -> object:
+        kind = type(obj)
+        if kind in _ATOMS:
+            return None
+        if kind is frozenset or kind is set:
+            return ("set", sorted(obj, key=repr))  # type: ignore[call-overload]
+        if isinstance(obj, BaseModel):
+            fields = tuple(getattr(obj, name) for name in kind.model_fields)  # type: ignore[attr-defined]
+            return (kind.__qualname__, fields, obj.model_extra or {})
+        return None
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None), tuple, dict, list, bytes})
+
+
+def digest_once(kept: dict[int, tuple[object, str]]) -> Callable[[object], str]:
+    """:func:`digest_of`, taken once per object (by identity) while ``kept`` lives: for the
+    objects many switches share (the design, a role's layout, a fabric's QoS).
 
     Example:
-        >>> from typing import NamedTuple
-        >>> class Port(NamedTuple):
-        ...     name: str
-        ...     modes: frozenset[str]
-        >>> plain(Port("Ethernet1", frozenset({"b", "a"})))
-        ('Port', ('Ethernet1', ('set', ('a', 'b'))))
+        >>> digest, layout = digest_once({}), ("Ethernet1", "Ethernet2")
+        >>> digest(layout) == digest(layout) == digest_of(layout)
+        True
     """
-    fields = _record_fields(value)
-    if fields is not None:
-        return (type(value).__qualname__, tuple(plain(v) for v in fields))
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__, tuple(plain(v) for v in value))
-    if isinstance(value, Mapping):
-        return ("dict", tuple((plain(k), plain(v)) for k, v in value.items()))
-    if isinstance(value, (set, frozenset)):
-        return ("set", tuple(sorted((plain(v) for v in value), key=repr)))
-    return value  # a scalar, an address: pickles by value
+
+    def digest(value: object) -> str:
+        found = kept.get(id(value))
+        if found is None or found[0] is not value:
+            found = kept[id(value)] = (value, digest_of(value))
+        return found[1]
+
+    return digest
 
 
-def _record_fields(value: object) -> tuple[object, ...] | None:
-    """The values of a record's fields in order (a pydantic model's extra keys last); None
-    for anything but a record."""
-    if isinstance(value, BaseModel):
-        return (*(getattr(value, name) for name in type(value).model_fields), value.model_extra or {})
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return tuple(getattr(value, f.name) for f in dataclasses.fields(value))
-    return None
+_DIGESTED_FACTS = frozenset({"front_panel", "qos", "port_settings", "settings"})
+"""The fields of :class:`~compiler.facts.DeviceFacts` besides the design keyed by their digest:
+objects shared by many switches (their pickle would repeat per switch), or pydantic models."""
 
 
-shared_digest = per_object(digest_of)
-""":func:`digest_of` of an object many switches share (the design, a role's layout, a
-fabric's QoS), taken once per object."""
-
-_SHARED_FACTS = ("design", "front_panel", "qos", "port_settings", "settings")
-"""The fields of :class:`~compiler.facts.DeviceFacts` keyed by their digest: objects shared by
-many switches (their pickle would repeat per switch), or pydantic models."""
-
-
-def facts_key(facts: DeviceFacts) -> tuple[object, ...]:
+def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -> tuple[object, ...]:
     """Every field of ``facts`` (all a structured config reads), the shared objects and models
-    among them as their digest: as complete as the facts, and cheap to pickle.
+    among them as their ``digest``: as complete as the facts, and cheap to pickle.
 
     Example:
         >>> from pathlib import Path
@@ -116,15 +120,22 @@ def facts_key(facts: DeviceFacts) -> tuple[object, ...]:
         >>> from compiler.intent import load_intent
         >>> facts = build_facts(load_intent(Path("intent")))
         >>> key = facts_key(facts.device("rack01-leaf-a"))
-        >>> key[0].name, key[0].layout == shared_digest(facts.device("rack01-leaf-b").switch.layout)
+        >>> key[0].name, key[0].layout == digest_of(facts.device("rack01-leaf-b").switch.layout)
         ('rack01-leaf-a', True)
-        >>> key[1] == shared_digest(facts.intent.fabric)
+        >>> key[1] == digest_of(facts.intent.fabric.model_copy(update={"extra_config": {}}))
         True
     """
-    switch = facts.switch._replace(layout=shared_digest(facts.switch.layout))  # type: ignore[arg-type]
-    shared = dict.fromkeys(_SHARED_FACTS, True)
-    rest = (shared_digest(v) if shared.get(k) else v for k, v in zip(facts._fields[1:], facts[1:], strict=True))
-    return (switch, *rest)
+    switch = facts.switch._replace(layout=digest(facts.switch.layout))  # type: ignore[arg-type]
+    fields = zip(facts._fields[2:], facts[2:], strict=True)
+    rest = (digest(value) if name in _DIGESTED_FACTS else value for name, value in fields)
+    return (switch, digest(_shared_design(facts.design)), *rest)
+
+
+@same_as_last
+def _shared_design(design: FabricFile) -> FabricFile:
+    """The design without its ``extra_config`` blocks: each switch's own block is a field of its
+    facts, so editing one block re-renders that switch alone."""
+    return design.model_copy(update={"extra_config": {}})
 
 
 def section_path(file: str, name: str) -> str:
@@ -177,10 +188,10 @@ def switch_files(device: Device) -> dict[str, str]:
 def facts_digests(fabric: ResolvedFabric) -> dict[str, str]:
     """Per switch, the sha256 of its record's identity and its facts (:func:`facts_key`): all
     its structured config and its files are made of, once per fabric for every unit keyed by it."""
-    out = {}
+    out, digest = {}, digest_once({})
     for name, device in fabric.devices.items():
         identity = (name, device.role, device.network, device.model, device.rack, device.mgmt_address)
-        record = (*identity, device.redundancy_group, device.mlag_peer, facts_key(device.facts))
+        record = (*identity, device.redundancy_group, device.mlag_peer, facts_key(device.facts, digest))
         out[name] = hashlib.sha256(pickle.dumps(record, protocol=5)).hexdigest()
     return out
 
