@@ -126,9 +126,32 @@ def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -
         True
     """
     switch = facts.switch._replace(layout=digest(facts.switch.layout))  # type: ignore[arg-type]
+    routing = facts.routing and facts.routing._replace(peers=_rows(facts.routing.peers))  # type: ignore[arg-type]
     fields = zip(facts._fields[2:], facts[2:], strict=True)
-    rest = (digest(value) if name in _DIGESTED_FACTS else value for name, value in fields)
-    return (switch, digest(_shared_design(facts.design)), *rest)
+    rest = (
+        digest(value) if name in _DIGESTED_FACTS else _rows(value) if name in _ROWS else value  # type: ignore[arg-type]
+        for name, value in fields
+        if name != "routing"
+    )
+    return (switch, digest(_shared_design(facts.design)), routing, *rest)
+
+
+_ROWS = frozenset({"ports", "fabric_links", "racks", "vlans"})
+"""The fields of :class:`~compiler.facts.DeviceFacts` that are tuples of records: keyed as
+tuples of their fields' values (:func:`_rows`)."""
+
+
+def _rows(records: tuple[tuple[object, ...], ...]) -> tuple[tuple[object, ...], ...]:
+    """Records as plain tuples of their values: their types are fixed by the code (which every
+    fingerprint holds), and a plain tuple pickles at C speed where a record calls back into
+    Python, the bulk of a switch's key at 16x.
+
+    Example:
+        >>> from compiler.facts.addressing import HostAddress
+        >>> _rows((HostAddress("10.0.0.2/31", "10.0.0.1"),))
+        (('10.0.0.2/31', '10.0.0.1'),)
+    """
+    return tuple(map(tuple, records))
 
 
 @same_as_last
