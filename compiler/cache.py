@@ -1,6 +1,7 @@
 """What the last compile produced, kept outside git so the next compile redoes only what changed.
 
-``.fabricops-cache/compile.json`` beside ``intent/`` (ignored by git, safe to delete) holds:
+``.fabricops-cache/compile.marshal`` beside ``intent/`` (ignored by git, safe to delete; Python's
+:mod:`marshal` of plain dicts, lists and strings: several times cheaper to write than JSON) holds:
 
 * the **code digest**: every file of the ``compiler`` and ``core`` packages (code, templates,
   platform data, catalog models) and the installed distributions, so any change to what a
@@ -17,17 +18,18 @@
   unit's section is cut out of that file as it is in ``generated/`` (unchanged since written,
   as below) and must hash to the digest its unit recorded, so only the sections of the units
   built again cost anything;
+* the sha256 of every other file it left in ``generated/`` (the fleet-wide files, the manifest);
+  with the units', the digest of every file, as the manifest has them;
 * the **source key** of the whole compile (every file under ``intent/`` and the code digest),
   the size and modification time of every file it left in ``generated/``, and its summary: a
   compile with the same key over an untouched ``generated/`` has nothing to do, and says so
   without loading the intent.
 
 Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable or foreign
-cache is an empty one; a file of ``generated/`` counts as the one written only when its size
-and modification time are those recorded after the last compile and ``MANIFEST.json`` is
-untouched too (its digests are then those of the files), so a file edited by hand is built
-again, and an edited manifest makes the compile a full one. A section whose cut does not hash
-as recorded has its unit built again.
+cache is an empty one; a file of ``generated/`` counts as the one written, with the digest
+recorded, only when its size and modification time are those recorded after the last compile,
+so a file edited by hand is read, built again and written back. A section whose cut does not
+hash as recorded has its unit built again.
 
 Example:
     >>> fingerprint({"name": "leaf1", "config": {"mtu": 9214}}, "code") == fingerprint(
@@ -38,7 +40,7 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
 import pickle
 from collections.abc import Iterable, Mapping
@@ -50,8 +52,8 @@ from core.codedigest import code_digest as _code_digest
 from core.codedigest import files_under
 
 CACHE_DIR = ".fabricops-cache"
-CACHE_FILE = "compile.json"
-FORMAT = 3
+CACHE_FILE = "compile.marshal"
+FORMAT = 4
 _PACKAGES = ("compiler", "core")
 
 
@@ -152,6 +154,9 @@ class CompileCache:
     summary: list[str] = field(default_factory=list)
     units: dict[str, Rendered] = field(default_factory=dict)
     sections: dict[str, Layout] = field(default_factory=dict)
+    fleet: dict[str, str] = field(default_factory=dict)
+    """The sha256 of each file of ``generated/`` its unit does not record (fleet-wide files, the
+    manifest): read after the units', so these hold."""
 
     @property
     def path(self) -> Path:
@@ -162,8 +167,8 @@ class CompileCache:
         """The cache of ``root``; an empty one when it is missing, unreadable or from other code."""
         empty = cls(root, code=code_digest())
         try:
-            data = json.loads(empty.path.read_text())
-        except (OSError, ValueError):
+            data = marshal.loads(empty.path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
             return empty
         if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != empty.code:
             return empty
@@ -173,7 +178,8 @@ class CompileCache:
                 path: Layout(d["digest"], [(str(name), int(length)) for name, length in d["parts"]])
                 for path, d in data["sections"].items()
             }
-            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units, sections)
+            fleet = {str(path): str(digest) for path, digest in data["fleet"].items()}
+            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units, sections, fleet)
         except (KeyError, TypeError, AttributeError, ValueError):
             return empty
 
@@ -189,11 +195,12 @@ class CompileCache:
                 name: {"key": u.key, "files": u.files, "lines": u.config_lines} for name, u in self.units.items()
             },
             "sections": {path: {"digest": s.digest, "parts": s.parts} for path, s in self.sections.items()},
+            "fleet": self.fleet,
         }
         self.path.parent.mkdir(exist_ok=True)
         (self.path.parent / ".gitignore").write_text("*\n")
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, separators=(",", ":")))
+        tmp.write_bytes(marshal.dumps(data))
         os.replace(tmp, self.path)
 
     def unchanged(self, source: str, now: Mapping[str, list[int]]) -> list[str] | None:
@@ -203,18 +210,18 @@ class CompileCache:
             return None
         return self.summary if now == self.tree else None
 
-    def known_digests(self, now: Mapping[str, list[int]], generated_dir: Path) -> dict[str, str]:
-        """The sha256 of each file of ``generated_dir`` whose size and time (``now``: :func:`stamps`)
-        are those the last compile left, from its ``MANIFEST.json`` (itself unchanged): files
-        that need not be read to be compared."""
-        manifest = "MANIFEST.json"
-        if not self.tree or now.get(manifest) != self.tree.get(manifest):
-            return {}
-        try:
-            listed = json.loads((generated_dir / manifest).read_text())["files"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return {}
-        return {path: listed[path] for path, stamp in now.items() if path in listed and self.tree.get(path) == stamp}
+    def known_digests(self, now: Mapping[str, list[int]]) -> dict[str, str]:
+        """The sha256 of each file of ``generated/`` whose size and time (``now``: :func:`stamps`)
+        are those the last compile left, as it recorded them: files that need not be read to be
+        compared."""
+        tree = self.tree
+        known: dict[str, str] = {}
+        for files in (*(unit.files for unit in self.units.values()), self.fleet):
+            for path, digest in files.items():
+                stamp = now.get(path)
+                if stamp is not None and tree.get(path) == stamp:
+                    known[path] = digest
+        return known
 
 
 @dataclass(frozen=True)
@@ -256,6 +263,18 @@ class Reuse:
             fresh = layout is not None and self.known.get(file) == layout.digest
             cut = self._cut[file] = layout.cut(self.current[file]) if layout is not None and fresh else {}
         return cut.get(name)
+
+
+def unrecorded(units: Mapping[str, Rendered], digests: Mapping[str, str]) -> dict[str, str]:
+    """The ``digests`` (of every file of a compile) its ``units`` do not record as they are:
+    what :attr:`CompileCache.fleet` keeps beside them.
+
+    Example:
+        >>> unrecorded({"switch/a": Rendered("k", {"a.cfg": "1", "t.yaml#a": "2"})}, {"a.cfg": "1", "t.yaml": "3"})
+        {'t.yaml': '3'}
+    """
+    recorded = {path: digest for unit in units.values() for path, digest in unit.files.items()}
+    return {path: digest for path, digest in digests.items() if recorded.get(path) != digest}
 
 
 def restamped(

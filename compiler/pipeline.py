@@ -1,4 +1,4 @@
-"""The compile pipeline: load -> resolve -> checks -> render -> (write), timed per stage.
+"""The compile pipeline: load -> resolve -> render, the checks beside it -> (write), timed per stage.
 
 Example:
     >>> from pathlib import Path
@@ -19,6 +19,7 @@ from compiler.artifacts import nornir_inventory
 from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, switch_units
+from compiler.beside import Beside
 from compiler.cache import Layout, Rendered, Reuse, code_digest, fingerprint, sha256
 from compiler.checks import Finding, run_checks
 from compiler.fabric import ResolvedFabric, resolve
@@ -146,24 +147,28 @@ def _nothing_kept(path: str) -> bytes:
     raise KeyError(path)
 
 
-def compile_intent(intent_dir: Path, reuse: Reuse | None = None) -> CompileResult:
+def compile_intent(intent_dir: Path, reuse: Reuse | None = None, fork: bool | None = None) -> CompileResult:
     """Compile ``intent_dir`` in memory; nothing is written (``reuse``: the last compile's units,
-    see :class:`Assembly`)."""
+    see :class:`Assembly`; ``fork``: whether the checks run in a forked process beside the
+    render, see :class:`compiler.beside.Beside`)."""
     timings: dict[str, float] = {}
     with _timed(timings, "load"):
         intent = load_intent(intent_dir)
     with _timed(timings, "resolve"):
         fabric = resolve(intent)
-    with _timed(timings, "checks"):
-        findings = run_checks(intent, fabric)
-    with _timed(timings, "render"):
-        parts = Assembly(reuse)
-        parts.add(switch_units(fabric))
-        parts.add(site_units(intent, fabric))
-        parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
-        parts.update(nornir_inventory(intent, fabric))
-        parts.update(fleet_artifacts(intent, fabric))  # its inventory/cabling.csv supersedes the inventory's
-        files = parts.files(intent.digest)
+    # The checks run beside the render (compiler.beside); "checks" is then the time waited for
+    # them once the render is done.
+    with Beside(lambda: run_checks(intent, fabric), fork) as checking:
+        with _timed(timings, "render"):
+            parts = Assembly(reuse)
+            parts.add(switch_units(fabric))
+            parts.add(site_units(intent, fabric))
+            parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
+            parts.update(nornir_inventory(intent, fabric))
+            parts.update(fleet_artifacts(intent, fabric))  # its inventory/cabling.csv supersedes the inventory's
+            files = parts.files(intent.digest)
+        with _timed(timings, "checks"):
+            findings = checking.result()
     return CompileResult(
         intent,
         fabric,

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import click
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 FORMATS = click.Choice(["text", "json"])
 P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def frozen_on_return(command: Callable[P, None]) -> Callable[P, None]:
@@ -83,23 +84,15 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
       fabricops compile --check      # in CI: fails when generated/ is stale
       fabricops compile --full       # render everything, as on a fresh checkout
     """
-    from compiler.cache import CompileCache, code_digest, source_key, stamps
+    from compiler.cache import CompileCache, code_digest, source_key
     from compiler.output import recover
 
     intent_dir, generated_dir = _paths(root)
     cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
     source = source_key(intent_dir)
     recover(generated_dir)
-    # Size and time of every file of generated/, taken once: they tell an untouched tree, and
-    # which files are still those the last compile wrote.
-    now = stamps(generated_dir)
-    summary = cache.unchanged(source, now)
-    if summary is not None:
-        # Same intent, same code, generated/ untouched since: nothing to load, check or render.
-        for line in summary:
-            if line.startswith("warning ") or not check_only:
-                click.echo(line, err=line.startswith("warning "))
-        click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
+    now = _tree_unless_unchanged(cache, source, generated_dir, check_only)
+    if now is None:
         return
     from compiler.cache import Reuse
     from compiler.output import TreeOnDisk
@@ -110,7 +103,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         keep_bytecode(cache.path.parent / "templates")
     # Files as the last compile left them (same size and time) are known by their digests: they
     # are neither read nor hashed, and the units built from unchanged inputs keep them.
-    digests = cache.known_digests(now, generated_dir)
+    digests = cache.known_digests(now)
     current = TreeOnDisk(generated_dir, now)
     result = compile_intent(intent_dir, Reuse(cache, digests, current))
     # Warnings here; errors once, in the error that refuses to write.
@@ -157,6 +150,64 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
 
 
+def _tree_unless_unchanged(
+    cache: CompileCache, source: str, generated_dir: Path, check_only: bool
+) -> dict[str, list[int]] | None:
+    """Size and time of every file of generated/ (:func:`compiler.cache.stamps`), taken once: they
+    tell an untouched tree and which files are still those the last compile wrote. None, once
+    the last compile's summary is said, when intent, code and generated/ are unchanged since."""
+    from compiler.cache import stamps
+
+    if cache.source != source:
+        # The intent changed: a compile for sure. The tree is walked while the compiler is
+        # imported, in a thread (a stat call lets the imports run meanwhile).
+        return _while(_import_compiler, functools.partial(stamps, generated_dir))
+    now = stamps(generated_dir)
+    summary = cache.unchanged(source, now)
+    if summary is None:
+        return now
+    # Same intent, same code, generated/ untouched since: nothing to load, check or render.
+    for line in summary:
+        if line.startswith("warning ") or not check_only:
+            click.echo(line, err=line.startswith("warning "))
+    click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
+    return None
+
+
+def _import_compiler() -> None:
+    """Import what a compile runs (a third of a second: the intent's models, the templates' engine)."""
+    import compiler.pipeline  # noqa: F401
+
+
+def _while(work: Callable[[], None], walk: Callable[[], R]) -> R:
+    """``walk()`` in a thread while ``work()`` runs here; its answer (its exception raised here).
+
+    Example:
+        >>> _while(lambda: None, lambda: 42)
+        42
+    """
+    import threading
+
+    answer: list[R] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            answer.append(walk())
+        except BaseException as exc:  # raised again below
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="walk", daemon=True)
+    thread.start()
+    try:
+        work()
+    finally:
+        thread.join()
+    if failure:
+        raise failure[0]
+    return answer[0]
+
+
 def _remember(
     cache: CompileCache,
     source: str,
@@ -167,9 +218,10 @@ def _remember(
     summary: list[str],
 ) -> None:
     """Record this compile for the next one; a cache that cannot be written only costs speed."""
-    from compiler.cache import restamped
+    from compiler.cache import restamped, unrecorded
 
     cache.source, cache.summary, cache.units, cache.sections = source, summary, result.renders, result.layouts
+    cache.fleet = unrecorded(result.renders, result.files.digests)
     cache.tree = restamped(before, [*written.changed, *written.missing], written.extra, generated_dir)
     with contextlib.suppress(OSError):
         cache.save()

@@ -294,9 +294,7 @@ def rollback_cmd(
     with device_progress(fmt == "text") as progress, _meaning() as meaning:
         if to_backup is not None:
             reports.append(
-                restore_backup(
-                    root, to_backup, options, lab=lab, workers=workers, progress=progress, meaning=meaning
-                )
+                restore_backup(root, to_backup, options, lab=lab, workers=workers, progress=progress, meaning=meaning)
             )
         else:
             assert to_version is not None
@@ -310,9 +308,7 @@ def rollback_cmd(
             if reset_missing and target.absent:
                 bases = base_backups(root, target.absent)
                 reports.append(
-                    restore_backups(
-                        root, bases, options, lab=lab, workers=workers, progress=progress, meaning=meaning
-                    )
+                    restore_backups(root, bases, options, lab=lab, workers=workers, progress=progress, meaning=meaning)
                 )
     _finish(*reports, fmt=fmt, show_diffs=dry_run)
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.artifacts.units import Unit
-from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, stamps
+from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, stamps, unrecorded
 from compiler.output import read_tree
 from compiler.pipeline import Assembly, CompileResult, compile_intent
 from fabricops.cli import cli
@@ -51,9 +51,12 @@ TAMPERED = (
     "servers/rack07-gpu001/verify.sh",
     "monitoring/rules/spine01.rules.yaml",
     "monitoring/expected-counters.yaml",
+    "inventory/cabling.csv",
+    "MANIFEST.json",
 )
 """Files edited by hand before the compile: each is built again, never kept (the expected
-counters are joined from sections: every switch's is built again)."""
+counters are joined from sections: every switch's is built again), or read and written back
+(a fleet-wide file, the manifest: the record's digest of them no longer holds)."""
 
 
 def _compile(root: Path) -> str:
@@ -73,6 +76,7 @@ def cached_root(tmp_path: Path, compiled_example: Path, example_compile: Compile
         tree=stamps(root / "generated"),
         units=example_compile.renders,
         sections=example_compile.layouts,
+        fleet=unrecorded(example_compile.renders, example_compile.files.digests),
     ).save()
     return root
 

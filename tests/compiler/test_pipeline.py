@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.checks import run_checks
 from compiler.output import read_tree
 from compiler.pipeline import CompileResult, compile_intent, staleness, write_generated
 from core.errors import CompileError, IntentError
@@ -171,6 +172,13 @@ def test_check_errors_block_the_write(project: Path, edit: Edit, example_compile
     with pytest.raises(CompileError):
         write_generated(result, generated)
     assert read_tree(generated) == before
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_checks_beside_the_render_find_the_same(project: Path, edit: Edit, fork: bool) -> None:
+    edit("fabric.yaml", "uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1,", "uplink_ports: [Ethernet25/1,")
+    result = compile_intent(project / "intent", fork=fork)
+    assert result.errors and result.findings == run_checks(result.intent, result.fabric)
 
 
 def test_pair_vlan_lands_on_that_pair_only(project: Path, edit: Edit) -> None:

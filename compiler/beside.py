@@ -1,0 +1,117 @@
+"""A stage run beside the rest of the compile, in a forked process: on two cores the compile
+waits for the longer of the two instead of their sum.
+
+The checks read the whole resolved fabric and give back a short list of findings; the render
+stage reads the same fabric and gives back files. Neither needs the other, so once the fabric is
+resolved a child process made by ``fork`` (it inherits the fabric as it is, nothing is copied
+or sent) runs the checks while the parent renders, and sends back only its answer, pickled,
+through a pipe.
+
+Only where it is safe: ``fork`` exists (POSIX) and the process runs no other thread (a child
+forked beside a running thread may inherit a lock held by it and wait for ever). Elsewhere, and
+when asked not to, the stage runs in the calling process as it is made: same answer, one after
+the other. An exception in the child comes back and is raised by :meth:`Beside.result`.
+
+Example:
+    >>> checks = Beside(lambda: sorted(["b", "a"]))
+    >>> checks.result()
+    ['a', 'b']
+    >>> Beside(lambda: 1 // 0, fork=True).result()
+    Traceback (most recent call last):
+    ZeroDivisionError: integer division or modulo by zero
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+def can_fork() -> bool:
+    """Whether a stage may run in a forked child here: POSIX, and no other thread running."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+class Beside(Generic[T]):
+    """``stage()`` running in a forked child (or, where it cannot, already run here).
+
+    ``fork``: None decides by :func:`can_fork`; True forks anyway (tests); False never forks.
+    """
+
+    def __init__(self, stage: Callable[[], T], fork: bool | None = None) -> None:
+        self._done: tuple[bool, object] | None = None
+        self._child: tuple[int, int] | None = None
+        self.forked = can_fork() if fork is None else fork
+        """Whether the stage runs in a child process."""
+        if not self.forked:
+            self._done = _outcome(stage)
+            return
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: the stage, its outcome down the pipe, and out without cleanup
+            os.close(read)
+            try:
+                data = _pickled(_outcome(stage))
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(data)
+            finally:
+                os._exit(0)
+        os.close(write)
+        self._child = (pid, read)
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs (None once its answer is in, or never forked)."""
+        return self._child[0] if self._child is not None else None
+
+    def __enter__(self) -> Beside[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """A child still running (the caller failed before asking for its answer) is stopped."""
+        if self._child is not None:
+            pid, read = self._child
+            self._child = None
+            os.close(read)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+    def result(self) -> T:
+        """The stage's answer, waiting for the child if it runs; its exception raised here."""
+        if self._child is not None:
+            pid, read = self._child
+            with os.fdopen(read, "rb") as pipe:
+                data = pipe.read()
+            os.waitpid(pid, 0)
+            self._child = None
+            self._done = pickle.loads(data) if data else (False, RuntimeError("a forked stage ended without an answer"))
+        assert self._done is not None
+        ok, value = self._done
+        if ok is False:
+            assert isinstance(value, BaseException)
+            raise value
+        return value  # type: ignore[return-value]
+
+
+def _outcome(stage: Callable[[], T]) -> tuple[bool, object]:
+    try:
+        return True, stage()
+    except Exception as exc:  # raised again by the parent
+        return False, exc
+
+
+def _pickled(outcome: tuple[bool, object]) -> bytes:
+    """``outcome`` pickled; an exception that does not pickle comes back as its traceback's text."""
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        _, value = outcome
+        text = "".join(traceback.format_exception(value)) if isinstance(value, BaseException) else repr(value)
+        return pickle.dumps((False, RuntimeError(f"a forked stage failed:\n{text}")))
