@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import compiler.pipeline
 from compiler.artifacts.units import digest_of, facts_digests
-from compiler.cache import CompileCache, Reuse, code_digest, fingerprint, stamps
-from compiler.checks import Finding, run_checks
+from compiler.cache import CompileCache, Reuse, code_digest, fingerprint
 from compiler.fabric import ResolvedFabric, resolve
-from compiler.intent import Intent, load_intent
+from compiler.intent import load_intent
 from compiler.output import read_tree
 from compiler.pipeline import CompileResult, compile_intent, write_generated
 from tests.conftest import EXAMPLE_INTENT
@@ -95,27 +93,20 @@ def test_shared_digests_do_not_depend_on_set_order() -> None:
 
 
 def test_a_one_row_recompile_builds_only_the_configs_it_renders(
-    tmp_path: Path, compiled_example: Path, example_compile: CompileResult, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, compiled_example: Path, example_compile: CompileResult
 ) -> None:
-    """A server row added: the render stage builds the structured configs of the switches it
-    renders again and of none other (the checks run on their own resolve, as in a process of
-    their own), and the files are those of a full compile."""
+    """A server row added: the render builds the structured configs of the switches it renders
+    again and of none other (the checks, which read every config, run in their forked process),
+    and the files are those of a full compile."""
     root = tmp_path / "repo"
     shutil.copytree(compiled_example, root)
     servers = root / "intent" / "servers.csv"
     servers.write_text(servers.read_text() + "rack03-gpu010,gpu-8x-h100,GPU-0310\n")
 
-    def checks_apart(intent: Intent, fabric: ResolvedFabric) -> list[Finding]:
-        return run_checks(intent, resolve(intent))
-
-    monkeypatch.setattr(compiler.pipeline, "run_checks", checks_apart)
-    generated = root / "generated"
-    tree = stamps(generated)
-    cache = CompileCache(
-        root, code_digest(), tree=tree, units=example_compile.renders, sections=example_compile.layouts
-    )
-    known = cache.known_digests(tree, generated)
-    result = compile_intent(root / "intent", Reuse(cache, known, read_tree(generated)))
+    generated = root / "generated"  # as the example's compile wrote it: its files' digests hold
+    cache = CompileCache(root, code_digest(), units=example_compile.renders, sections=example_compile.layouts)
+    reuse = Reuse(cache, example_compile.files.digests, read_tree(generated))
+    result = compile_intent(root / "intent", reuse, fork=True)
     rendered = {
         name.split("/", 1)[1]
         for name, record in result.renders.items()
