@@ -68,9 +68,10 @@ def fingerprint(inputs: object, code: str | None = None) -> str:
     """The fingerprint of a unit's inputs under the running code.
 
     Their pickle, not their ``repr``: as complete (every field, the type of every record and
-    scalar) and a few times shorter, so half the cost on a switch's structured config. Inputs
-    must pickle the same in every process: records, tuples, dicts and scalars, no sets (their
-    order follows the hash seed) and no pydantic models (pass :func:`~compiler.artifacts.units.digest_of`).
+    scalar), a few times shorter and cheaper to take. Inputs must pickle the same in every
+    process: records, tuples, dicts and scalars, no sets (their order follows the hash seed) and
+    no pydantic models (pass :func:`~compiler.artifacts.units.digest_of`). A switch's inputs are
+    already a digest of its facts (:func:`~compiler.artifacts.units.facts_digests`).
     """
     digest = hashlib.sha256(f"{code or code_digest()}\0".encode())
     digest.update(pickle.dumps(inputs, protocol=5))
