@@ -85,7 +85,7 @@ class Device:
         return self._built.config is not None
 
     def with_config(self, config: DeviceConfig) -> Device:
-        """This device with another structured config (a test's altered switch).
+        """This device with another structured config (a check's or a test's altered copy).
 
         Example:
             >>> from pathlib import Path

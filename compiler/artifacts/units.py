@@ -7,7 +7,7 @@ instead of building them (:mod:`compiler.cache`). ``inputs`` must hold everythin
 reads, as data that pickles alike in every process (dataclasses, NamedTuples, tuples, dicts,
 scalars; a pydantic model or anything holding a set as its :func:`digest_of`).
 
-A switch's unit is keyed by its facts (:func:`facts_digest`), not by its structured config:
+A switch's unit is keyed by its facts (:func:`facts_digests`), not by its structured config:
 the config is a pure function of them, so the key costs no config, and a switch kept from the
 last compile never has its config built.
 
