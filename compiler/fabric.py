@@ -85,7 +85,8 @@ class Device:
         return self._built.config is not None
 
     def with_config(self, config: DeviceConfig) -> Device:
-        """This device with another structured config (a check's or a test's altered copy).
+        """This device with another structured config (a check's or a test's altered copy; its
+        units stay keyed by its facts, so it is not one to render).
 
         Example:
             >>> from pathlib import Path
