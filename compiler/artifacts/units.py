@@ -29,7 +29,7 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -106,8 +106,9 @@ def digest_once(kept: dict[int, tuple[object, str]]) -> Callable[[object], str]:
 
 
 _DIGESTED_FACTS = frozenset({"front_panel", "qos", "port_settings", "settings"})
-"""The fields of :class:`~compiler.facts.DeviceFacts` besides the design keyed by their digest:
-objects shared by many switches (their pickle would repeat per switch), or pydantic models."""
+"""The fields of :class:`~compiler.facts.DeviceFacts` keyed by their digest (as are the design
+and the switch's layout): objects shared by many switches (their pickle would repeat per
+switch), or pydantic models."""
 
 
 def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -> tuple[object, ...]:
@@ -125,15 +126,22 @@ def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -
         >>> key[1] == digest_of(facts.intent.fabric.model_copy(update={"extra_config": {}}))
         True
     """
-    switch = facts.switch._replace(layout=digest(facts.switch.layout))  # type: ignore[arg-type]
-    routing = facts.routing and facts.routing._replace(peers=_rows(facts.routing.peers))  # type: ignore[arg-type]
-    fields = zip(facts._fields[2:], facts[2:], strict=True)
-    rest = (
-        digest(value) if name in _DIGESTED_FACTS else _rows(value) if name in _ROWS else value  # type: ignore[arg-type]
-        for name, value in fields
-        if name != "routing"
-    )
-    return (switch, digest(_shared_design(facts.design)), routing, *rest)
+    return tuple(_keyed(name, value, digest) for name, value in zip(facts._fields, facts, strict=True))
+
+
+def _keyed(name: str, value: Any, digest: Callable[[object], str]) -> object:
+    """Field ``name`` of a switch's facts as its key holds it."""
+    if name in _DIGESTED_FACTS:
+        return digest(value)
+    if name in _ROWS:
+        return _rows(value)
+    if name == "switch":
+        return value._replace(layout=digest(value.layout))
+    if name == "design":
+        return digest(_shared_design(value))
+    if name == "routing" and value is not None:
+        return value._replace(peers=_rows(value.peers))
+    return value
 
 
 _ROWS = frozenset({"ports", "fabric_links", "racks", "vlans"})
