@@ -165,7 +165,7 @@ def compile_intent(intent_dir: Path, reuse: Reuse | None = None, fork: bool | No
             parts.add(site_units(intent, fabric))
             parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
             parts.update(nornir_inventory(intent, fabric))
-            parts.update(fleet_artifacts(intent, fabric))  # its inventory/cabling.csv supersedes the inventory's
+            parts.update(fleet_artifacts(intent, fabric))
             files = parts.files(intent.digest)
         with _timed(timings, "checks"):
             findings = checking.result()

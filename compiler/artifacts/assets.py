@@ -3,13 +3,20 @@
 Servers carry the asset tag of ``servers.csv``; a switch's tag is derived from its name
 (``SW-`` + the name in capitals), stable for as long as the name is. Position: a server's
 position from its name; every row's top rack unit and height (rules in
-:mod:`compiler.artifacts.physical`).
+:mod:`compiler.artifacts.physical`). The table comes in sections (:func:`asset_units`): the
+header, then one per run of switches or servers in one rack.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from itertools import groupby
+from operator import itemgetter
+
 from compiler.artifacts.physical import server_units, switch_units
-from compiler.artifacts.tables import csv_text
+from compiler.artifacts.tables import HEAD, csv_rows
+from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -42,37 +49,46 @@ def switch_tag(name: str) -> str:
     return f"SW-{name.upper()}"
 
 
-def asset_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
-    """The asset table: switches first (by name), then servers (by name)."""
+ASSETS = "inventory/assets.csv"
+
+
+def asset_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
+    """The asset table in sections: the header, then switches (by name) and servers (by name),
+    one section per run of them in the same rack, named by its first; each from its rows'
+    fields (a rack unit follows from the rack's other devices: it is a field of the row)."""
+    yield Unit(f"assets/{HEAD}", COLUMNS, partial(_rows, HEAD, [COLUMNS]))
     units = switch_units(intent, fabric)
-    rows: list[tuple[object, ...]] = []
+    used = fabric.facts.cabling.ports
+    switches = []
     for name, device in fabric.devices.items():
         top, height = units[name]
-        rows.append(
+        role = f"{device.network} {device.role}"
+        ports = tuple(used.get(name, ()))
+        row = intent.racks[device.rack].row
+        switches.append(
             (
                 switch_tag(name),
                 name,
                 "switch",
                 device.model,
                 device.rack,
-                intent.racks[device.rack].row,
+                row,
                 "",
                 top,
                 height,
-                f"{device.network} {device.role}",
+                role,
                 device.mgmt_address,
                 "",
                 "",
-                eos.interface_ranges(port.name for port in fabric.ports(name)),
+                ports,
             )
         )
     kinds = {s.name: s.kind for s in intent.servers}
     server_rack_units = server_units(intent, fabric)
+    servers = []
     for name, server in fabric.servers.items():
-        ports = " ".join(f"{n.switch}:{n.switch_port}({n.name})" for n in server.nics)
-        kind = kinds[name]
         top, height = server_rack_units[name]
-        rows.append(
+        servers.append(
             (
                 server.asset_tag,
                 name,
@@ -83,14 +99,31 @@ def asset_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
                 server.position,
                 top,
                 height,
-                kind,
+                kinds[name],
                 _ip(server.mgmt_address),
                 _ip(server.compute_address),
                 _ip(server.storage_address),
-                ports,
+                " ".join(f"{n.switch}:{n.switch_port}({n.name})" for n in server.nics),
             )
         )
-    return {"inventory/assets.csv": csv_text(COLUMNS, rows)}
+    for rows in (switches, servers):
+        for _, run in groupby(rows, key=itemgetter(4)):
+            mine = tuple(run)
+            yield Unit(f"assets/{mine[0][1]}", mine, partial(_rows, str(mine[0][1]), mine))
+
+
+def _rows(name: str, rows: Iterable[Sequence[object]]) -> dict[str, str]:
+    """A section of rows; a switch's ports (a tuple of names) as one EOS interface range."""
+    return {
+        section_path(ASSETS, name): csv_rows(
+            (*row[:-1], eos.interface_ranges(row[-1])) if isinstance(row[-1], tuple) else row for row in rows
+        )
+    }
+
+
+def asset_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """The asset table: switches first (by name), then servers (by name)."""
+    return built(asset_units(intent, fabric))
 
 
 def _ip(address: str | None) -> str:

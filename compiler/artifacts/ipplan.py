@@ -1,10 +1,18 @@
-"""``generated/inventory/ip-plan.csv`` and ``ip-plan.md``: every address and subnet, its owner, pool use."""
+"""``generated/inventory/ip-plan.csv`` and ``ip-plan.md``: every address and subnet, its owner, pool use.
+
+The table comes in sections (:func:`ipplan_units`): the header, then one per network, pool and
+/24, so a server added rebuilds its rack's block of hosts, not the plan.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
+from itertools import groupby
 from socket import inet_aton
 
-from compiler.artifacts.tables import csv_text, markdown_table, percent
+from compiler.artifacts.tables import HEAD, csv_rows, markdown_table, percent
+from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation
 from compiler.intent import Intent
@@ -42,10 +50,43 @@ def _sort_key(a: Allocation) -> tuple[str, str, bytes, int]:
     return a.network, a.pool, inet_aton(address), int(length or 32)
 
 
+IP_PLAN = "inventory/ip-plan.csv"
+
+
+def ipplan_units(fabric: ResolvedFabric) -> Iterator[Unit]:
+    """``ip-plan.csv`` in sections: the header, then per network, pool and /24 its allocations
+    in address order (a rack's hosts share theirs), from those allocations."""
+    yield Unit(f"ip-plan/{HEAD}", COLUMNS, partial(_allocation_rows, HEAD, [COLUMNS]))
+    allocations = sorted(fabric.allocations, key=_sort_key)
+    for (network, pool, block), run in groupby(allocations, key=_block):
+        mine = tuple(map(tuple, run))
+        name = f"{network} {pool} {block}"
+        yield Unit(f"ip-plan/{name}", mine, partial(_allocation_rows, name, mine))
+
+
+def _block(a: Allocation) -> tuple[str, str, str]:
+    """Network, pool and the /24 the allocation's address is in (its first three octets).
+
+    Example:
+        >>> _block(Allocation("compute", "hosts", "10.30.1.11/24", "gpu1", "nic"))
+        ('compute', 'hosts', '10.30.1')
+    """
+    return a.network, a.pool, a.prefix.rsplit(".", 1)[0]
+
+
+def _allocation_rows(name: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
+    rows = (_row(Allocation._make(a)) for a in allocations) if name != HEAD else allocations
+    return {section_path(IP_PLAN, name): csv_rows(rows)}
+
+
 def ipplan_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """The IP plan table and its markdown summary of pool utilisation and headroom."""
+    return {**built(ipplan_units(fabric)), **ipplan_summary(intent, fabric)}
+
+
+def ipplan_summary(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """``ip-plan.md``: pool utilisation and headroom (the table comes in sections from :func:`ipplan_units`)."""
     del intent
-    allocations = sorted(fabric.allocations, key=_sort_key)
     pools = sorted(fabric.pools, key=lambda p: (p.network, p.name))
     summary = markdown_table(
         ["network", "pool", "cidr", "unit", "used", "capacity", "headroom", "utilisation"],
@@ -60,4 +101,4 @@ def ipplan_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
         "Pools are counted in units of their allocation size.\n\n"
         "## Pool utilisation\n\n" + summary
     )
-    return {"inventory/ip-plan.csv": csv_text(COLUMNS, [_row(a) for a in allocations]), "inventory/ip-plan.md": md}
+    return {"inventory/ip-plan.md": md}

@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
+from compiler.facts.hardware import Layout
 from compiler.intent import CableLengths, Intent, Rack
 from compiler.platforms import eos
 from core.hardware import Optic, Power, breakout_optics, catalog, optic_for, optics
@@ -122,7 +123,8 @@ class Run:
 
 
 class _End(NamedTuple):
-    """A switch end of a cable: its cage's form factor and speed, and the cage's breakout."""
+    """A switch end of a cable: its cage's form factor and speed, the cage (``<device> <cage>``,
+    or the cage's name alone in a :class:`Laid`) and the cage's breakout."""
 
     form_factor: str
     cage_speed: str
@@ -130,18 +132,25 @@ class _End(NamedTuple):
     breakout: str | None
 
 
-def _switch_end(fabric: ResolvedFabric, device: str, port: str, modes: dict[int, dict[str, str]]) -> _End | None:
-    """The switch end of a cable; ``modes`` holds each layout's breakouts by cage, made once per
-    layout (a role's layout is shared by its switches, and a chassis has hundreds of cages)."""
-    switch = fabric.facts.topology.switches.get(device)
-    found = switch.layout.model.locate(port) if switch is not None else None
-    if switch is None or found is None:
+def _layout_end(layout: Layout, port: str, modes: dict[int, dict[str, str]]) -> _End | None:
+    """The cage of ``port`` under ``layout``, named by the cage alone; ``modes`` holds each
+    layout's breakouts by cage, made once per layout (a role's layout is shared by its
+    switches, and a chassis has hundreds of cages)."""
+    found = layout.model.locate(port)
+    if found is None:
         return None
     cage = found[0]
-    by_cage = modes.get(id(switch.layout))
+    by_cage = modes.get(id(layout))
     if by_cage is None:
-        by_cage = modes[id(switch.layout)] = dict(switch.layout.breakouts)
-    return _End(cage.form_factor, cage.default_mode.speed, f"{device} {cage.name()}", by_cage.get(cage.label))
+        by_cage = modes[id(layout)] = dict(layout.breakouts)
+    return _End(cage.form_factor, cage.default_mode.speed, cage.name(), by_cage.get(cage.label))
+
+
+def _switch_end(fabric: ResolvedFabric, device: str, port: str, modes: dict[int, dict[str, str]]) -> _End | None:
+    """The switch end of a cable, its cage named ``<device> <cage>`` (``modes``: see :func:`_layout_end`)."""
+    switch = fabric.facts.topology.switches.get(device)
+    end = _layout_end(switch.layout, port, modes) if switch is not None else None
+    return end._replace(cage=f"{device} {end.cage}") if end is not None else None
 
 
 @cache
@@ -173,40 +182,94 @@ def _optics(a: _End | None, b: _End | None, speed: str, length: float) -> tuple[
     return optic, optic, max((o.reach_m for o in fitting), default=0)
 
 
+Shape = tuple[str, str, str | None] | None
+"""A cage as the optics see it: form factor, speed and breakout (which cage does not matter); None: a server."""
+
+
+def _shape(end: _End | None) -> Shape:
+    return (end[0], end[1], end[3]) if end is not None else None
+
+
+@cache
+def optics_of(a: Shape, b: Shape, speed: str, length: float) -> tuple[Optic | None, Optic | None, int]:
+    """The optics at the A and B end of a cable (:data:`Kind`) and the longest run any choice
+    would span: a fleet's thousands of cables come in a few dozen kinds, each decided once
+    (the shipped optics are code: kept for the process)."""
+    return _optics(_End(a[0], a[1], "", a[2]) if a else None, _End(b[0], b[1], "", b[2]) if b else None, speed, length)
+
+
+Kind = tuple[Shape, Shape, str, float]
+"""What a cable's optics follow from: the shape of each end's cage, the speed and the length."""
+
+
+class Laid(NamedTuple):
+    """A cable as placed: its link, its length and the cage at each switch end (None: a server
+    NIC), named by the cage alone, and its :data:`Kind`. Everything its optics, length class
+    and labels follow from."""
+
+    link: Cable
+    length_m: float
+    a_end: _End | None
+    b_end: _End | None
+    kind: Kind
+
+
+def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
+    """Every cable of the fabric with its length and cages, in the link order; each length
+    taken once per pair of racks, each cage once per layout and port."""
+    rule = intent.fabric.cabling
+    racks = {name: server.rack for name, server in fabric.servers.items()}
+    racks.update((name, device.rack) for name, device in fabric.devices.items())  # a switch first, as rack_of
+    modes: dict[int, dict[str, str]] = {}
+    lengths: dict[tuple[int, int], float] = {}
+    # Per switch, the cages of its layout by port (shared by the switches of one layout): a
+    # cable's ends are two look-ups, a cage is found once per layout and port.
+    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
+    switches = fabric.facts.topology.switches
+    cages = {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}
+    server: tuple[_End | None, Shape] = (None, None)
+
+    def cage(device: str, port: str) -> tuple[_End | None, Shape]:
+        end = _layout_end(switches[device].layout, port, modes)
+        found = cages[device][port] = (end, _shape(end))
+        return found
+
+    out: list[Laid] = []
+    for link in fabric.links:
+        (a_device, a_port), (b_device, b_port) = link.a, link.b
+        pair = racks[a_device], racks[b_device]
+        length = lengths.get(pair)
+        if length is None:
+            length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], rule)
+        ports = cages.get(a_device)
+        a, a_shape = server if ports is None else ports.get(a_port) or cage(a_device, a_port)
+        ports = cages.get(b_device)
+        b, b_shape = server if ports is None else ports.get(b_port) or cage(b_device, b_port)
+        out.append(Laid(link, length, a, b, (a_shape, b_shape, link.a_speed or link.b_speed or "", length)))
+    return out
+
+
+def run_of(cable: Laid) -> Run:
+    """The run of a placed cable: its optics by the rule of this module."""
+    link, length, a, b, kind = cable
+    speed = kind[2]
+    a_optic, b_optic, reach = optics_of(*kind)
+    return Run(
+        link,
+        speed,
+        length,
+        length_class(length),
+        a_optic,
+        b_optic,
+        f"{link.a.device} {a.cage}" if a is not None and a.breakout else None,
+        f"{link.b.device} {b.cage}" if b is not None and b.breakout else None,
+        reach,
+    )
+
+
 def runs(intent: Intent, fabric: ResolvedFabric) -> list[Run]:
     """Every cable of the fabric with its length and optics, in the link order."""
-    rule = intent.fabric.cabling
-    out: list[Run] = []
-    modes: dict[int, dict[str, str]] = {}
-    # The optics depend on the ends' cages (not which cage), the speed and the length: a fleet's
-    # thirteen thousand cables come in a few dozen such kinds, each decided once.
-    decided: dict[tuple[object, ...], tuple[Optic | None, Optic | None, int]] = {}
-    for link in fabric.links:
-        a = intent.racks[rack_of(fabric, link.a.device)]
-        b = intent.racks[rack_of(fabric, link.b.device)]
-        length = cable_length_m(a, b, rule)
-        speed = link_speed(link)
-        a_end = _switch_end(fabric, link.a.device, link.a.port, modes)
-        b_end = _switch_end(fabric, link.b.device, link.b.port, modes)
-        kind = (a_end and a_end[:2] + a_end[3:], b_end and b_end[:2] + b_end[3:], speed, length)
-        found = decided.get(kind)
-        if found is None:
-            found = decided[kind] = _optics(a_end, b_end, speed, length)
-        a_optic, b_optic, reach = found
-        out.append(
-            Run(
-                link,
-                speed,
-                length,
-                length_class(length),
-                a_optic,
-                b_optic,
-                a_end.cage if a_end and a_end.breakout else None,
-                b_end.cage if b_end and b_end.breakout else None,
-                reach,
-            )
-        )
-    return out
+    return [run_of(cable) for cable in laid(intent, fabric)]
 
 
 # ------------------------------------------------------------------------------- power

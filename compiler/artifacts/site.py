@@ -2,9 +2,12 @@
 monitoring, validation and docs. Each writer returns ``{path under generated/: text}``.
 
 The per-server and per-switch files come in units (:mod:`compiler.artifacts.units`), which an
-incremental compile rebuilds only when their inputs changed; so do the per-switch sections the
-expected counters are joined from. The other fleet-wide tables and documents list every server
-or switch and are built on every compile, one pass over their rows.
+incremental compile rebuilds only when their inputs changed; so do the sections the big
+fleet-wide tables are joined from: the expected counters per switch, the cable list
+(``cabling.csv`` and ``cabling.md``) per A-end switch, ``assets.csv`` per run of switches or
+servers in one rack, ``ip-plan.csv`` per network, pool and /24, ``link-tests.csv`` per rack,
+each after its header's section. The other fleet-wide files are small and built on every
+compile, one pass over their rows.
 """
 
 from __future__ import annotations
@@ -12,28 +15,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain
 
-from compiler.artifacts.assets import asset_files
-from compiler.artifacts.cabling import cabling_files
+from compiler.artifacts.assets import asset_units
+from compiler.artifacts.cabling import cabling_units
 from compiler.artifacts.diagram import diagram_files
 from compiler.artifacts.docs import docs_files
-from compiler.artifacts.ipplan import ipplan_files
+from compiler.artifacts.ipplan import ipplan_summary, ipplan_units
 from compiler.artifacts.monitoring import monitoring_tables, rule_units
 from compiler.artifacts.power import power_files
 from compiler.artifacts.servers import server_units
 from compiler.artifacts.units import Unit, built
-from compiler.artifacts.validation import validation_files
+from compiler.artifacts.validation import link_test_units, validation_tables
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 
 Writer = Callable[[Intent, ResolvedFabric], dict[str, str]]
 
 WRITERS: tuple[Writer, ...] = (
-    cabling_files,
-    ipplan_files,
+    ipplan_summary,
     power_files,
-    asset_files,
     monitoring_tables,
-    validation_files,
+    validation_tables,
     docs_files,
     diagram_files,
 )
@@ -41,15 +42,22 @@ WRITERS: tuple[Writer, ...] = (
 
 
 def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """The per-server directories and per-switch alert rules, unit by unit."""
-    return chain(server_units(intent, fabric), rule_units(intent, fabric))
+    """The per-server directories, per-switch alert rules and the sections of the big tables,
+    unit by unit (a table's sections in its row order)."""
+    return chain(
+        server_units(intent, fabric),
+        rule_units(intent, fabric),
+        cabling_units(intent, fabric),
+        asset_units(intent, fabric),
+        ipplan_units(fabric),
+        link_test_units(fabric),
+    )
 
 
 def fleet_artifacts(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """The fleet-wide artifacts.
 
-    ``inventory/cabling.csv`` supersedes the one of ``compiler.artifacts.inventory``: same
-    first columns, with lengths, optics and labels after them.
+    The big tables come in sections from :func:`site_units`.
     """
     files: dict[str, str] = {}
     for writer in WRITERS:

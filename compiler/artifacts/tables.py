@@ -1,10 +1,19 @@
-"""Small helpers for the CSV and markdown tables under ``generated/inventory/``."""
+"""Small helpers for the CSV and markdown tables under ``generated/inventory/``.
+
+A fleet-wide table is joined from sections (:mod:`compiler.artifacts.units`): its header, then
+the rows of each switch, rack or run of servers, each written by :func:`csv_rows` or
+:func:`markdown_rows` alone; joined, they are the bytes of :func:`csv_text` or
+:func:`markdown_table` over every row.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 from collections.abc import Iterable, Sequence
+
+HEAD = ":head"
+"""The section of a table's header and what precedes its rows: a name no device takes."""
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
@@ -15,10 +24,19 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
         a,b
         1,"x,y"
     """
+    return csv_rows([header]) + csv_rows(rows)
+
+
+def csv_rows(rows: Iterable[Sequence[object]]) -> str:
+    """The CSV lines of ``rows``, no header: a section of a table.
+
+    Example:
+        >>> print(csv_rows([[1, "x,y"], [2, ""]]), end="")
+        1,"x,y"
+        2,
+    """
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    csv.writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()
 
 
@@ -31,14 +49,26 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> s
         | --- | --- |
         | 1 | x\\|y |
     """
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    head = "| " + " | ".join(header) + " |\n| " + " | ".join("---" for _ in header) + " |\n"
+    return head + markdown_rows(rows)
+
+
+def markdown_rows(rows: Iterable[Sequence[object]]) -> str:
+    """The lines of ``rows`` in a markdown table, no header: a section of a table.
+
+    Example:
+        >>> print(markdown_rows([[1, "x|y"], [2, ""]]), end="")
+        | 1 | x\\|y |
+        | 2 |  |
+    """
+    lines = []
     for row in rows:
         # Cells joined by NUL first: one escape and one join per row, not one per cell.
         cells = "\0".join(map(str, row))
         if "|" in cells:
             cells = cells.replace("|", "\\|")
-        lines.append("| " + cells.replace("\0", " | ") + " |")
-    return "\n".join(lines) + "\n"
+        lines.append("| " + cells.replace("\0", " | ") + " |\n")
+    return "".join(lines)
 
 
 def percent(used: float, capacity: float) -> str:

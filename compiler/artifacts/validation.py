@@ -5,7 +5,8 @@
   anchor of the next rack. The anchor of a rack is its lowest-position server (it tests
   against the next one). Each row has the iperf3 (``-P 8``), ``ib_write_bw`` and
   ``ib_write_lat`` commands with bandwidth and latency bounds. Pairs depend only on the
-  server and its rack's anchor, so a new server adds its own rows only.
+  server and its rack's anchor, so a new server adds its own rows only; the table comes in
+  sections per rack (:func:`link_test_units`), and only that rack's is built again.
 * ``nccl/hosts-<stage>.txt`` -- MPI hostfiles for the rollout 2 -> 10 -> 50 -> all nodes:
   stage 2 is the two lowest-position servers of the first rack (one leaf pair, no spines); the larger
   stages take servers position-major (position 1 of every rack, then position 2, ...), so
@@ -24,10 +25,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from compiler.artifacts.servers import link_devices
-from compiler.artifacts.tables import csv_text, markdown_table
+from compiler.artifacts.tables import HEAD, csv_rows, markdown_table
+from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer
 from compiler.intent import SPEEDS_GBPS, Intent
@@ -108,28 +112,57 @@ def _speed(server: ResolvedServer) -> str:
     return next((n.speed for n in server.nics if n.network == "compute"), "")
 
 
-def _row(fabric: ResolvedFabric, pair: Pair) -> tuple[object, ...]:
-    speed = _speed(pair.client)
+End = tuple[str, str, str]
+"""A server of a test pair: its name, compute address (no prefix) and compute NIC speed."""
+
+
+def _end(server: ResolvedServer) -> End:
+    return server.name, _ip(server.compute_address), _speed(server)
+
+
+def _row(tos: int, path: str, client: End, server: End) -> tuple[object, ...]:
+    speed = client[2]
     min_gbps = round(SPEEDS_GBPS.get(speed, 0) * BANDWIDTH_SHARE)
-    server_ip = _ip(pair.server.compute_address)
-    tos = _roce_tclass(fabric)
+    server_ip = server[1]
     rdma = f"ib_write_bw -d $IBDEV -x 3 -F --report_gbits -q 8 -D 10 --tclass={tos}"
     return (
-        f"{pair.client.name}>{pair.server.name}",
-        pair.path,
-        pair.client.name,
-        pair.server.name,
-        _ip(pair.client.compute_address),
+        f"{client[0]}>{server[0]}",
+        path,
+        client[0],
+        server[0],
+        client[1],
         server_ip,
         speed,
         min_gbps,
-        LATENCY_US[pair.path],
+        LATENCY_US[path],
         "iperf3 -s -1",
         f"iperf3 -c {server_ip} -P 8 -t 30 -M 8960",
         rdma,
         f"{rdma} {server_ip}",
         f"ib_write_lat -d $IBDEV -x 3 -F --tclass={tos} {server_ip}",
     )
+
+
+LINK_TESTS = "validation/link-tests.csv"
+
+
+def link_test_units(fabric: ResolvedFabric) -> Iterator[Unit]:
+    """``link-tests.csv`` in sections: the header, then per rack its servers' pairs, from each
+    pair's path, names, addresses and speed and the RoCE traffic class."""
+    tos = _roce_tclass(fabric)
+    yield Unit(f"link-tests/{HEAD}", COLUMNS, partial(_link_tests, HEAD, tos, ()))
+    by_rack: dict[int, list[tuple[str, End, End]]] = {}
+    ends = {server.name: _end(server) for server in compute_servers(fabric)}  # an anchor is in several pairs
+    for pair in link_pairs(fabric):
+        by_rack.setdefault(pair.client.rack, []).append((pair.path, ends[pair.client.name], ends[pair.server.name]))
+    for rack, pairs in by_rack.items():
+        mine = tuple(pairs)
+        yield Unit(f"link-tests/rack{rack}", (tos, mine), partial(_link_tests, str(rack), tos, mine))
+
+
+def _link_tests(name: str, tos: int, pairs: tuple[tuple[str, End, End], ...]) -> dict[str, str]:
+    rows = [_row(tos, *pair) for pair in pairs] if name != HEAD else [COLUMNS]
+    return {section_path(LINK_TESTS, name): csv_rows(rows)}
 
 
 def _roce_tclass(fabric: ResolvedFabric) -> int:
@@ -161,8 +194,13 @@ def _stage_name(size: int | None) -> str:
 
 def validation_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Link tests, NCCL hostfiles and command script, and the runbook."""
-    pairs = link_pairs(fabric)
-    files = {"validation/link-tests.csv": csv_text(COLUMNS, [_row(fabric, p) for p in pairs])}
+    return {**built(link_test_units(fabric)), **validation_tables(intent, fabric)}
+
+
+def validation_tables(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """NCCL hostfiles and command script, and the runbook (the link tests come in sections
+    from :func:`link_test_units`)."""
+    files: dict[str, str] = {}
     stages = [_stage_name(size) for size in [*STAGES, None]]
     servers = compute_servers(fabric)
     for size, name in zip([*STAGES, None], stages, strict=True):

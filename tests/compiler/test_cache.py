@@ -4,6 +4,7 @@ repository is recognised without compiling."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -42,9 +43,11 @@ CHANGES = {
         "{id: 13, row: C, position: 1, pdu_kw: 24",
         0,
     ),
+    "server-height": ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", 0),
 }
 """Per change: the intent file, the text replaced and its replacement, and at most how many
-switches it re-renders. A rack's PDU is a fact only fleet-wide files (power) use."""
+switches it re-renders. A rack's PDU is a fact only fleet-wide files (power) use; a server
+model's height one only the asset table's sections use (every server's rack unit)."""
 
 TAMPERED = (
     "configs/rack06-leaf-a.cfg",
@@ -106,6 +109,30 @@ def test_a_change_recompiles_to_a_full_compiles_bytes(cached_root: Path, change:
     assert rendered <= most + 2, output  # the changed switches, the tampered config's and spine01's
     assert read_tree(cached_root / "generated") == dict(compile_intent(cached_root / "intent").files)
     assert "up to date: intent and compiler unchanged" in _compile(cached_root)
+
+
+def test_a_moved_rack_rebuilds_the_cable_rows_of_its_switches_only(cached_root: Path) -> None:
+    """Cable lengths follow from where the racks stand, a fleet-wide fact: moving rack 6 closer
+    to the spines rebuilds the cable list's sections of the switches cabled out of it or into
+    it (and the header, whose bill counts lengths), no stale length is kept, and every other
+    section is."""
+    racks = cached_root / "intent" / "racks.yaml"
+    racks.write_text(racks.read_text().replace("{id: 6, row: A, position: 6", "{id: 6, row: A, position: 2", 1))
+    before = CompileCache.load(cached_root).units
+    cables = cached_root / "generated" / "inventory" / "cabling.csv"
+
+    def uplink() -> list[str]:
+        return next(row for row in csv.reader(cables.open()) if row[:3] == ["rack06-leaf-a", "Ethernet25/1", "spine01"])
+
+    assert uplink()[10] == "15"  # 6 m slack + 5 positions x 0.6 m + 2 rows x 3 m (fabric.yaml cabling)
+    _compile(cached_root)
+    assert uplink()[10] == "12.6"
+    after = CompileCache.load(cached_root).units
+    rebuilt = {name for name, record in after.items() if name.startswith("cabling/") and before[name].key != record.key}
+    rack06 = {f"cabling/rack06-{name}" for name in ("leaf-a", "leaf-b", "mgmt")}
+    storage = {"cabling/rack05-stor-leaf-a", "cabling/rack05-stor-leaf-b"}  # rack 6's servers' storage NICs
+    assert rebuilt == {"cabling/:head", *rack06, *storage}
+    assert read_tree(cached_root / "generated") == dict(compile_intent(cached_root / "intent").files)
 
 
 def test_a_unit_is_kept_only_with_its_inputs_and_its_files_unchanged(tmp_path: Path) -> None:
