@@ -8,9 +8,10 @@
   compile runs invalidates everything it cached;
 * per unit of ``generated/`` (one switch's config and structured YAML, one server's directory,
   one switch's alert rules and its section of the expected counters, one switch's provenance,
-  one section of a big table such as the cable list: :mod:`compiler.artifacts.units`), the **fingerprint** of the inputs it is built from (sha256
-  of the code digest and their pickle: keys in order, types distinct, every field of every
-  record) and the sha256 of each of its files and sections. A unit whose fingerprint is
+  one section of a big table such as the cable list: :mod:`compiler.artifacts.units`), the
+  **fingerprint** of the inputs it is built from (sha256 of the code digest and their pickle:
+  keys in order, types distinct, every field of every record) and the sha256 of each of its
+  files and sections. A unit whose fingerprint is
   unchanged, and whose files in ``generated/`` are still the ones written, is taken as it is
   instead of being built again;
 * per fleet-wide file joined from sections (:func:`compiler.artifacts.units.section_path`), its
@@ -68,9 +69,10 @@ def fingerprint(inputs: object, code: str | None = None) -> str:
     """The fingerprint of a unit's inputs under the running code.
 
     Their pickle, not their ``repr``: as complete (every field, the type of every record and
-    scalar) and a few times shorter, so half the cost on a switch's structured config. Inputs
-    must pickle the same in every process: records, tuples, dicts and scalars, no sets (their
-    order follows the hash seed) and no pydantic models (pass :func:`~compiler.artifacts.units.digest_of`).
+    scalar), a few times shorter and cheaper to take. Inputs must pickle the same in every
+    process: records, tuples, dicts and scalars, no sets (their order follows the hash seed) and
+    no pydantic models (pass :func:`~compiler.artifacts.units.digest_of`). A switch's inputs are
+    already a digest of its facts (:func:`~compiler.artifacts.units.facts_digests`).
     """
     digest = hashlib.sha256(f"{code or code_digest()}\0".encode())
     digest.update(pickle.dumps(inputs, protocol=5))

@@ -116,9 +116,7 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
     ]
     for net, roce in sorted(fabric.facts.qos.fabrics.items()):
         q = spec.qos_profiles[roce.profile]
-        used = {
-            p.speed for d in fabric.devices.values() if d.network == net and d.config.qos for p in d.config.qos.profiles
-        }
+        used = fabric.roce_speeds(net)
         bands = ", ".join(f"{speed} {b.min_kbytes}-{b.max_kbytes} KB" for speed, b in roce.ecn_bands if speed in used)
         watchdog = f"{q.watchdog.action} after {q.watchdog.timeout:g} s"
         parts += [

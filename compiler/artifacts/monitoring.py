@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterator
 from functools import partial
 from typing import Any
 
-from compiler.artifacts.units import Unit, built, digest_of, section_path
+from compiler.artifacts.units import Unit, built, digest_of, facts_digests, section_path
 from compiler.artifacts.yamltext import to_yaml
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent, Thresholds
@@ -311,15 +311,17 @@ COUNTERS = "monitoring/expected-counters.yaml"
 
 def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """One unit per switch: its alert group and its section of the expected counters, from the
-    thresholds, its cabled ports, the ports shut on purpose and its lossless queue."""
+    thresholds, its cabled ports, its lossless queue and the ports shut on purpose (read from
+    its structured config, so keyed by the facts that config is made of: :func:`facts_digests`)."""
     ends = cabled_ends(fabric)
+    configs = facts_digests(fabric)
     thresholds = digest_of(intent.fabric.thresholds)
     roce_networks = {net for net, spec in intent.fabric.fabrics.items() if spec.qos is not None}
     for name, device in fabric.devices.items():
         mine, queue, roce = ends.get(name, []), ecn_queue(fabric, device), device.network in roce_networks
         yield Unit(
             f"rules/{name}",
-            (thresholds, name, device.network, device.role, mine, queue, roce, shut_ports(device)),
+            (thresholds, name, device.network, device.role, mine, queue, roce, configs[name]),
             partial(_monitoring_files, intent, device, mine, queue, roce),
         )
 

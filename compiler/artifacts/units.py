@@ -7,6 +7,10 @@ instead of building them (:mod:`compiler.cache`). ``inputs`` must hold everythin
 reads, as data that pickles alike in every process (dataclasses, NamedTuples, tuples, dicts,
 scalars; a pydantic model or anything holding a set as its :func:`digest_of`).
 
+A switch's unit is keyed by its facts (:func:`facts_digests`), not by its structured config:
+the config is a pure function of them, so the key costs no config, and a switch kept from the
+last compile never has its config built.
+
 A unit may also build **sections** of a fleet-wide file (:func:`section_path`): its own block
 of a file that lists every switch. The file is its sections joined in the order the units
 come, so a unit kept from the last compile keeps its section too, and the file costs a join.
@@ -20,13 +24,21 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import io
+import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from compiler.memo import same_as_last
 
 if TYPE_CHECKING:
     from compiler.fabric import Device, ResolvedFabric
+    from compiler.facts import DeviceFacts
+    from compiler.intent import FabricFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,14 +51,122 @@ class Unit:
 
 
 def digest_of(inputs: object) -> str:
-    """sha256 of ``inputs``' ``repr``: inputs many units share, taken once (a pydantic model's
-    ``repr`` is slow to take per unit).
+    """sha256 of ``inputs``' pickle, alike in every process (:class:`_StablePickler`): inputs
+    many units share, taken once.
 
     Example:
-        >>> digest_of((1, "a"))[:12]
-        '2a123b262270'
+        >>> digest_of((1, "a"))[:12], digest_of(frozenset("ab")) == digest_of(frozenset("ba"))
+        ('09ecb9e5adac', True)
     """
-    return hashlib.sha256(repr(inputs).encode()).hexdigest()
+    out = io.BytesIO()
+    _StablePickler(out, protocol=5).dump(inputs)
+    return hashlib.sha256(out.getbuffer()).hexdigest()
+
+
+class _StablePickler(pickle.Pickler):
+    """A pickler whose output does not depend on the hash seed: a set as its members sorted, a
+    pydantic model (whose pickle holds a set) as its type's name and its fields' values.
+
+    A Python call per object pickled: for the few objects many units share, not per unit.
+    Members of a set are scalars or tuples of them (sorted by ``repr``).
+    """
+
+    def persistent_id(self, obj: object) -> object:
+        kind = type(obj)
+        if kind in _ATOMS:
+            return None
+        if kind is frozenset or kind is set:
+            return ("set", sorted(obj, key=repr))  # type: ignore[call-overload]
+        if isinstance(obj, BaseModel):
+            fields = tuple(getattr(obj, name) for name in kind.model_fields)  # type: ignore[attr-defined]
+            return (kind.__qualname__, fields, obj.model_extra or {})
+        return None
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None), tuple, dict, list, bytes})
+
+
+def digest_once(kept: dict[int, tuple[object, str]]) -> Callable[[object], str]:
+    """:func:`digest_of`, taken once per object (by identity) while ``kept`` lives: for the
+    objects many switches share (the design, a role's layout, a fabric's QoS).
+
+    Example:
+        >>> digest, layout = digest_once({}), ("Ethernet1", "Ethernet2")
+        >>> digest(layout) == digest(layout) == digest_of(layout)
+        True
+    """
+
+    def digest(value: object) -> str:
+        found = kept.get(id(value))
+        if found is None or found[0] is not value:
+            found = kept[id(value)] = (value, digest_of(value))
+        return found[1]
+
+    return digest
+
+
+_DIGESTED_FACTS = frozenset({"front_panel", "qos", "port_settings", "settings"})
+"""The fields of :class:`~compiler.facts.DeviceFacts` keyed by their digest (as are the design
+and the switch's layout): objects shared by many switches (their pickle would repeat per
+switch), or pydantic models."""
+
+
+def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -> tuple[object, ...]:
+    """Every field of ``facts`` (all a structured config reads), the shared objects and models
+    among them as their ``digest``: as complete as the facts, and cheap to pickle.
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.facts import build_facts
+        >>> from compiler.intent import load_intent
+        >>> facts = build_facts(load_intent(Path("intent")))
+        >>> key = facts_key(facts.device("rack01-leaf-a"))
+        >>> key[0].name, key[0].layout == digest_of(facts.device("rack01-leaf-b").switch.layout)
+        ('rack01-leaf-a', True)
+        >>> key[1] == digest_of(facts.intent.fabric.model_copy(update={"extra_config": {}}))
+        True
+    """
+    return tuple(_keyed(name, value, digest) for name, value in zip(facts._fields, facts, strict=True))
+
+
+def _keyed(name: str, value: Any, digest: Callable[[object], str]) -> object:
+    """Field ``name`` of a switch's facts as its key holds it."""
+    if name in _DIGESTED_FACTS:
+        return digest(value)
+    if name in _ROWS:
+        return _rows(value)
+    if name == "switch":
+        return value._replace(layout=digest(value.layout))
+    if name == "design":
+        return digest(_shared_design(value))
+    if name == "routing" and value is not None:
+        return value._replace(peers=_rows(value.peers))
+    return value
+
+
+_ROWS = frozenset({"ports", "fabric_links", "racks", "vlans"})
+"""The fields of :class:`~compiler.facts.DeviceFacts` that are tuples of records: keyed as
+tuples of their fields' values (:func:`_rows`)."""
+
+
+def _rows(records: tuple[tuple[object, ...], ...]) -> tuple[tuple[object, ...], ...]:
+    """Records as plain tuples of their values: their types are fixed by the code (which every
+    fingerprint holds), and a plain tuple pickles at C speed where a record calls back into
+    Python, the bulk of a switch's key at 16x.
+
+    Example:
+        >>> from compiler.facts.addressing import HostAddress
+        >>> _rows((HostAddress("10.0.0.2/31", "10.0.0.1"),))
+        (('10.0.0.2/31', '10.0.0.1'),)
+    """
+    return tuple(map(tuple, records))
+
+
+@same_as_last
+def _shared_design(design: FabricFile) -> FabricFile:
+    """The design without its ``extra_config`` blocks: each switch's own block is a field of its
+    facts, so editing one block re-renders that switch alone."""
+    return design.model_copy(update={"extra_config": {}})
 
 
 def section_path(file: str, name: str) -> str:
@@ -95,8 +215,21 @@ def switch_files(device: Device) -> dict[str, str]:
     return {f"configs/{device.name}.cfg": config, **structured_configs({device.name: document})}
 
 
-def switch_units(fabric: ResolvedFabric) -> Iterator[Unit]:
-    """One unit per switch: the device record (its structured config included) is all its two
-    files are rendered from."""
+@same_as_last
+def facts_digests(fabric: ResolvedFabric) -> dict[str, str]:
+    """Per switch, the sha256 of its record's identity and its facts (:func:`facts_key`): all
+    its structured config and its files are made of, once per fabric for every unit keyed by it."""
+    out, digest = {}, digest_once({})
     for name, device in fabric.devices.items():
-        yield Unit(f"switch/{name}", device, partial(switch_files, device))
+        identity = (name, device.role, device.network, device.model, device.rack, device.mgmt_address)
+        record = (*identity, device.redundancy_group, device.mlag_peer, facts_key(device.facts, digest))
+        out[name] = hashlib.sha256(pickle.dumps(record, protocol=5)).hexdigest()
+    return out
+
+
+def switch_units(fabric: ResolvedFabric) -> Iterator[Unit]:
+    """One unit per switch, keyed by its facts (:func:`facts_digests`): its two files are
+    rendered from its structured config, built only when the unit is."""
+    digests = facts_digests(fabric)
+    for name, device in fabric.devices.items():
+        yield Unit(f"switch/{name}", digests[name], partial(switch_files, device))

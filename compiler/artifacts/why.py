@@ -41,9 +41,7 @@ def default_rows(intent: Intent, fabric: ResolvedFabric) -> list[Row]:
     for net, roce in sorted(fabric.facts.qos.fabrics.items()):
         profile = spec.qos_profiles[roce.profile]
         mapped = ", ".join(f"{d}->{tc}" for d, tc in sorted(profile.dscp_to_tc.items()))
-        speeds = {
-            p.speed for d in fabric.devices.values() if d.network == net and d.config.qos for p in d.config.qos.profiles
-        }
+        speeds = fabric.roce_speeds(net)
         bands = ", ".join(f"{s} {b.min_kbytes}-{b.max_kbytes} KB" for s, b in roce.ecn_bands if s in speeds)
         wd = profile.watchdog
         rows += [

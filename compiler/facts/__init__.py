@@ -221,7 +221,7 @@ class Facts(NamedTuple):
                 for port in self.cabling.of(name)
                 if port.kind == "server" and (port.peer, port.peer_port) in self.vlans.ports
             },
-            settings=self.intent.devices.get(name, DeviceSettings()),
+            settings=self.intent.devices.get(name, _NO_SETTINGS),
         )
 
 
@@ -304,6 +304,11 @@ def _servers(
             active=server.active,
         )
     return out
+
+
+_NO_SETTINGS = DeviceSettings()
+"""The settings of a switch ``devices.yaml`` does not name: one object for all of them (a
+switch's unit keys it by its digest, taken once per object)."""
 
 
 @per_object

@@ -74,7 +74,8 @@ def _device_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> Resol
 
 def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
     """The fabric with sections of device ``name``'s structured config replaced."""
-    return _device_replaced(fabric, name, config=fabric.devices[name].config._replace(**changes))
+    device = fabric.devices[name]
+    return _replaced(fabric, devices={**fabric.devices, name: device.with_config(device.config._replace(**changes))})
 
 
 def _interfaces_replaced(fabric: ResolvedFabric, name: str, changes: dict[str, dict[str, Any]]) -> ResolvedFabric:

@@ -123,6 +123,6 @@ def test_a_vlan_on_one_mlag_peer_only(bad: tuple[Intent, ResolvedFabric, list[Fi
     intent, fabric, _ = bad
     leaf = fabric.devices["rack03-leaf-b"]
     vlans = tuple(v for v in leaf.config.vlans if v.id != 300)
-    devices = {**fabric.devices, leaf.name: dataclasses.replace(leaf, config=leaf.config._replace(vlans=vlans))}
+    devices = {**fabric.devices, leaf.name: leaf.with_config(leaf.config._replace(vlans=vlans))}
     found = [f for f in run_checks(intent, dataclasses.replace(fabric, devices=devices)) if f.rule == "VLN004"]
     assert len(found) == 1 and "300" in found[0].message and "rack03-leaf-a" in found[0].message, found

@@ -22,7 +22,6 @@ other rule sees them: ``mtu 1500`` on a spine's fabric port fails LNK002 at its 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -66,7 +65,7 @@ def no_hidden_override(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
 
         rules = get_rules("eos")
 
-        design = dataclasses.replace(device, config=device.config._replace(extra_config=None))
+        design = device.with_config(device.config._replace(extra_config=None))
         generated = parse(render_device(design), rules)
         for path, text in _lines(parse(rest, rules)):
             section = _section(generated, path)

@@ -27,6 +27,6 @@ def with_interfaces(fabric: ResolvedFabric, name: str, changes: dict[str, dict[s
     interfaces = tuple(i._replace(**changes[i.name]) if i.name in changes else i for i in device.config.interfaces)
     devices = {
         **fabric.devices,
-        name: dataclasses.replace(device, config=device.config._replace(interfaces=interfaces)),
+        name: device.with_config(device.config._replace(interfaces=interfaces)),
     }
     return dataclasses.replace(fabric, devices=devices)

@@ -16,7 +16,7 @@ def _qos_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> Resolved
     device = fabric.devices[name]
     assert device.config.qos is not None
     config = device.config._replace(qos=device.config.qos._replace(**changes))
-    return dataclasses.replace(fabric, devices={**fabric.devices, name: dataclasses.replace(device, config=config)})
+    return dataclasses.replace(fabric, devices={**fabric.devices, name: device.with_config(config)})
 
 
 def test_one_switch_off_its_peers_config(resolved_example: tuple[Intent, ResolvedFabric]) -> None:

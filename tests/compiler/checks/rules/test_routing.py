@@ -16,7 +16,7 @@ from tests.compiler.checks.conftest import REPO
 
 def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
     device = fabric.devices[name]
-    devices = {**fabric.devices, name: dataclasses.replace(device, config=device.config._replace(**changes))}
+    devices = {**fabric.devices, name: device.with_config(device.config._replace(**changes))}
     return dataclasses.replace(fabric, devices=devices)
 
 
