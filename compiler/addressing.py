@@ -95,16 +95,6 @@ def address_values(texts: Sequence[str]) -> Sequence[int]:
     return struct.unpack(f">{len(texts)}I", packed)
 
 
-def host_address(pool: IPv4Network, offset: int) -> IPv4Address:
-    """Address ``offset`` of ``pool`` (for /32 loopbacks).
-
-    Examples:
-        >>> host_address(IPv4Network("10.31.0.0/24"), 65)
-        IPv4Address('10.31.0.65')
-    """
-    return IPv4Address(int(pool.network_address) + offset)
-
-
 def p2p_link(pool: IPv4Network, index: int) -> tuple[IPv4Interface, IPv4Interface]:
     """The two ends of routed link ``index``: (even address, odd address) of its /31.
 

@@ -133,6 +133,38 @@ def build_links(
     return {name: tuple(links) for name, links in out.items()}
 
 
+class _Vlans(NamedTuple):
+    """The VLANs of ``vlans.yaml`` as one server's links take them."""
+
+    server: str
+    fabric_pool: str
+    plan: VlanPlan
+    addressing: Addressing
+
+    def pool_of(self, vlan: FabricVlan | None) -> str | None:
+        """The pool of an untagged address: the fabric's, or the access VLAN's when routed."""
+        if vlan is None:
+            return self.fabric_pool
+        return str(vlan.pool) if vlan.pool is not None and vlan.routed else None
+
+    def tagged_on(self, parent: str, nic: str, carried: PortVlans) -> list[HostVlan]:
+        """An 802.1Q interface on ``parent`` per tagged VLAN of ``nic``'s port."""
+        found = []
+        for vlan in carried.tagged:
+            own = self.addressing.tagged.get((self.server, nic, vlan.id))
+            found.append(
+                HostVlan(
+                    vlan.id,
+                    vlan.name,
+                    parent,
+                    own.address if own else None,
+                    (own.gateway or None) if own else None,
+                    self.pool_of(vlan) if own and own.gateway else None,
+                )
+            )
+        return found
+
+
 def _link(
     net: FabricNetwork,
     mode: Literal["active-backup", "lacp", "per-nic"],
@@ -141,7 +173,7 @@ def _link(
     nics: list[Attachment],
     adapters: Mapping[str, str],
     addressing: Addressing,
-    vlans: "_Vlans",
+    vlans: _Vlans,
 ) -> HostLink:
     """A server's link on ``net`` with the VLANs of ``vlans.yaml`` on its ports: the pool of each
     untagged address (the fabric's, or an access VLAN's) and an 802.1Q interface per tagged VLAN."""
@@ -189,35 +221,3 @@ def _link(
         access.id if access else None,
         tuple(vlans.tagged_on(BOND_NAMES[net], first, carried)),
     )
-
-
-class _Vlans(NamedTuple):
-    """The VLANs of ``vlans.yaml`` as one server's links take them."""
-
-    server: str
-    fabric_pool: str
-    plan: VlanPlan
-    addressing: Addressing
-
-    def pool_of(self, vlan: FabricVlan | None) -> str | None:
-        """The pool of an untagged address: the fabric's, or the access VLAN's when routed."""
-        if vlan is None:
-            return self.fabric_pool
-        return str(vlan.pool) if vlan.pool is not None and vlan.routed else None
-
-    def tagged_on(self, parent: str, nic: str, carried: PortVlans) -> list[HostVlan]:
-        """An 802.1Q interface on ``parent`` per tagged VLAN of ``nic``'s port."""
-        found = []
-        for vlan in carried.tagged:
-            own = self.addressing.tagged.get((self.server, nic, vlan.id))
-            found.append(
-                HostVlan(
-                    vlan.id,
-                    vlan.name,
-                    parent,
-                    own.address if own else None,
-                    (own.gateway or None) if own else None,
-                    self.pool_of(vlan) if own and own.gateway else None,
-                )
-            )
-        return found
