@@ -156,9 +156,11 @@ def compile_intent(intent_dir: Path, reuse: Reuse | None = None, fork: bool | No
         intent = load_intent(intent_dir)
     with _timed(timings, "resolve"):
         fabric = resolve(intent)
-    # The checks run beside the render (compiler.beside); "checks" is then the time waited for
-    # them once the render is done.
-    with Beside(lambda: run_checks(intent, fabric), fork) as checking:
+    # The checks run beside the render (compiler.beside): "checks" is then the fork and the wait
+    # for them once the render is done; where they cannot fork, the checks themselves.
+    with _timed(timings, "checks"):
+        checking = Beside(lambda: run_checks(intent, fabric), fork)
+    with checking:
         with _timed(timings, "render"):
             parts = Assembly(reuse)
             parts.add(switch_units(fabric))

@@ -179,6 +179,7 @@ def test_checks_beside_the_render_find_the_same(project: Path, edit: Edit, fork:
     edit("fabric.yaml", "uplink_ports: [Ethernet25/1, Ethernet26/1, Ethernet27/1,", "uplink_ports: [Ethernet25/1,")
     result = compile_intent(project / "intent", fork=fork)
     assert result.errors and result.findings == run_checks(result.intent, result.fabric)
+    assert list(result.timings) == ["load", "resolve", "checks", "render"]  # every second counted once
 
 
 def test_pair_vlan_lands_on_that_pair_only(project: Path, edit: Edit) -> None:
