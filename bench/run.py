@@ -135,7 +135,7 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
     if "profile" not in report:
         profiled = args.profile_size if args.profile_size in report["sizes"] else max(sizes)
         print(f"[bench] profile {profiled}x", file=sys.stderr, flush=True)
-        report["profile"] = hotspots.top(scratch / f"x{profiled}" / "intent", scratch / "profile-generated")
+        report["profile"] = hotspots.top(_intent_at(scratch, profiled), scratch / "profile-generated")
         shutil.rmtree(scratch / "profile-generated", ignore_errors=True)
     _save(report, args.out, raw)
     for factor in fleet_sizes:
