@@ -43,11 +43,13 @@ CHANGES = {
         "{id: 13, row: C, position: 1, pdu_kw: 24",
         0,
     ),
-    "server-height": ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", 0),
+    "server-height": ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", 55),
 }
 """Per change: the intent file, the text replaced and its replacement, and at most how many
-switches it re-renders. A rack's PDU is a fact only fleet-wide files (power) use; a server
-model's height one only the asset table's sections use (every server's rack unit)."""
+switches it re-renders. A rack's PDU is a fact only fleet-wide files (power) use. A server
+model's height changes only the asset table's sections (every server's rack unit), but it is in
+``fabric.yaml``, whose design every switch is keyed by (beside its own ``extra_config``): every
+switch is rendered again, to the same bytes."""
 
 TAMPERED = (
     "configs/rack06-leaf-a.cfg",
