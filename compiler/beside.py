@@ -7,8 +7,9 @@ resolved a child process made by ``fork`` (it inherits the fabric as it is, noth
 or sent) runs the checks while the parent renders, and sends back only its answer, pickled,
 through a pipe.
 
-Only where it is safe: ``fork`` exists (POSIX) and the process runs no other thread (a child
-forked beside a running thread may inherit a lock held by it and wait for ever). Elsewhere, and
+Only where it is safe: on Linux (macOS frameworks may abort a child forked without ``exec``),
+and while the process runs no other thread (a child forked beside a running thread may inherit
+a lock held by it and wait for ever). Elsewhere, and
 when asked not to, the stage runs in the calling process as it is made: same answer, one after
 the other. An exception in the child comes back and is raised by :meth:`Beside.result`.
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -35,8 +37,8 @@ T = TypeVar("T")
 
 
 def can_fork() -> bool:
-    """Whether a stage may run in a forked child here: POSIX, and no other thread running."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Whether a stage may run in a forked child here: Linux, and no other thread running."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 class Beside(Generic[T]):

@@ -105,7 +105,7 @@ def test_bad_intent_is_one_line_exit_1_and_generated_untouched(
 
 def test_a_design_error_is_printed_once(tmp_path: Path, compiled_example: Path) -> None:
     """The installed script prints each failed check once, in the error that refuses to write,
-    exits 1 and writes nothing."""
+    exits 1 and writes nothing (its checks ran in the process forked beside the render)."""
     root = copy_example(compiled_example, tmp_path)
     before = read_tree(root / "generated")
     fabric = root / "intent" / "fabric.yaml"
