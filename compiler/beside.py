@@ -9,9 +9,9 @@ through a pipe.
 
 Only where it is safe: on Linux (macOS frameworks may abort a child forked without ``exec``),
 and while the process runs no other thread (a child forked beside a running thread may inherit
-a lock held by it and wait for ever). Elsewhere, and
-when asked not to, the stage runs in the calling process as it is made: same answer, one after
-the other. An exception in the child comes back and is raised by :meth:`Beside.result`.
+a lock held by it and wait for ever). Elsewhere, and when asked not to, the stage runs in the
+calling process as it is made: same answer, one after the other. An exception in the child
+comes back and is raised by :meth:`Beside.result`.
 
 Example:
     >>> checks = Beside(lambda: sorted(["b", "a"]))

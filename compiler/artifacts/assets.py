@@ -15,7 +15,7 @@ from itertools import groupby
 from operator import itemgetter
 
 from compiler.artifacts.physical import server_units, switch_units
-from compiler.artifacts.tables import HEAD, csv_rows
+from compiler.artifacts.tables import csv_rows, header_unit
 from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
@@ -56,7 +56,7 @@ def asset_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """The asset table in sections: the header, then switches (by name) and servers (by name),
     one section per run of them in the same rack, named by its first; each from its rows'
     fields (a rack unit follows from the rack's other devices: it is a field of the row)."""
-    yield Unit(f"assets/{HEAD}", COLUMNS, partial(_rows, HEAD, [COLUMNS]))
+    yield header_unit("assets", ASSETS, COLUMNS)
     units = switch_units(intent, fabric)
     used = fabric.facts.cabling.ports
     switches = []

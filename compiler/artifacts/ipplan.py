@@ -11,7 +11,7 @@ from functools import partial
 from itertools import groupby
 from socket import inet_aton
 
-from compiler.artifacts.tables import HEAD, csv_rows, markdown_table, percent
+from compiler.artifacts.tables import csv_rows, header_unit, markdown_table, percent
 from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation
@@ -56,7 +56,7 @@ IP_PLAN = "inventory/ip-plan.csv"
 def ipplan_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     """``ip-plan.csv`` in sections: the header, then per network, pool and /24 its allocations
     in address order (a rack's hosts share theirs), from those allocations."""
-    yield Unit(f"ip-plan/{HEAD}", COLUMNS, partial(_allocation_rows, HEAD, [COLUMNS]))
+    yield header_unit("ip-plan", IP_PLAN, COLUMNS)
     allocations = sorted(fabric.allocations, key=_sort_key)
     for (network, pool, block), run in groupby(allocations, key=_block):
         mine = tuple(map(tuple, run))
@@ -75,8 +75,7 @@ def _block(a: Allocation) -> tuple[str, str, str]:
 
 
 def _allocation_rows(name: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
-    rows = (_row(Allocation._make(a)) for a in allocations) if name != HEAD else allocations
-    return {section_path(IP_PLAN, name): csv_rows(rows)}
+    return {section_path(IP_PLAN, name): csv_rows(_row(Allocation._make(a)) for a in allocations)}
 
 
 def ipplan_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:

@@ -12,8 +12,20 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 
+from compiler.artifacts.units import Unit, section_path
+
 HEAD = ":head"
 """The section of a table's header and what precedes its rows: a name no device takes."""
+
+
+def header_unit(kind: str, file: str, columns: Sequence[str]) -> Unit:
+    """The unit of CSV ``file``'s header line, its first section (named :data:`HEAD`).
+
+    Example:
+        >>> header_unit("ip-plan", "inventory/ip-plan.csv", ("network", "pool")).build()
+        {'inventory/ip-plan.csv#:head': 'network,pool\n'}
+    """
+    return Unit(f"{kind}/{HEAD}", tuple(columns), lambda: {section_path(file, HEAD): csv_rows([columns])})
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

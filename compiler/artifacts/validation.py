@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from compiler.artifacts.servers import link_devices
-from compiler.artifacts.tables import HEAD, csv_rows, markdown_table
+from compiler.artifacts.tables import csv_rows, header_unit, markdown_table
 from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer
@@ -150,7 +150,7 @@ def link_test_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     """``link-tests.csv`` in sections: the header, then per rack its servers' pairs, from each
     pair's path, names, addresses and speed and the RoCE traffic class."""
     tos = _roce_tclass(fabric)
-    yield Unit(f"link-tests/{HEAD}", COLUMNS, partial(_link_tests, HEAD, tos, ()))
+    yield header_unit("link-tests", LINK_TESTS, COLUMNS)
     by_rack: dict[int, list[tuple[str, End, End]]] = {}
     ends = {server.name: _end(server) for server in compute_servers(fabric)}  # an anchor is in several pairs
     for pair in link_pairs(fabric):
@@ -161,8 +161,7 @@ def link_test_units(fabric: ResolvedFabric) -> Iterator[Unit]:
 
 
 def _link_tests(name: str, tos: int, pairs: tuple[tuple[str, End, End], ...]) -> dict[str, str]:
-    rows = [_row(tos, *pair) for pair in pairs] if name != HEAD else [COLUMNS]
-    return {section_path(LINK_TESTS, name): csv_rows(rows)}
+    return {section_path(LINK_TESTS, name): csv_rows(_row(tos, *pair) for pair in pairs)}
 
 
 def _roce_tclass(fabric: ResolvedFabric) -> int:

@@ -186,26 +186,12 @@ def _while(work: Callable[[], None], walk: Callable[[], R]) -> R:
         >>> _while(lambda: None, lambda: 42)
         42
     """
-    import threading
+    from concurrent.futures import ThreadPoolExecutor
 
-    answer: list[R] = []
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            answer.append(walk())
-        except BaseException as exc:  # raised again below
-            failure.append(exc)
-
-    thread = threading.Thread(target=run, name="walk", daemon=True)
-    thread.start()
-    try:
+    with ThreadPoolExecutor(1, thread_name_prefix="walk") as pool:
+        walking = pool.submit(walk)
         work()
-    finally:
-        thread.join()
-    if failure:
-        raise failure[0]
-    return answer[0]
+        return walking.result()
 
 
 def _remember(
