@@ -23,7 +23,7 @@ def header_unit(kind: str, file: str, columns: Sequence[str]) -> Unit:
 
     Example:
         >>> header_unit("ip-plan", "inventory/ip-plan.csv", ("network", "pool")).build()
-        {'inventory/ip-plan.csv#:head': 'network,pool\n'}
+        {'inventory/ip-plan.csv#:head': 'network,pool\\n'}
     """
     return Unit(f"{kind}/{HEAD}", tuple(columns), lambda: {section_path(file, HEAD): csv_rows([columns])})
 
