@@ -17,8 +17,10 @@
 * per fleet-wide file joined from sections (:func:`compiler.artifacts.units.section_path`), its
   **layout**: the sha256 of the file and the name and length of each section in order. A kept
   unit's section is cut out of that file as it is in ``generated/`` (unchanged since written,
-  as below) and must hash to the digest its unit recorded, so only the sections of the units
-  built again cost anything;
+  as below: its sha256 is the layout's). The layouts and the units' records are saved
+  together by one compile, which hashed each section to the digest its unit records, so a cut
+  of that very file needs no hashing again: only the sections of the units built again cost
+  anything;
 * the sha256 of every other file it left in ``generated/`` (the fleet-wide files, the manifest);
   with the units', the digest of every file, as the manifest has them;
 * the **source key** of the whole compile (every file under ``intent/`` and the code digest),
@@ -29,8 +31,9 @@
 Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable or foreign
 cache is an empty one; a file of ``generated/`` counts as the one written, with the digest
 recorded, only when its size and modification time are those recorded after the last compile,
-so a file edited by hand is read, built again and written back. A section whose cut does not
-hash as recorded has its unit built again.
+so a file edited by hand is read, built again and written back. A section its file's layout
+does not name, or a layout that does not cut the file (lengths that do not add up), has its
+unit built again.
 
 Example:
     >>> fingerprint({"name": "leaf1", "config": {"mtu": 9214}}, "code") == fingerprint(
@@ -244,12 +247,14 @@ class Reuse:
         record = self.cache.units.get(unit)
         if record is None or record.key != key:
             return None
+        known = self.known
         for path, digest in record.files.items():
             if "#" in path:
-                data = self.section(path)
-                if data is None or sha256(data) != digest:
+                # Not hashed again: the layout and this record were saved by the same compile,
+                # which hashed this section to this digest, and the file is that compile's.
+                if self.section(path) is None:
                     return None
-            elif self.known.get(path) != digest:
+            elif known.get(path) != digest:
                 return None
         return record
 

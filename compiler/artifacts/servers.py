@@ -525,7 +525,27 @@ def server_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     shared = shared_inputs(intent, fabric)
     for name, server in fabric.servers.items():
         kind = kinds[name]
-        yield Unit(f"server/{name}", (shared, server, kind), partial(one_server_files, intent, fabric, server, kind))
+        yield Unit(
+            f"server/{name}", (shared, server_key(server), kind), partial(one_server_files, intent, fabric, server, kind)
+        )
+
+
+def server_key(server: ResolvedServer) -> tuple[object, ...]:
+    """Every field of ``server`` in plain tuples, its NICs' and links' too: a record pickles
+    through a call of its own, a plain tuple at C speed (half of a server unit's key at 16x).
+    The records' types are the code's, which every fingerprint holds.
+
+    Example:
+        >>> nic = ServerNic("enp65s0f0", "compute", "400g", 0, "rack01-leaf-a", "Ethernet1/1")
+        >>> server = ResolvedServer("s", "m", "t", 1, 1, "", "", None, None, None, None, (nic,))
+        >>> server_key(server)[11:]
+        ((('enp65s0f0', 'compute', '400g', 0, 'rack01-leaf-a', 'Ethernet1/1'),), (), True)
+    """
+    return (*server[:-3], tuple(map(tuple, server.nics)), tuple(map(_link_key, server.links)), server.active)
+
+
+def _link_key(link: HostLink) -> tuple[object, ...]:
+    return (*link[:2], tuple(map(tuple, link.ports)), *link[3:-1], tuple(map(tuple, link.tagged)))
 
 
 def server_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
