@@ -28,7 +28,7 @@ import io
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -113,15 +113,16 @@ switch), or pydantic models."""
 
 def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -> tuple[object, ...]:
     """Every field of ``facts`` (all a structured config reads), the shared objects and models
-    among them as their ``digest``: as complete as the facts, and cheap to pickle.
+    among them as their ``digest``, records as plain tuples: as complete as the facts, and
+    cheap to pickle.
 
     Example:
         >>> from pathlib import Path
         >>> from compiler.facts import build_facts
         >>> from compiler.intent import load_intent
         >>> facts = build_facts(load_intent(Path("intent")))
-        >>> key = facts_key(facts.device("rack01-leaf-a"))
-        >>> key[0].name, key[0].layout == digest_of(facts.device("rack01-leaf-b").switch.layout)
+        >>> key, leaf = facts_key(facts.device("rack01-leaf-a")), facts.device("rack01-leaf-b").switch
+        >>> key[0][0], digest_of(leaf.layout) in key[0]
         ('rack01-leaf-a', True)
         >>> key[1] == digest_of(facts.intent.fabric.model_copy(update={"extra_config": {}}))
         True
@@ -136,12 +137,33 @@ def _keyed(name: str, value: Any, digest: Callable[[object], str]) -> object:
     if name in _ROWS:
         return _rows(value)
     if name == "switch":
-        return value._replace(layout=digest(value.layout))
+        return _with(value, "layout", digest(value.layout))
     if name == "design":
         return digest(_shared_design(value))
     if name == "routing" and value is not None:
-        return value._replace(peers=_rows(value.peers))
+        return _with(value, "peers", _rows(value.peers))
+    if isinstance(value, tuple):
+        return tuple(value)  # a record of scalars (an address): plain, as _rows says why
     return value
+
+
+def _with(record: Any, field: str, value: object) -> tuple[object, ...]:
+    """``record``'s values as a plain tuple, ``field``'s replaced by ``value`` (a record's own
+    ``_replace`` and pickle each cost a Python call or more).
+
+    Example:
+        >>> from compiler.facts.addressing import HostAddress
+        >>> _with(HostAddress("10.0.0.2/31", "10.0.0.1"), "gateway", "-")
+        ('10.0.0.2/31', '-')
+    """
+    values = list(record)
+    values[_position(type(record), field)] = value
+    return tuple(values)
+
+
+@cache
+def _position(kind: type, field: str) -> int:
+    return kind._fields.index(field)  # type: ignore[attr-defined, no-any-return]
 
 
 _ROWS = frozenset({"ports", "fabric_links", "racks", "vlans"})

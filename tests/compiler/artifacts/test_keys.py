@@ -4,6 +4,7 @@ files are built from: each is checked against the records it stands for."""
 from __future__ import annotations
 
 from compiler.artifacts.servers import server_key
+from compiler.artifacts.units import digest_of, facts_key
 from compiler.pipeline import CompileResult
 
 
@@ -30,3 +31,19 @@ def _records_in(value: object) -> bool:
     if isinstance(value, tuple):
         return type(value) is not tuple or any(_records_in(item) for item in value)
     return False
+
+
+def test_a_switchs_key_is_every_fact_the_shared_ones_as_digests(example_compile: CompileResult) -> None:
+    """Each field of a switch's facts is in its key: as it is (records as plain tuples, equal to
+    them), the switch record with its layout's digest, the shared objects and models as digests."""
+    digested = {"front_panel", "qos", "port_settings", "settings", "design"}
+    for device in example_compile.fabric.devices.values():
+        facts = device.facts
+        key = dict(zip(facts._fields, facts_key(facts), strict=True))
+        for name, value in zip(facts._fields, facts, strict=True):
+            if name == "switch":
+                assert key[name] == value._replace(layout=digest_of(value.layout))
+            elif name in digested:
+                assert isinstance(key[name], str) and len(key[name]) == 64
+            else:
+                assert key[name] == value, name
