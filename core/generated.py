@@ -151,10 +151,30 @@ def manifest_of(digests: Mapping[str, str], digest: str) -> bytes:
         >>> json.loads(manifest_of({}, "abc"))
         {'files': {}, 'intent_digest': 'abc'}
     """
-    quote = encode_basestring_ascii
-    rows = ",\n".join(f"    {quote(path)}: {quote(sha)}" for path, sha in sorted(digests.items()) if path != MANIFEST)
+    paths = sorted(digests)  # in the order they came, mostly sorted: a set's order would cost 10x
+    if MANIFEST in digests:
+        paths.remove(MANIFEST)
+    shas = list(map(digests.__getitem__, paths))
+    if _plain_json(paths) and _plain_json(shas):
+        # A fleet's paths and digests: rows joined at C speed, no call per row.
+        rows = '    "' + '",\n    "'.join(map('": "'.join, zip(paths, shas))) + '"' if paths else ""
+    else:
+        quote = encode_basestring_ascii
+        rows = ",\n".join(f"    {quote(path)}: {quote(sha)}" for path, sha in zip(paths, shas, strict=True))
     files = f"{{\n{rows}\n  }}" if rows else "{}"
-    return f'{{\n  "files": {files},\n  "intent_digest": {quote(digest)}\n}}\n'.encode()
+    return f'{{\n  "files": {files},\n  "intent_digest": {encode_basestring_ascii(digest)}\n}}\n'.encode()
+
+
+def _plain_json(texts: list[str]) -> bool:
+    """Whether each of ``texts`` is a JSON string once quoted, nothing escaped: one look over them
+    all (a space needs no escape: escaped, the whole is one of its parts).
+
+    Example:
+        >>> _plain_json(["a/b.cfg", "a b"]), _plain_json(["é"]), _plain_json(['say "hi"'])
+        (True, False, False)
+    """
+    joined = " ".join(texts)
+    return encode_basestring_ascii(joined) == f'"{joined}"'
 
 
 # ----------------------------------------------------------------------------- typed readers
