@@ -124,6 +124,10 @@ class Rendered:
     config_lines: int = 0
 
 
+Chunk = bytes | memoryview
+"""A section's bytes: built now, or a view of the file the last compile wrote."""
+
+
 @dataclass
 class Layout:
     """A file joined from sections: its sha256, and each section's name and length in bytes, in order."""
@@ -131,19 +135,21 @@ class Layout:
     digest: str
     parts: list[tuple[str, int]]
 
-    def cut(self, data: bytes) -> dict[str, bytes]:
-        """The sections of ``data`` (the file this layout describes), by name; none when its
+    def cut(self, data: bytes) -> dict[str, Chunk]:
+        """The sections of ``data`` (the file this layout describes), by name, as views of it
+        (not copies: a fleet's tables are megabytes, joined again at once); none when its
         length disagrees.
 
         Example:
-            >>> Layout("d", [("a", 2), ("b", 1)]).cut(b"xyz")
+            >>> {name: bytes(part) for name, part in Layout("d", [("a", 2), ("b", 1)]).cut(b"xyz").items()}
             {'a': b'xy', 'b': b'z'}
         """
         if sum(length for _, length in self.parts) != len(data):
             return {}
-        out, at = {}, 0
+        out: dict[str, Chunk] = {}
+        view, at = memoryview(data), 0
         for name, length in self.parts:
-            out[name] = data[at : at + length]
+            out[name] = view[at : at + length]
             at += length
         return out
 
@@ -239,7 +245,7 @@ class Reuse:
     """The sha256 of each file of ``generated/`` unchanged since the last compile wrote it."""
     current: Mapping[str, bytes]
     """``generated/`` as it is, each file read when asked."""
-    _cut: dict[str, dict[str, bytes]] = field(default_factory=dict, compare=False, repr=False)
+    _cut: dict[str, dict[str, Chunk]] = field(default_factory=dict, compare=False, repr=False)
 
     def kept(self, unit: str, key: str) -> Rendered | None:
         """``unit``'s record, when its fingerprint is ``key`` and each of its files and sections
@@ -261,7 +267,7 @@ class Reuse:
     def read(self, path: str) -> bytes:
         return self.current[path]
 
-    def section(self, path: str) -> bytes | None:
+    def section(self, path: str) -> Chunk | None:
         """The bytes of section ``path`` (``file#name``) in ``file`` as the last compile wrote it."""
         file, _, name = path.partition("#")
         cut = self._cut.get(file)

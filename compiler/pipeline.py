@@ -20,7 +20,7 @@ from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, switch_units
 from compiler.beside import Beside
-from compiler.cache import Layout, Rendered, Reuse, code_digest, fingerprint, sha256
+from compiler.cache import Chunk, Layout, Rendered, Reuse, code_digest, fingerprint, sha256
 from compiler.checks import Finding, run_checks
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
@@ -82,7 +82,7 @@ class Assembly:
         self._code = code_digest()
         self._built: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
-        self._sections: dict[str, dict[str, bytes]] = {}
+        self._sections: dict[str, dict[str, Chunk]] = {}
         self.kept: dict[str, int] = {}
         """Units kept, by kind (the name before its ``/``)."""
         self.units: dict[str, Rendered] = {}
@@ -119,7 +119,7 @@ class Assembly:
                 self._digests[path] = digests[path]
         return digests
 
-    def _section(self, path: str, data: bytes) -> None:
+    def _section(self, path: str, data: Chunk) -> None:
         file, _, name = path.partition("#")
         self._sections.setdefault(file, {})[name] = data
 
