@@ -4,8 +4,10 @@ files are built from: each is checked against the records it stands for."""
 from __future__ import annotations
 
 from compiler.artifacts.servers import server_key
-from compiler.artifacts.units import digest_of, facts_key
+from compiler.artifacts.units import model_digest, digest_of, facts_key
 from compiler.pipeline import CompileResult
+from core.hardware import ModelFiles, catalog
+from core.hardware.catalog import DATA
 
 
 def _plain(value: object) -> object:
@@ -47,3 +49,29 @@ def test_a_switchs_key_is_every_fact_the_shared_ones_as_digests(example_compile:
                 assert isinstance(key[name], str) and len(key[name]) == 64
             else:
                 assert key[name] == value, name
+
+
+def test_a_models_digest_tells_every_model_apart() -> None:
+    """A model fabricops ships is keyed by its id and linecards (its files are in the code digest
+    every fingerprint holds); a repository's own model by every field: an edit of its file
+    changes its digest."""
+    shipped = catalog()
+    chassis = shipped.models["DCS-7804-CH"]
+    digests = {
+        model_digest(chassis),
+        model_digest(chassis.with_linecards({3: "7800R3-48CQ-LC"})),
+        model_digest(chassis.with_linecards({4: None})),
+        model_digest(shipped.models["DCS-7010TX-48"]),
+    }
+    assert len(digests) == 4
+    assert model_digest(chassis.with_linecards({3: "7800R3-48CQ-LC"})) == model_digest(
+        chassis.with_linecards({3: "7800R3-48CQ-LC"})
+    )
+    text = (DATA / "switches" / "DCS-7010TX-48.yaml").read_text().replace("model: DCS-7010TX-48", "model: DCS-X-LAB")
+
+    def own(text: str) -> str:
+        models = catalog(ModelFiles.of({"hardware/switches/DCS-X-LAB.yaml": text.encode()}))
+        return model_digest(models.models["DCS-X-LAB"])
+
+    assert own(text) == own(text) not in digests
+    assert own(text.replace("rack_units: 1", "rack_units: 2")) != own(text)
