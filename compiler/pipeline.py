@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.artifacts import nornir_inventory
 from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, switch_units
@@ -166,7 +165,6 @@ def compile_intent(intent_dir: Path, reuse: Reuse | None = None, fork: bool | No
             parts.add(switch_units(fabric))
             parts.add(site_units(intent, fabric))
             parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
-            parts.update(nornir_inventory(intent, fabric))
             parts.update(fleet_artifacts(intent, fabric))
             files = parts.files(intent.digest)
         with _timed(timings, "checks"):

@@ -157,7 +157,7 @@ def manifest_of(digests: Mapping[str, str], digest: str) -> bytes:
     shas = list(map(digests.__getitem__, paths))
     if _plain_json(paths) and _plain_json(shas):
         # A fleet's paths and digests: rows joined at C speed, no call per row.
-        rows = '    "' + '",\n    "'.join(map('": "'.join, zip(paths, shas))) + '"' if paths else ""
+        rows = '    "' + '",\n    "'.join(map('": "'.join, zip(paths, shas, strict=True))) + '"' if paths else ""
     else:
         quote = encode_basestring_ascii
         rows = ",\n".join(f"    {quote(path)}: {quote(sha)}" for path, sha in zip(paths, shas, strict=True))

@@ -401,6 +401,14 @@ def monitoring_tables(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     return {"monitoring/gnmic.yaml": to_yaml(gnmic_config(intent, fabric))}
 
 
+def collector_unit(intent: Intent, fabric: ResolvedFabric) -> Unit:
+    """``gnmic.yaml`` as a unit, from all it reads: the gNMI service and every switch's name and
+    management address (the subscriptions are the code's)."""
+    targets = tuple((name, device.mgmt_address) for name, device in fabric.devices.items())
+    inputs = (digest_of(intent.fabric.services.gnmi), targets)
+    return Unit("fleet/gnmic", inputs, partial(monitoring_tables, intent, fabric))
+
+
 def monitoring_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """Alert rules per switch, the expected counters, and the collector configuration."""
     return {**built(rule_units(intent, fabric)), **monitoring_tables(intent, fabric)}

@@ -526,7 +526,9 @@ def server_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     for name, server in fabric.servers.items():
         kind = kinds[name]
         yield Unit(
-            f"server/{name}", (shared, server_key(server), kind), partial(one_server_files, intent, fabric, server, kind)
+            f"server/{name}",
+            (shared, server_key(server), kind),
+            partial(one_server_files, intent, fabric, server, kind),
         )
 
 

@@ -6,8 +6,9 @@ incremental compile rebuilds only when their inputs changed; so do the sections 
 fleet-wide tables are joined from: the expected counters per switch, the cable list
 (``cabling.csv`` and ``cabling.md``) per A-end switch, ``assets.csv`` per run of switches or
 servers in one rack, ``ip-plan.csv`` per network, pool and /24, ``link-tests.csv`` per rack,
-each after its header's section. The other fleet-wide files are small and built on every
-compile, one pass over their rows.
+each after its header's section. The Nornir inventory and the collector's configuration are
+units too, keyed by the switches they list; the other fleet-wide files are small and built on
+every compile, one pass over their rows.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import cabling_units
 from compiler.artifacts.diagram import diagram_files
 from compiler.artifacts.docs import docs_files
+from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.ipplan import ipplan_summary, ipplan_units
-from compiler.artifacts.monitoring import monitoring_tables, rule_units
+from compiler.artifacts.monitoring import collector_unit, rule_units
 from compiler.artifacts.power import power_files
 from compiler.artifacts.servers import server_units
 from compiler.artifacts.units import Unit, built
@@ -33,7 +35,6 @@ Writer = Callable[[Intent, ResolvedFabric], dict[str, str]]
 WRITERS: tuple[Writer, ...] = (
     ipplan_summary,
     power_files,
-    monitoring_tables,
     validation_tables,
     docs_files,
     diagram_files,
@@ -42,9 +43,11 @@ WRITERS: tuple[Writer, ...] = (
 
 
 def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """The per-server directories, per-switch alert rules and the sections of the big tables,
-    unit by unit (a table's sections in its row order)."""
+    """The per-server directories, per-switch alert rules, the sections of the big tables, unit
+    by unit (a table's sections in its row order), and the fleet-wide files made of the
+    switches alone (the Nornir inventory, the collector), kept while those are unchanged."""
     return chain(
+        (inventory_unit(intent, fabric), collector_unit(intent, fabric)),
         server_units(intent, fabric),
         rule_units(intent, fabric),
         cabling_units(intent, fabric),

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from compiler.facts.hardware import Layout
-from core.hardware import Model, catalog
 from compiler.memo import same_as_last
+from core.hardware import Model, catalog
 
 if TYPE_CHECKING:
     from compiler.fabric import Device, ResolvedFabric
@@ -147,10 +147,10 @@ def digest_once(kept: dict[int, tuple[object, str]]) -> Callable[[object], str]:
     return digest
 
 
-_DIGESTED_FACTS = frozenset({"front_panel", "qos", "port_settings", "settings"})
-"""The fields of :class:`~compiler.facts.DeviceFacts` keyed by their digest (as are the design
-and the switch's layout): objects shared by many switches (their pickle would repeat per
-switch), or pydantic models."""
+_DIGESTED_FACTS = frozenset({"front_panel", "qos", "port_settings", "settings", "design"})
+"""The fields of :class:`~compiler.facts.DeviceFacts` keyed by their digest (as is the switch's
+layout): objects shared by many switches (their pickle would repeat per switch), or pydantic
+models."""
 
 
 def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -> tuple[object, ...]:
@@ -175,13 +175,11 @@ def facts_key(facts: DeviceFacts, digest: Callable[[object], str] = digest_of) -
 def _keyed(name: str, value: Any, digest: Callable[[object], str]) -> object:
     """Field ``name`` of a switch's facts as its key holds it."""
     if name in _DIGESTED_FACTS:
-        return digest(value)
+        return digest(_shared_design(value) if name == "design" else value)
     if name in _ROWS:
         return _rows(value)
     if name == "switch":
         return _with(value, "layout", digest(value.layout))
-    if name == "design":
-        return digest(_shared_design(value))
     if name == "routing" and value is not None:
         return _with(value, "peers", _rows(value.peers))
     if isinstance(value, tuple):
@@ -199,13 +197,13 @@ def _with(record: Any, field: str, value: object) -> tuple[object, ...]:
         ('10.0.0.2/31', '-')
     """
     values = list(record)
-    values[_position(type(record), field)] = value
+    values[_position(record._fields, field)] = value
     return tuple(values)
 
 
 @cache
-def _position(kind: type, field: str) -> int:
-    return kind._fields.index(field)  # type: ignore[attr-defined, no-any-return]
+def _position(fields: tuple[str, ...], field: str) -> int:
+    return fields.index(field)
 
 
 _ROWS = frozenset({"ports", "fabric_links", "racks", "vlans"})

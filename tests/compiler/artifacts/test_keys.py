@@ -3,8 +3,15 @@ files are built from: each is checked against the records it stands for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+from compiler.artifacts.inventory import inventory_unit
+from compiler.artifacts.monitoring import collector_unit
 from compiler.artifacts.servers import server_key
-from compiler.artifacts.units import model_digest, digest_of, facts_key
+from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
+from compiler.fabric import resolve
+from compiler.intent import load_intent
 from compiler.pipeline import CompileResult
 from core.hardware import ModelFiles, catalog
 from core.hardware.catalog import DATA
@@ -42,12 +49,13 @@ def test_a_switchs_key_is_every_fact_the_shared_ones_as_digests(example_compile:
     for device in example_compile.fabric.devices.values():
         facts = device.facts
         key = dict(zip(facts._fields, facts_key(facts), strict=True))
+        switch = list(facts.switch)
+        switch[facts.switch._fields.index("layout")] = digest_of(facts.switch.layout)
+        assert key["switch"] == tuple(switch)
         for name, value in zip(facts._fields, facts, strict=True):
-            if name == "switch":
-                assert key[name] == value._replace(layout=digest_of(value.layout))
-            elif name in digested:
-                assert isinstance(key[name], str) and len(key[name]) == 64
-            else:
+            if name in digested:
+                assert isinstance(key[name], str) and len(str(key[name])) == 64
+            elif name != "switch":
                 assert key[name] == value, name
 
 
@@ -75,3 +83,34 @@ def test_a_models_digest_tells_every_model_apart() -> None:
 
     assert own(text) == own(text) not in digests
     assert own(text.replace("rack_units: 1", "rack_units: 2")) != own(text)
+
+
+def _fleet_units(project: Path) -> dict[str, Unit]:
+    intent = load_intent(project / "intent")
+    fabric = resolve(intent)
+    return {unit.name: unit for unit in (inventory_unit(intent, fabric), collector_unit(intent, fabric))}
+
+
+def test_the_inventory_and_collector_keys_change_with_their_files(
+    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
+) -> None:
+    """A server added leaves the Nornir inventory and the collector as they were, and their
+    keys; a switch's serial or model changes the inventory and its key, not the collector's;
+    the gNMI port the collector's and not the inventory's."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    before = {unit.name: unit for unit in (inventory_unit(intent, fabric), collector_unit(intent, fabric))}
+    row = "rack03-gpu009,gpu-8x-h100,GPU-0309\n"
+    serial = "devices:\n  spine01:\n    serial: JPE21330ABC\n    base_mac: 00:1c:73:aa:bb:cc\n"
+    edits = [
+        ("servers.csv", row, row + "rack03-gpu010,gpu-8x-h100,GPU-0310\n", set()),
+        ("devices.yaml", "devices: {}", serial, {"fleet/inventory"}),
+        ("fabric.yaml", "model: DCS-7050CX3-32S, rack: 13", "model: DCS-7060CX-32S, rack: 13", {"fleet/inventory"}),
+        ("fabric.yaml", "  ntp: [", "  gnmi: {port: 6031}\n  ntp: [", {"fleet/gnmic"}),
+    ]
+    for file, old, new, changed in edits:
+        edit(file, old, new)
+        after = _fleet_units(project)
+        for name, unit in after.items():
+            same_files, same_key = unit.build() == before[name].build(), unit.inputs == before[name].inputs
+            assert same_files == same_key == (name not in changed), (file, name)
+        before = after
