@@ -19,7 +19,7 @@ from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, switch_units
 from compiler.beside import Beside
-from compiler.cache import Chunk, Layout, Rendered, Reuse, code_digest, fingerprint, sha256
+from compiler.cache import Chunk, Layout, Rendered, Reuse, code_digest, fingerprinter, sha256
 from compiler.checks import Finding, run_checks
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
@@ -78,7 +78,7 @@ class Assembly:
 
     def __init__(self, reuse: Reuse | None = None) -> None:
         self._reuse = reuse
-        self._code = code_digest()
+        self._key = fingerprinter(code_digest())
         self._built: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
         self._sections: dict[str, dict[str, Chunk]] = {}
@@ -89,13 +89,13 @@ class Assembly:
         """Per file joined from sections, its layout (for the next compile to cut it again)."""
 
     def add(self, units: Iterable[Unit]) -> None:
-        reuse = self._reuse
+        reuse, key_of, kept = self._reuse, self._key, self.kept
         for unit in units:
-            key = fingerprint(unit.inputs, self._code)
+            key = key_of(unit.inputs)
             record = reuse.kept(unit.name, key) if reuse is not None else None
             if reuse is not None and record is not None:
-                kind = unit.name.split("/", 1)[0]
-                self.kept[kind] = self.kept.get(kind, 0) + 1
+                kind = unit.name.partition("/")[0]
+                kept[kind] = kept.get(kind, 0) + 1
                 for path in record.files:
                     if "#" in path:
                         self._section(path, reuse.section(path) or b"")  # there: kept() cut it
