@@ -113,12 +113,16 @@ def cabled_ends(fabric: ResolvedFabric, names: Collection[str] | None = None) ->
         {'spine1': [('Ethernet2', 'fabric', '400g', 'leaf1 Ethernet1')]}
     """
     wanted = fabric.devices if names is None else names
+    front_panel = eos.is_front_panel
     out: dict[str, list[End]] = defaultdict(list)
+    # Each end written out (no loop over the two): 13,000 cables at 16x, most to a server.
     for link in fabric.links:
-        for near, far in ((link.a, link.b), (link.b, link.a)):
-            if near.device in wanted and eos.is_front_panel(near.port):
-                speed = link.a_speed if link.a.device == near.device else link.b_speed
-                out[near.device].append((near.port, link.kind, speed or "", f"{far.device} {far.port}"))
+        (a, a_port), (b, b_port) = link.a, link.b
+        if a in wanted and front_panel(a_port):
+            out[a].append((a_port, link.kind, link.a_speed or "", f"{b} {b_port}"))
+        if b in wanted and front_panel(b_port):
+            speed = link.a_speed if a == b else link.b_speed
+            out[b].append((b_port, link.kind, speed or "", f"{a} {a_port}"))
     return out
 
 
