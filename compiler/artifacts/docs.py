@@ -13,6 +13,7 @@ from compiler.artifacts.physical import rack_loads, row_loads
 from compiler.artifacts.tables import markdown_table, percent
 from compiler.fabric import ResolvedFabric
 from compiler.intent import SPEEDS_GBPS, Intent
+from compiler.memo import same_as_last
 
 
 def ratio(down: float, up: float) -> str:
@@ -44,13 +45,7 @@ class Oversubscription(NamedTuple):
 def oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[Oversubscription]:
     """Per fabric: the design's server-facing bandwidth per leaf against its uplinks, and the most
     loaded leaf today."""
-    down: dict[str, int] = defaultdict(int)
-    up: dict[str, int] = defaultdict(int)
-    for link in fabric.links:
-        if link.kind == "server" and link.a.device in fabric.devices:
-            down[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
-        if link.kind == "fabric":
-            up[link.a.device] += SPEEDS_GBPS.get(link.a_speed or "", 0)
+    down, up = _bandwidth(fabric)
     out = []
     for net, spec in sorted(intent.fabric.fabrics.items()):
         layout = fabric.facts.topology.layouts.leaf[net]
@@ -61,6 +56,24 @@ def oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[Oversubscri
         worst = max(leaves, key=lambda n: (down[n] / up[n] if up[n] else 0, n), default="")
         out.append(Oversubscription(net, design_down, design_up, worst, down[worst], up[worst]))
     return out
+
+
+@same_as_last
+def _bandwidth(fabric: ResolvedFabric) -> tuple[dict[str, int], dict[str, int]]:
+    """Per switch, its server-facing and its uplink bandwidth today (Gb/s), from the cables of
+    which it is the A end: one pass over the fleet's cables for every reader of the docs."""
+    down: dict[str, int] = defaultdict(int)
+    up: dict[str, int] = defaultdict(int)
+    devices, gbps = fabric.devices, SPEEDS_GBPS.get
+    for link in fabric.links:
+        kind = link.kind
+        if kind == "server":
+            device = link.a.device
+            if device in devices:
+                down[device] += gbps(link.a_speed or "", 0)
+        elif kind == "fabric":
+            up[link.a.device] += gbps(link.a_speed or "", 0)
+    return down, up
 
 
 def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
