@@ -82,6 +82,8 @@ class Assembly:
         self._built: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
         self._sections: dict[str, dict[str, Chunk]] = {}
+        self._kept: dict[str, str] = {}
+        """The digest of each file of the units kept (their sections apart)."""
         self.kept: dict[str, int] = {}
         """Units kept, by kind (the name before its ``/``)."""
         self.units: dict[str, Rendered] = {}
@@ -96,8 +98,10 @@ class Assembly:
             if reuse is not None and record is not None:
                 kind = unit.name.partition("/")[0]
                 kept[kind] = kept.get(kind, 0) + 1
+                self._kept.update(record.files)  # at C speed: the few sections taken out below
                 for path in record.files:
                     if "#" in path:
+                        del self._kept[path]
                         self._section(path, reuse.section(path) or b"")  # there: kept() cut it
             else:
                 files = unit.build()
@@ -129,12 +133,9 @@ class Assembly:
             self._built[file] = data
             self._digests[file] = sha256(data)
             self.layouts[file] = Layout(self._digests[file], [(name, len(part)) for name, part in sections.items()])
-        kept = {
-            path: d
-            for unit in self.units.values()
-            for path, d in unit.files.items()
-            if path not in self._built and "#" not in path
-        }
+        kept = self._kept
+        for path in self._built.keys() & kept.keys():
+            del kept[path]  # a file kept and built again (none is, by design): the built one
         manifest = manifest_of({**kept, **self._digests}, intent_digest)
         self._built[MANIFEST] = manifest
         self._digests[MANIFEST] = sha256(manifest)
