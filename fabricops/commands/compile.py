@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec
 
 import click
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 FORMATS = click.Choice(["text", "json"])
 P = ParamSpec("P")
-R = TypeVar("R")
 
 
 def frozen_on_return(command: Callable[P, None]) -> Callable[P, None]:
@@ -159,9 +158,14 @@ def _tree_unless_unchanged(
     from compiler.cache import stamps
 
     if cache.source != source:
-        # The intent changed: a compile for sure. The tree is walked while the compiler is
-        # imported, in a thread (a stat call lets the imports run meanwhile).
-        return _while(_import_compiler, functools.partial(stamps, generated_dir))
+        # The intent changed: a compile for sure. The tree is walked in a forked child while
+        # the compiler is imported here (in a thread, the two would contend for the GIL at
+        # every stat call and take longer than one after the other).
+        from compiler.beside import Beside
+
+        walking = Beside(functools.partial(stamps, generated_dir))
+        _import_compiler()
+        return walking.result()
     now = stamps(generated_dir)
     summary = cache.unchanged(source, now)
     if summary is None:
@@ -177,21 +181,6 @@ def _tree_unless_unchanged(
 def _import_compiler() -> None:
     """Import what a compile runs (a third of a second: the intent's models, the templates' engine)."""
     import compiler.pipeline  # noqa: F401
-
-
-def _while(work: Callable[[], None], walk: Callable[[], R]) -> R:
-    """``walk()`` in a thread while ``work()`` runs here; its answer (its exception raised here).
-
-    Example:
-        >>> _while(lambda: None, lambda: 42)
-        42
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1, thread_name_prefix="walk") as pool:
-        walking = pool.submit(walk)
-        work()
-        return walking.result()
 
 
 def _remember(

@@ -50,6 +50,21 @@ def test_compile_check_names_stale_files_and_exits_3(tmp_path: Path, compiled_ex
     assert "changed: generated/configs/rack02-leaf-a.cfg" in result.stderr
 
 
+def test_a_file_edited_by_hand_is_written_back_by_the_installed_script(tmp_path: Path, compiled_example: Path) -> None:
+    """The installed script walks generated/ in a child forked while it imports the compiler:
+    a file edited by hand since the last compile is still told from the ones it wrote."""
+    root = copy_example(compiled_example, tmp_path)
+    assert installed("compile", cwd=root).returncode == 0  # the record of this compile
+    config = root / "generated" / "configs" / "rack01-leaf-a.cfg"
+    written = config.read_bytes()
+    config.write_bytes(written + b"! edited by hand\n")
+    servers = root / "intent" / "servers.csv"
+    servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
+    result = installed("compile", cwd=root)
+    assert result.returncode == 0, result.stderr
+    assert config.read_bytes() == written
+
+
 TWICE = """vlans:
   inference:
     {id: 300, network: compute, access: [{rack: 5}]}
