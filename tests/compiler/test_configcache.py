@@ -33,11 +33,11 @@ def fresh(intent: Intent) -> ResolvedFabric:
     return resolve(intent)
 
 
-def entries(directory: Path) -> dict[str, tuple[str, bytes]]:
+def stored(directory: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The file's fleet and changed entries: facts digest by switch."""
     data = marshal.loads((directory / CONFIGS_FILE).read_bytes())
-    assert isinstance(data, dict)
-    found: dict[str, tuple[str, bytes]] = data["configs"]
-    return found
+    fleet = pickle.loads(data["fleet"])
+    return {n: e[0] for n, e in fleet.items()}, {n: e[0] for n, e in data["changed"].items()}
 
 
 def test_kept_configs_give_the_same_findings(saved: Path, example_compile: CompileResult) -> None:
@@ -57,17 +57,22 @@ def test_a_config_is_kept_only_under_its_switch_current_digest(saved: Path, exam
     # A config altered under spine01's current digest is what the checks read: the file is used...
     altered = fabric.devices["spine01"].config._replace(hostname="altered")
     data = marshal.loads((saved / CONFIGS_FILE).read_bytes())
-    data["configs"]["spine01"] = (digests["spine01"], pickle.dumps(altered))
+    data["changed"]["spine01"] = (digests["spine01"], pickle.dumps(altered))
     (saved / CONFIGS_FILE).write_bytes(marshal.dumps(data))
     lent = ConfigCache(saved).lend(fabric, digests)
     assert lent.devices["spine01"].config.hostname == "altered"
-    # ...but not once spine01's facts changed: its config is built from them.
+    # ...but not once spine01's facts changed: neither entry counts, its config is built.
     changed = {**digests, "spine01": "0" * 64}
     cache = ConfigCache(saved)
     lent = cache.lend(fabric, changed)
     assert cache.kept == 54 and lent.devices["spine01"].config.hostname == "spine01"
     cache.save(lent, changed)
-    assert entries(saved)["spine01"][0] == "0" * 64  # the stale entry replaced
+    fleet, since = stored(saved)
+    assert since == {"spine01": "0" * 64} and fleet == digests  # the fleet's pickle kept as it was
+    # Changed back: the fleet's entry holds again, the changed one is dropped.
+    cache = ConfigCache(saved)
+    cache.save(cache.lend(fresh(example_compile.intent), digests), digests)
+    assert cache.kept == 55 and stored(saved) == (digests, {})
 
 
 @pytest.mark.parametrize(
@@ -85,9 +90,9 @@ def test_a_corrupt_or_foreign_file_is_an_empty_cache(saved: Path, example_compil
         path.write_bytes(marshal.dumps({**data, "code": "0" * 64}))
     elif damage == "other format":
         path.write_bytes(marshal.dumps({**data, "format": FORMAT + 1}))
-    elif damage == "foreign global":  # a pickle that would call something: never run
-        digest, _ = data["configs"]["spine01"]
-        data["configs"] = {"spine01": (digest, pickle.dumps(os.getcwd))}
+    elif damage == "foreign global":  # pickles that would call something: never run
+        digest = facts_digests(example_compile.fabric)["spine01"]
+        data.update(fleet=pickle.dumps(os.getcwd), changed={"spine01": (digest, pickle.dumps(os.getcwd))})
         path.write_bytes(marshal.dumps(data))
     else:
         path.write_bytes(b"")
@@ -116,14 +121,21 @@ def test_not_read_when_asked_and_written_all_the_same(saved: Path, example_compi
     assert (saved / CONFIGS_FILE).stat().st_mtime_ns != before
 
 
-def test_only_the_fabric_s_switches_are_kept(saved: Path, example_compile: CompileResult) -> None:
-    """A switch no longer in the fabric leaves the file: it never outgrows the fleet."""
+def test_the_file_never_outgrows_the_fleet_by_more_than_a_quarter(saved: Path, example_compile: CompileResult) -> None:
+    """A switch gone stays in the fleet's pickle (rewriting it would cost more than building the
+    configs), until the stale entries pass a quarter of the fabric: then only its switches are."""
     fabric = fresh(example_compile.intent)
     digests = facts_digests(fabric)
-    smaller = replace(fabric, devices={n: d for n, d in fabric.devices.items() if n != "rack01-leaf-a"})
+    before = (saved / CONFIGS_FILE).read_bytes()
+    names = list(fabric.devices)
+    one_less = replace(fabric, devices={n: fabric.devices[n] for n in names[1:]})
     cache = ConfigCache(saved)
-    cache.save(cache.lend(smaller, digests), digests)
-    assert sorted(entries(saved)) == sorted(smaller.devices)
+    cache.save(cache.lend(one_less, digests), digests)
+    assert (saved / CONFIGS_FILE).read_bytes() == before
+    fewer = replace(fabric, devices={n: fabric.devices[n] for n in names[14:]})  # 14 gone of 55
+    cache = ConfigCache(saved)
+    cache.save(cache.lend(fewer, digests), digests)
+    assert stored(saved) == ({n: digests[n] for n in names[14:]}, {})
 
 
 def test_unchanged_is_not_written_again(saved: Path, example_compile: CompileResult) -> None:
