@@ -155,3 +155,26 @@ def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, example_compile: C
     cache = ConfigCache(tmp_path / "file")
     cache.save(cache.lend(fabric, facts_digests(fabric)), facts_digests(fabric))
     assert cache.kept == 0
+
+
+def test_a_write_that_fails_leaves_the_last_file_whole(
+    saved: Path, example_compile: CompileResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = (saved / CONFIGS_FILE).read_bytes()
+    old = saved / f"{CONFIGS_FILE}.killed.tmp"  # left by a writer killed long ago
+    old.write_bytes(b"half")
+    os.utime(old, (0, 0))
+    young = saved / f"{CONFIGS_FILE}.writing.tmp"  # a writer at work now
+    young.write_bytes(b"half")
+
+    def refused(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    fabric = example_compile.fabric
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "replace", refused)
+        ConfigCache(saved, read=False).save(fabric, facts_digests(fabric))
+    assert (saved / CONFIGS_FILE).read_bytes() == before
+    assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, old.name, young.name])
+    ConfigCache(saved, read=False).save(fabric, facts_digests(fabric))
+    assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, young.name])
