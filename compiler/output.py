@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +78,7 @@ class TreeOnDisk(Mapping[str, bytes]):
 
     def __init__(self, directory: Path, paths: Iterable[str]) -> None:
         self._directory = directory
-        self._paths = set(paths)
+        self._paths = dict.fromkeys(paths)
         self._read: dict[str, bytes] = {}
 
     def __getitem__(self, path: str) -> bytes:
@@ -96,6 +96,10 @@ class TreeOnDisk(Mapping[str, bytes]):
 
     def __len__(self) -> int:
         return len(self._paths)
+
+    def keys(self) -> KeysView[str]:
+        """The paths as a dict's view: set operations over a fleet's tree run at C speed."""
+        return self._paths.keys()
 
 
 class CompiledFiles(Mapping[str, bytes]):
@@ -133,6 +137,10 @@ class CompiledFiles(Mapping[str, bytes]):
     def __len__(self) -> int:
         return len(self._paths)
 
+    def keys(self) -> KeysView[str]:
+        """The paths as a dict's view (see :meth:`TreeOnDisk.keys`)."""
+        return self.digests.keys()
+
 
 def _differs(
     path: str,
@@ -163,13 +171,14 @@ def diff_trees(
         ['changed: generated/b', 'missing: generated/c']
     """
     known, new = digests or {}, fresh or {}
+    have, want = current.keys(), files.keys()
     # Most files of a recompile have a fresh digest equal to the known one: settled by two
     # lookups, without a call per file.
-    unsure = [p for p in files if p in current and ((d := new.get(p)) is None or d != known.get(p))]
+    unsure = [p for p in want & have if (d := new.get(p)) is None or d != known.get(p)]
     return Staleness(
         changed=tuple(sorted(p for p in unsure if _differs(p, files, current, known, new))),
-        missing=tuple(sorted(p for p in files if p not in current)),
-        extra=tuple(sorted(p for p in current if p not in files)),
+        missing=tuple(sorted(want - have)),
+        extra=tuple(sorted(have - want)),
     )
 
 

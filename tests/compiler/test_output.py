@@ -1,0 +1,31 @@
+"""Writing generated/: what differs between a tree on disk and a compile's files."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from compiler.output import CompiledFiles, Staleness, TreeOnDisk, diff_trees, write_tree
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_a_tree_on_disk_against_a_compile_reads_only_the_files_it_cannot_settle(tmp_path: Path) -> None:
+    for name, data in {"kept": b"1", "same": b"2", "edited": b"3", "gone": b"x"}.items():
+        (tmp_path / name).write_bytes(data)
+    tree = TreeOnDisk(tmp_path, ["kept", "same", "edited", "gone"])
+    built = {"same": b"2", "edited": b"4", "new": b"5"}
+    files = CompiledFiles(built, {"kept": _sha(b"1")}, tree.__getitem__, {p: _sha(d) for p, d in built.items()})
+    (tmp_path / "kept").unlink()  # settled by its recorded digest: never read
+    stale = diff_trees(tree, files, {"kept": _sha(b"1"), "same": _sha(b"2")}, files.digests)
+    assert stale == Staleness(changed=("edited",), missing=("new",), extra=("gone",))
+
+
+def test_write_tree_leaves_exactly_the_compiled_files(tmp_path: Path) -> None:
+    out = tmp_path / "generated"
+    write_tree(out, {"a/x.cfg": b"1", "b.yaml": b"2"})
+    change = write_tree(out, {"a/x.cfg": b"1", "c.md": b"3"})
+    assert change == Staleness(changed=(), missing=("c.md",), extra=("b.yaml",))
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["a/x.cfg", "c.md"]
