@@ -8,9 +8,11 @@ import os
 import pickle
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from compiler import configcache
 from compiler.artifacts.units import facts_digests
 from compiler.checks import run_checks
 from compiler.configcache import CONFIGS_FILE, FORMAT, ConfigCache
@@ -171,8 +173,8 @@ def test_a_write_that_fails_leaves_the_last_file_whole(
         raise OSError("disk full")
 
     fabric = example_compile.fabric
-    with monkeypatch.context() as patch:
-        patch.setattr(os, "replace", refused)
+    with monkeypatch.context() as patch:  # this module's os only: other threads keep theirs
+        patch.setattr(configcache, "os", SimpleNamespace(**{**vars(os), "replace": refused}))
         ConfigCache(saved, read=False).save(fabric, facts_digests(fabric))
     assert (saved / CONFIGS_FILE).read_bytes() == before
     assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, old.name, young.name])
