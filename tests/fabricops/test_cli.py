@@ -57,6 +57,7 @@ def test_a_file_edited_by_hand_is_written_back_by_the_installed_script(tmp_path:
     assert installed("compile", cwd=root).returncode == 0  # the record of this compile
     config = root / "generated" / "configs" / "rack01-leaf-a.cfg"
     written = config.read_bytes()
+    config.unlink()  # hard-linked to the shared compiled_example (copy_example): edit a file of its own
     config.write_bytes(written + b"! edited by hand\n")
     servers = root / "intent" / "servers.csv"
     servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
