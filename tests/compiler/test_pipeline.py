@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from compiler.artifacts.units import facts_digests
+from compiler.cache import CompileCache, Reuse, code_digest
 from compiler.checks import run_checks
+from compiler.configcache import ConfigCache
 from compiler.output import read_tree
 from compiler.pipeline import CompileResult, compile_intent, staleness, write_generated
 from core.errors import CompileError, IntentError
@@ -180,6 +183,24 @@ def test_checks_beside_the_render_find_the_same(project: Path, edit: Edit, fork:
     result = compile_intent(project / "intent", fork=fork)
     assert result.errors and result.findings == run_checks(result.intent, result.fabric)
     assert list(result.timings) == ["load", "resolve", "checks", "render"]  # every second counted once
+
+
+def test_the_checks_take_the_configs_of_unchanged_switches(project: Path, edit: Edit) -> None:
+    """Kept by one compile (checks in process), read by the next one's checks' process for the
+    switches whose facts are unchanged; same findings and files as a compile without them."""
+    intent, kept = project / "intent", project / ".fabricops-cache"
+    first = compile_intent(intent, fork=False, configs=ConfigCache(kept))
+    assert first.kept_configs == 0
+    edit("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "")
+    second = compile_intent(intent, fork=True, configs=ConfigCache(kept))
+    before, after = facts_digests(first.fabric), facts_digests(second.fabric)
+    unchanged = [name for name in after if before.get(name) == after[name]]
+    assert 0 < second.kept_configs == len(unchanged) < len(after)
+    plain = compile_intent(intent)
+    assert second.findings == plain.findings and second.files.digests == plain.files.digests
+    # What compile --full hands over (an empty record): the configs are not read.
+    full = compile_intent(intent, Reuse(CompileCache(project, code_digest()), {}, {}), fork=True)
+    assert full.kept_configs == 0 and full.findings == plain.findings
 
 
 def test_pair_vlan_lands_on_that_pair_only(project: Path, edit: Edit) -> None:

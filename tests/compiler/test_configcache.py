@@ -1,0 +1,182 @@
+"""The configs the checks keep in .fabricops-cache/: taken only under the same facts digest and
+code, never from a corrupt or foreign file, and the findings are those of configs built anew."""
+
+from __future__ import annotations
+
+import marshal
+import os
+import pickle
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from compiler import configcache
+from compiler.artifacts.units import facts_digests
+from compiler.checks import run_checks
+from compiler.configcache import CONFIGS_FILE, FORMAT, ConfigCache
+from compiler.fabric import ResolvedFabric, resolve
+from compiler.intent import Intent
+from compiler.pipeline import CompileResult
+
+
+@pytest.fixture
+def saved(tmp_path: Path, example_compile: CompileResult) -> Path:
+    """A cache directory holding every config of the example (as a compile leaves it)."""
+    fabric = example_compile.fabric
+    cache = ConfigCache(tmp_path)
+    cache.save(cache.lend(fabric, facts_digests(fabric)), facts_digests(fabric))
+    return tmp_path
+
+
+def fresh(intent: Intent) -> ResolvedFabric:
+    """The example resolved again: no config built yet, as in the next compile."""
+    return resolve(intent)
+
+
+def stored(directory: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The file's fleet and changed entries: facts digest by switch."""
+    data = marshal.loads((directory / CONFIGS_FILE).read_bytes())
+    fleet = pickle.loads(data["fleet"])
+    return {n: e[0] for n, e in fleet.items()}, {n: e[0] for n, e in data["changed"].items()}
+
+
+def test_kept_configs_give_the_same_findings(saved: Path, example_compile: CompileResult) -> None:
+    fabric = fresh(example_compile.intent)
+    cache = ConfigCache(saved)
+    lent = cache.lend(fabric, facts_digests(fabric))
+    assert cache.kept == len(fabric.devices) == 55
+    assert run_checks(example_compile.intent, lent) == example_compile.findings
+    # The checks read every config, none was built: the fabric the render reads is untouched.
+    assert not any(device.config_built for device in fabric.devices.values())
+    assert all(device.config_built for device in lent.devices.values())
+
+
+def test_a_config_is_kept_only_under_its_switch_current_digest(saved: Path, example_compile: CompileResult) -> None:
+    fabric = fresh(example_compile.intent)
+    digests = facts_digests(fabric)
+    # A config altered under spine01's current digest is what the checks read: the file is used...
+    altered = fabric.devices["spine01"].config._replace(hostname="altered")
+    data = marshal.loads((saved / CONFIGS_FILE).read_bytes())
+    data["changed"]["spine01"] = (digests["spine01"], pickle.dumps(altered))
+    (saved / CONFIGS_FILE).write_bytes(marshal.dumps(data))
+    lent = ConfigCache(saved).lend(fabric, digests)
+    assert lent.devices["spine01"].config.hostname == "altered"
+    # ...but not once spine01's facts changed: neither entry counts, its config is built.
+    changed = {**digests, "spine01": "0" * 64}
+    cache = ConfigCache(saved)
+    lent = cache.lend(fabric, changed)
+    assert cache.kept == 54 and lent.devices["spine01"].config.hostname == "spine01"
+    cache.save(lent, changed)
+    fleet, since = stored(saved)
+    assert since == {"spine01": "0" * 64} and fleet == digests  # the fleet's pickle kept as it was
+    # Changed back: the fleet's entry holds again, the changed one is dropped.
+    cache = ConfigCache(saved)
+    cache.save(cache.lend(fresh(example_compile.intent), digests), digests)
+    assert cache.kept == 55 and stored(saved) == (digests, {})
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["garbage", "truncated", "other code", "other format", "foreign global", "empty"],
+)
+def test_a_corrupt_or_foreign_file_is_an_empty_cache(saved: Path, example_compile: CompileResult, damage: str) -> None:
+    path = saved / CONFIGS_FILE
+    data = marshal.loads(path.read_bytes())
+    if damage == "garbage":
+        path.write_bytes(b"\x00not marshal at all")
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    elif damage == "other code":
+        path.write_bytes(marshal.dumps({**data, "code": "0" * 64}))
+    elif damage == "other format":
+        path.write_bytes(marshal.dumps({**data, "format": FORMAT + 1}))
+    elif damage == "foreign global":  # pickles that would call something: never run
+        digest = facts_digests(example_compile.fabric)["spine01"]
+        data.update(fleet=pickle.dumps(os.getcwd), changed={"spine01": (digest, pickle.dumps(os.getcwd))})
+        path.write_bytes(marshal.dumps(data))
+    else:
+        path.write_bytes(b"")
+    fabric = fresh(example_compile.intent)
+    digests = facts_digests(fabric)
+    cache = ConfigCache(saved)
+    lent = cache.lend(fabric, digests)
+    assert cache.kept == 0 and lent is fabric
+    assert run_checks(example_compile.intent, lent) == example_compile.findings
+    cache.save(lent, digests)  # written whole again, and taken next time
+    again = ConfigCache(saved)
+    again.lend(fresh(example_compile.intent), digests)
+    assert again.kept == 55
+
+
+def test_not_read_when_asked_and_written_all_the_same(saved: Path, example_compile: CompileResult) -> None:
+    """``compile --full``: the file is ignored, then rewritten."""
+    fabric = fresh(example_compile.intent)
+    digests = facts_digests(fabric)
+    before = (saved / CONFIGS_FILE).stat().st_mtime_ns
+    cache = ConfigCache(saved, read=False)
+    lent = cache.lend(fabric, digests)
+    assert cache.kept == 0 and lent is fabric
+    run_checks(example_compile.intent, lent)
+    cache.save(lent, digests)
+    assert (saved / CONFIGS_FILE).stat().st_mtime_ns != before
+
+
+def test_the_file_never_outgrows_the_fleet_by_more_than_a_quarter(saved: Path, example_compile: CompileResult) -> None:
+    """A switch gone stays in the fleet's pickle (rewriting it would cost more than building the
+    configs), until the stale entries pass a quarter of the fabric: then only its switches are."""
+    fabric = fresh(example_compile.intent)
+    digests = facts_digests(fabric)
+    before = (saved / CONFIGS_FILE).read_bytes()
+    names = list(fabric.devices)
+    one_less = replace(fabric, devices={n: fabric.devices[n] for n in names[1:]})
+    cache = ConfigCache(saved)
+    cache.save(cache.lend(one_less, digests), digests)
+    assert (saved / CONFIGS_FILE).read_bytes() == before
+    fewer = replace(fabric, devices={n: fabric.devices[n] for n in names[14:]})  # 14 gone of 55
+    cache = ConfigCache(saved)
+    cache.save(cache.lend(fewer, digests), digests)
+    assert stored(saved) == ({n: digests[n] for n in names[14:]}, {})
+
+
+def test_unchanged_is_not_written_again(saved: Path, example_compile: CompileResult) -> None:
+    fabric = fresh(example_compile.intent)
+    digests = facts_digests(fabric)
+    before = (saved / CONFIGS_FILE).stat().st_mtime_ns
+    cache = ConfigCache(saved)
+    lent = cache.lend(fabric, digests)
+    run_checks(example_compile.intent, lent)
+    cache.save(lent, digests)
+    assert (saved / CONFIGS_FILE).stat().st_mtime_ns == before
+
+
+def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, example_compile: CompileResult) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    fabric = example_compile.fabric
+    cache = ConfigCache(tmp_path / "file")
+    cache.save(cache.lend(fabric, facts_digests(fabric)), facts_digests(fabric))
+    assert cache.kept == 0
+
+
+def test_a_write_that_fails_leaves_the_last_file_whole(
+    saved: Path, example_compile: CompileResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = (saved / CONFIGS_FILE).read_bytes()
+    old = saved / f"{CONFIGS_FILE}.killed.tmp"  # left by a writer killed long ago
+    old.write_bytes(b"half")
+    os.utime(old, (0, 0))
+    young = saved / f"{CONFIGS_FILE}.writing.tmp"  # a writer at work now
+    young.write_bytes(b"half")
+
+    def refused(src: object, dst: object) -> None:
+        raise OSError("disk full")
+
+    fabric = example_compile.fabric
+    with monkeypatch.context() as patch:  # this module's os only: other threads keep theirs
+        patch.setattr(configcache, "os", SimpleNamespace(**{**vars(os), "replace": refused}))
+        ConfigCache(saved, read=False).save(fabric, facts_digests(fabric))
+    assert (saved / CONFIGS_FILE).read_bytes() == before
+    assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, old.name, young.name])
+    ConfigCache(saved, read=False).save(fabric, facts_digests(fabric))
+    assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, young.name])
