@@ -18,6 +18,7 @@ from core.errors import DifferencesFound
 from core.generated import GENERATED, INTENT
 
 if TYPE_CHECKING:
+    from compiler.beside import Beside
     from compiler.cache import CompileCache
     from compiler.output import Staleness
     from compiler.pipeline import CompileResult
@@ -83,14 +84,19 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
       fabricops compile --check      # in CI: fails when generated/ is stale
       fabricops compile --full       # render everything, as on a fresh checkout
     """
-    from compiler.cache import CompileCache, code_digest, source_key
+    from compiler.beside import Beside
+    from compiler.cache import CompileCache, code_digest, source_key, stamps
     from compiler.output import recover
 
     intent_dir, generated_dir = _paths(root)
+    recover(generated_dir)
+    # generated/ is walked (one stat per file) in a child forked first, while still small: the
+    # record is read and the compiler imported here meanwhile. In a thread, the walk and the
+    # imports contended for the GIL at every stat and took longer than one after the other.
+    walking = Beside(functools.partial(stamps, generated_dir))
     cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
     source = source_key(intent_dir)
-    recover(generated_dir)
-    now = _tree_unless_unchanged(cache, source, generated_dir, check_only)
+    now = _tree_unless_unchanged(cache, source, walking, check_only)
     if now is None:
         return
     from compiler.cache import Reuse
@@ -150,23 +156,16 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
 
 
 def _tree_unless_unchanged(
-    cache: CompileCache, source: str, generated_dir: Path, check_only: bool
+    cache: CompileCache, source: str, walking: Beside[dict[str, list[int]]], check_only: bool
 ) -> dict[str, list[int]] | None:
-    """Size and time of every file of generated/ (:func:`compiler.cache.stamps`), taken once: they
-    tell an untouched tree and which files are still those the last compile wrote. None, once
-    the last compile's summary is said, when intent, code and generated/ are unchanged since."""
-    from compiler.cache import stamps
-
+    """Size and time of every file of generated/ (``walking``: :func:`compiler.cache.stamps`), taken
+    once: they tell an untouched tree and which files are still those the last compile wrote.
+    None, once the last compile's summary is said, when intent, code and generated/ are
+    unchanged since."""
     if cache.source != source:
-        # The intent changed: a compile for sure. The tree is walked in a forked child while
-        # the compiler is imported here (in a thread, the two would contend for the GIL at
-        # every stat call and take longer than one after the other).
-        from compiler.beside import Beside
-
-        walking = Beside(functools.partial(stamps, generated_dir))
-        _import_compiler()
+        _import_compiler()  # the intent changed: a compile for sure, imported while the walk runs
         return walking.result()
-    now = stamps(generated_dir)
+    now = walking.result()
     summary = cache.unchanged(source, now)
     if summary is None:
         return now
