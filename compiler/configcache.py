@@ -85,11 +85,13 @@ class ConfigCache:
     checks (:meth:`lend`), then saved with those built meanwhile (:meth:`save`).
 
     ``read``: False starts from nothing (``compile --full``), the file is written all the same.
+    ``write``: False leaves the file as it is (``compile --check``, which writes nothing).
     """
 
-    def __init__(self, directory: Path, read: bool = True) -> None:
+    def __init__(self, directory: Path, read: bool = True, write: bool = True) -> None:
         self.directory = directory
         self.read = read
+        self.write = write
         self.kept = 0
         """Configs the last :meth:`lend` took from the file."""
         self._fleet = b""
@@ -131,6 +133,8 @@ class ConfigCache:
         switches without one, gone or changed are left out (see the module docstring for when
         the fleet is pickled again). Written only when that differs from the file; an
         ``OSError`` only costs the next compile the configs it would have kept."""
+        if not self.write:
+            return
         configs = {name: device.config for name, device in fabric.devices.items() if device.config_built}
         changed = [name for name in configs if name not in self._from_fleet]
         stale = self._fleet_entries - len(self._from_fleet)

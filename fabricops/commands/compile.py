@@ -100,6 +100,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     if now is None:
         return
     from compiler.cache import Reuse
+    from compiler.configcache import ConfigCache
     from compiler.output import TreeOnDisk
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
     from compiler.render import keep_bytecode
@@ -110,7 +111,10 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     # are neither read nor hashed, and the units built from unchanged inputs keep them.
     digests = cache.known_digests(now)
     current = TreeOnDisk(generated_dir, now)
-    result = compile_intent(intent_dir, Reuse(cache, digests, current))
+    # The checks take the configs the last compile kept (not after --full: its record is empty);
+    # --check writes nothing, not even them.
+    configs = ConfigCache(cache.path.parent, read=bool(cache.source), write=not check_only)
+    result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs)
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
         if finding.severity == "warning":

@@ -39,6 +39,18 @@ def test_compile_then_check_is_clean(project: Path) -> None:
     assert "up to date" in check.out
 
 
+def test_compile_check_writes_nothing_in_the_cache_either(project: Path) -> None:
+    """``--check`` is a gate: the checks' kept configs (``.fabricops-cache/configs.marshal``) are
+    read, but not written, like the record."""
+    assert run_cli("compile").code == 0
+    cache = {p.name: p.read_bytes() for p in (project / ".fabricops-cache").iterdir() if p.is_file()}
+    servers = project / "intent" / "servers.csv"
+    servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
+    assert run_cli("compile", "--check").code == 3
+    assert {p.name: p.read_bytes() for p in (project / ".fabricops-cache").iterdir() if p.is_file()} == cache
+    assert "configs.marshal" in cache
+
+
 def test_compile_check_names_stale_files_and_exits_3(tmp_path: Path, compiled_example: Path) -> None:
     """CI's staleness gate, the installed script: exit 3, the files, and the command that fixes it."""
     root = copy_example(compiled_example, tmp_path)
