@@ -69,7 +69,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from compiler.cache import code_digest
+from compiler.cache import CACHE_DIR, CompileCache, code_digest
 from compiler.fabric import ResolvedFabric
 from compiler.structured import DeviceConfig
 from compiler.structured import model as _model
@@ -99,6 +99,12 @@ class ConfigCache:
         self._changed: dict[str, tuple[str, bytes]] = {}
         self._from_fleet: set[str] = set()
         self._from_changed: dict[str, bytes] = {}
+
+    @classmethod
+    def of_record(cls, record: CompileCache, write: bool = True) -> ConfigCache:
+        """The configs kept beside a compile's ``record``, read only when the record was (an
+        empty record is ``compile --full``'s, or none worth trusting)."""
+        return cls(record.root / CACHE_DIR, read=bool(record.source), write=write)
 
     @property
     def path(self) -> Path:

@@ -20,7 +20,7 @@ from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, facts_digests, switch_units
 from compiler.beside import Beside
-from compiler.cache import CACHE_DIR, Chunk, Layout, Rendered, Reuse, code_digest, fingerprinter, sha256
+from compiler.cache import Chunk, Layout, Rendered, Reuse, code_digest, fingerprinter, sha256
 from compiler.checks import Finding, run_checks
 from compiler.configcache import ConfigCache
 from compiler.fabric import ResolvedFabric, resolve
@@ -172,7 +172,7 @@ def compile_intent(
         # its switch units by them (the same object: facts_digests keeps its last answer).
         digests = facts_digests(fabric)
     if configs is None and reuse is not None:
-        configs = ConfigCache(reuse.cache.root / CACHE_DIR, read=bool(reuse.cache.source))
+        configs = ConfigCache.of_record(reuse.cache)
     # The checks run beside the render (compiler.beside): "checks" is then the fork and the wait
     # for them once the render is done; where they cannot fork, the checks themselves.
     with _timed(timings, "checks"):

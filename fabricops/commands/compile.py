@@ -113,7 +113,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     current = TreeOnDisk(generated_dir, now)
     # The checks take the configs the last compile kept (not after --full: its record is empty);
     # --check writes nothing, not even them.
-    configs = ConfigCache(cache.path.parent, read=bool(cache.source), write=not check_only)
+    configs = ConfigCache.of_record(cache, write=not check_only)
     result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs)
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
