@@ -97,7 +97,7 @@ class Assembly:
     def add(self, units: Iterable[Unit]) -> None:
         reuse, key_of, kept = self._reuse, self._key, self.kept
         for unit in units:
-            key = key_of(unit.inputs)
+            key = key_of(unit.inputs, unit.repeats)
             record = reuse.kept(unit.name, key) if reuse is not None else None
             if reuse is not None and record is not None:
                 kind = unit.name.partition("/")[0]

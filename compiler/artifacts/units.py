@@ -50,6 +50,9 @@ class Unit:
     name: str
     inputs: object
     build: Callable[[], dict[str, str]]
+    repeats: bool = False
+    """Whether ``inputs`` hold one object many times over: keyed with a memo, which writes it
+    once (:func:`compiler.cache.fingerprinter`)."""
 
 
 def digest_of(inputs: object) -> str:
