@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from core.errors import FabricopsError
-from core.generated import CONFIGS, MANIFEST, STATE_BRANCH, open_snapshot, resolve_commit
+from core.generated import CONFIGS, MANIFEST, STATE_BRANCH, manifest_of, open_snapshot, resolve_commit
 from tests.conftest import clone_repo, git, seal
 
 
@@ -78,3 +79,12 @@ def test_a_bad_ref_is_one_line_naming_it_and_what_exists(shared: Path, ref: str)
 def test_not_a_repository(tmp_path: Path) -> None:
     with pytest.raises(FabricopsError, match="is not a git repository"):
         open_snapshot(tmp_path, "HEAD")
+
+
+@pytest.mark.parametrize("odd", ["", "é", '"', "\\", "\t", "\x7f", "\x1f", "\u2028", " ", "~"])
+def test_the_manifest_is_jsons_text_whatever_a_path_holds(odd: str) -> None:
+    """The manifest's text is ``json.dumps``'s, indented and sorted, for plain paths (written at
+    C speed) and for a path with any character JSON escapes (or does not)."""
+    digests = {f"configs/leaf{odd}1.cfg": "ab", "configs/leaf2.cfg": f"c{odd}d", "a.yaml": "ef"}
+    expected = json.dumps({"files": digests, "intent_digest": "x"}, indent=2, sort_keys=True) + "\n"
+    assert manifest_of(digests, "x").decode() == expected
