@@ -27,6 +27,7 @@ from html import escape as _escape
 from compiler.fabric import ResolvedFabric
 from compiler.facts.cabling import Cable
 from compiler.intent import Intent
+from compiler.memo import same_as_last
 from core.textmetrics import FONT_STACK, text_width
 
 
@@ -121,6 +122,31 @@ def links_label(count: int, speed: str) -> str:
     return f"{count}x{speed}" if speed else f"{count} link{'s' if count != 1 else ''}"
 
 
+@same_as_last
+def _cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]]:
+    """The fabric's cables by network and kind, each in the link order: the pictures go over
+    one network's cables of a kind (its uplinks: a few hundred), not over the fleet's 13,000
+    at 16x once per question, most of them to a server.
+
+    Example:
+        >>> from compiler.facts import Cable as C, Endpoint as E
+        >>> up = C("compute", "fabric", E("leaf1", "Ethernet1"), E("spine1", "Ethernet2"), "400g", "400g", 9214, 9214)
+        >>> _cables_by_kind(type("F", (), {"links": (up,)})()) == {("compute", "fabric"): [up]}
+        True
+    """
+    out: dict[tuple[str, str], list[Cable]] = {}
+    for link in fabric.links:
+        out.setdefault((link.network, link.kind), []).append(link)
+    return out
+
+
+def _cables(fabric: ResolvedFabric, network: str, *kinds: str) -> list[Cable]:
+    """The cables of ``network`` of each kind of ``kinds`` (a switch's cables are of its
+    network, but the management cable its Management1 takes)."""
+    by_kind = _cables_by_kind(fabric)
+    return [link for kind in kinds for link in by_kind.get((network, kind), ())]
+
+
 def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     """The leaf pairs of ``network``, by rack."""
     leaves = {n: d for n, d in fabric.devices.items() if d.network == network and d.role == "leaf"}
@@ -131,7 +157,7 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     peers: dict[str, list[str]] = defaultdict(list)
     servers: dict[str, set[str]] = defaultdict(set)
     racks: dict[str, set[int]] = defaultdict(set)
-    for link in fabric.links:
+    for link in _cables(fabric, network, "fabric", "peer-link", "server"):
         if link.a.device not in leaves:
             continue
         group = leaves[link.a.device].redundancy_group
@@ -250,8 +276,9 @@ def _title(text: str) -> tuple[str, float]:
 def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     """The SVG text of one spine-leaf fabric."""
     spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
-    downlinks = Counter(link.b.device for link in fabric.links if link.kind == "fabric" and link.b.device in spines)
-    down_speed = {link.b.device: link.b_speed or "" for link in fabric.links if link.kind == "fabric"}
+    uplinks = _cables(fabric, network, "fabric")
+    downlinks = Counter(link.b.device for link in uplinks if link.b.device in spines)
+    down_speed = {link.b.device: link.b_speed or "" for link in uplinks}
     boxes = pair_boxes(fabric, network)
     leaves = sum(len(b.leaves) for b in boxes)
 
@@ -274,7 +301,7 @@ def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     bus_note = "every leaf has one link to every spine"
     supers = SuperSpines((), {}, {})
     if spine_leaf is not None and spine_leaf.three_stage:
-        supers = super_spines(fabric, spine_leaf.planes, spines)
+        supers = super_spines(fabric, spine_leaf.planes, spines, network)
         stages = f" in {len(spine_leaf.pods)} pods, {len(spine_leaf.super_spines)} super-spines"
         bus_note = "every leaf has one link to every spine of its pod"
     title, title_w = _title(
@@ -324,8 +351,10 @@ class SuperSpines:
     uplinks: dict[str, str]
 
 
-def super_spines(fabric: ResolvedFabric, planes: Sequence[Sequence[str]], spines: Sequence[str]) -> SuperSpines:
-    """The super-spines of ``planes`` and the pod ``spines``' links up to them.
+def super_spines(
+    fabric: ResolvedFabric, planes: Sequence[Sequence[str]], spines: Sequence[str], network: str
+) -> SuperSpines:
+    """The super-spines of ``planes`` and the pod ``spines``' links up to them (of ``network``).
 
     Up to :data:`SUPER_SPINE_BOXES` super-spines each is a box noted with its links down; past
     it each plane is one box, ``plane 3: 8 super-spines``, noted with the plane's links.
@@ -334,8 +363,8 @@ def super_spines(fabric: ResolvedFabric, planes: Sequence[Sequence[str]], spines
     up: Counter[str] = Counter()
     speed: dict[str, str] = {}
     members = {name for plane in planes for name in plane}
-    for link in fabric.links:
-        if link.kind == "fabric" and link.b.device in members:
+    for link in _cables(fabric, network, "fabric"):
+        if link.b.device in members:
             down[link.b.device] += 1
             up[link.a.device] += 1
             speed[link.a.device] = speed[link.b.device] = link.b_speed or ""
@@ -402,7 +431,7 @@ def rack_switch_boxes(fabric: ResolvedFabric) -> list[RackSwitchBox]:
     names = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "mgmt")
     kinds: dict[str, Counter[str]] = {n: Counter() for n in names}
     speed: dict[str, str] = {}
-    for link in fabric.links:
+    for link in _cables(fabric, "management", "mgmt-uplink", "server", "mgmt"):
         if link.a.device in kinds:
             kinds[link.a.device][link.kind] += 1
             if link.kind == "mgmt-uplink":
@@ -416,7 +445,7 @@ def management_svg(intent: Intent, fabric: ResolvedFabric) -> str:
     """The SVG text of the out-of-band management network."""
     cores = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "core")
     boxes = rack_switch_boxes(fabric)
-    core_links = Counter(link.b.device for link in fabric.links if link.kind == "mgmt-uplink")
+    core_links = Counter(link.b.device for link in _cables(fabric, "management", "mgmt-uplink"))
     core_notes = {c: f"{links_label(core_links[c], _speed_of(fabric.links, c))} to rack switches" for c in cores}
     core_w, core_step = _top_sizes(cores, core_notes)
     box_w = _fit(
