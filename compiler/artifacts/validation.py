@@ -35,6 +35,7 @@ from compiler.artifacts.units import Unit, built, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.facts import ResolvedServer
 from compiler.intent import SPEEDS_GBPS, Intent
+from compiler.memo import same_as_last
 from compiler.render import render_template
 from core.errors import FabricopsError
 
@@ -79,8 +80,10 @@ def _ip(address: str | None) -> str:
     return (address or "").split("/", 1)[0]
 
 
+@same_as_last
 def compute_servers(fabric: ResolvedFabric) -> list[ResolvedServer]:
-    """Servers with a compute address, by rack and position."""
+    """Servers with a compute address, by rack and position (sorted once per fabric for the
+    link tests, each stage's hosts and the NCCL script: callers only read it)."""
     return sorted(
         (s for s in fabric.servers.values() if s.compute_address and s.active), key=lambda s: (s.rack, s.position)
     )
