@@ -22,14 +22,14 @@ cannot drift apart. The collector dials every switch's gNMI server over TLS on
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from functools import partial
 from typing import Any
 
 from compiler.artifacts.units import Unit, built, digest_of, facts_digests, section_path
 from compiler.artifacts.yamltext import to_yaml
 from compiler.fabric import Device, ResolvedFabric
+from compiler.facts import UsedPort
 from compiler.intent import Intent, Thresholds
 from compiler.platforms import eos
 
@@ -101,29 +101,62 @@ End = tuple[str, str, str, str]
 fast."""
 
 
+CABLE_KINDS: dict[str, str] = {
+    "uplink": "fabric",
+    "downlink": "fabric",
+    "peer-link": "peer-link",
+    "server": "server",
+    "management": "mgmt",
+    "rack-uplink": "mgmt-uplink",
+    "rack-downlink": "mgmt-uplink",
+}
+"""The kind of the cable at a used port, by the port's use (the core's ``upstream`` port, to
+the site's network, has no cable in the plan)."""
+
+
 def cabled_ends(fabric: ResolvedFabric, names: Collection[str] | None = None) -> dict[str, list[End]]:
-    """Per switch (those ``names`` only, when given), every cabled port (:data:`End`),
-    Management1 excluded.
+    """Per switch (those ``names`` only, when given), every cabled port (:data:`End`), in EOS
+    interface order, Management1 excluded.
+
+    From the switch's facts (its used ports: each knows its use, speed and far end), not the
+    fleet's cables: a switch's rules are then a function of its facts, keyed by their digest
+    (:func:`rule_units`), and a switch's ends cost its ports, not a pass over the fleet's cables
+    (13,000 at 16x, most to a server).
 
     Example:
-        >>> from compiler.facts import Cable as L, Endpoint as E
-        >>> link = L("compute", "fabric", E("leaf1", "Ethernet1"), E("spine1", "Ethernet2"), "400g", "400g", 9214, 9214)
-        >>> fabric = type("F", (), {"links": (link,), "devices": {"leaf1": None, "spine1": None}})()
-        >>> dict(cabled_ends(fabric, {"spine1"}))
-        {'spine1': [('Ethernet2', 'fabric', '400g', 'leaf1 Ethernet1')]}
+        >>> from pathlib import Path
+        >>> from compiler.fabric import resolve
+        >>> from compiler.intent import load_intent
+        >>> fabric = resolve(load_intent(Path("intent")))
+        >>> cabled_ends(fabric, ["spine01"])["spine01"][0]
+        ('Ethernet1/1', 'fabric', '400g', 'rack01-leaf-a Ethernet25/1')
     """
-    wanted = fabric.devices if names is None else names
-    front_panel = eos.is_front_panel
-    out: dict[str, list[End]] = defaultdict(list)
-    # Each end written out (no loop over the two): 13,000 cables at 16x, most to a server.
-    for link in fabric.links:
-        (a, a_port), (b, b_port) = link.a, link.b
-        if a in wanted and front_panel(a_port):
-            out[a].append((a_port, link.kind, link.a_speed or "", f"{b} {b_port}"))
-        if b in wanted and front_panel(b_port):
-            speed = link.a_speed if a == b else link.b_speed
-            out[b].append((b_port, link.kind, speed or "", f"{a} {a_port}"))
+    devices = fabric.devices
+    wanted = devices if names is None else names
+    out: dict[str, list[End]] = {}
+    for name in wanted:
+        device = devices.get(name)
+        ends = switch_ends(device.facts.ports) if device is not None else []
+        if ends:
+            out[name] = ends
     return out
+
+
+def switch_ends(ports: Iterable[UsedPort]) -> list[End]:
+    """A switch's cabled ports (:data:`End`) from its used ports, in their order.
+
+    Example:
+        >>> from compiler.facts import UsedPort
+        >>> switch_ends([UsedPort("spine1", "Ethernet2", "downlink", "compute", "leaf1", "Ethernet1", "400g"),
+        ...              UsedPort("core", "Ethernet9", "upstream", "management", "", "", "10g")])
+        [('Ethernet2', 'fabric', '400g', 'leaf1 Ethernet1')]
+    """
+    kinds, front_panel = CABLE_KINDS, eos.is_front_panel
+    return [
+        (port.name, kinds[port.kind], port.speed or "", f"{port.peer} {port.peer_port}")
+        for port in ports
+        if port.kind in kinds and front_panel(port.name)
+    ]
 
 
 def device_rules(intent: Intent, device: Device, ends: list[End], ecn_queue: int | None = None) -> dict[str, Any]:
@@ -315,22 +348,23 @@ COUNTERS = "monitoring/expected-counters.yaml"
 
 def rule_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """One unit per switch: its alert group and its section of the expected counters, from the
-    thresholds, its cabled ports, its lossless queue and the ports shut on purpose (read from
-    its structured config, so keyed by the facts that config is made of: :func:`facts_digests`)."""
-    ends = cabled_ends(fabric)
+    thresholds, its lossless queue, its cabled ports (from its used ports: :func:`switch_ends`)
+    and the ports shut on purpose (read from its structured config): the last two are made of
+    its facts, so keyed by their digest (:func:`facts_digests`)."""
     configs = facts_digests(fabric)
     thresholds = digest_of(intent.fabric.thresholds)
     roce_networks = {net for net, spec in intent.fabric.fabrics.items() if spec.qos is not None}
     for name, device in fabric.devices.items():
-        mine, queue, roce = ends.get(name, []), ecn_queue(fabric, device), device.network in roce_networks
+        queue, roce = ecn_queue(fabric, device), device.network in roce_networks
         yield Unit(
             f"rules/{name}",
-            (thresholds, name, device.network, device.role, mine, queue, roce, configs[name]),
-            partial(_monitoring_files, intent, device, mine, queue, roce),
+            (thresholds, name, device.network, device.role, queue, roce, configs[name]),
+            partial(_monitoring_files, intent, device, queue, roce),
         )
 
 
-def _monitoring_files(intent: Intent, device: Device, ends: list[End], queue: int | None, roce: bool) -> dict[str, str]:
+def _monitoring_files(intent: Intent, device: Device, queue: int | None, roce: bool) -> dict[str, str]:
+    ends = switch_ends(device.facts.ports)
     counters = expected_counters(intent.fabric.thresholds, device, roce, ends)
     return {
         f"monitoring/rules/{device.name}.rules.yaml": to_yaml(device_rules(intent, device, ends, queue)),

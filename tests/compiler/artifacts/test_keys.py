@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from compiler.artifacts.inventory import inventory_unit
-from compiler.artifacts.monitoring import collector_unit
+from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.servers import server_key
 from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
-from compiler.fabric import resolve
-from compiler.intent import load_intent
+from compiler.fabric import ResolvedFabric, resolve
+from compiler.intent import Intent, load_intent
 from compiler.pipeline import CompileResult
 from core.hardware import ModelFiles, catalog
 from core.hardware.catalog import DATA
@@ -116,4 +118,51 @@ def test_the_inventory_and_collector_keys_change_with_their_files(
         for name, unit in after.items():
             same_files, same_key = unit.build() == before[name].build(), unit.inputs == before[name].inputs
             assert same_files == same_key == (name not in changed), (file, name)
+        before = after
+
+
+def _ends_of_cables(fabric: ResolvedFabric) -> dict[str, set[tuple[str, str, str, str]]]:
+    """Per switch, its end of every cable laid (Management1 aside): what the ends stand for."""
+    out: dict[str, set[tuple[str, str, str, str]]] = {}
+    for link in fabric.links:
+        for (device, port), speed, (far, far_port) in ((link.a, link.a_speed, link.b), (link.b, link.b_speed, link.a)):
+            if device in fabric.devices and port.startswith("Ethernet"):
+                out.setdefault(device, set()).add((port, link.kind, speed or "", f"{far} {far_port}"))
+    return out
+
+
+@pytest.mark.parametrize("scale", ["example", "16x"])
+def test_a_switchs_cabled_ends_from_its_ports_are_its_cables_ends(
+    scale: str, example_compile: CompileResult, fabric_16x: tuple[Intent, ResolvedFabric]
+) -> None:
+    """The ends a switch's rules are built from come from its used ports (its facts), one per
+    cable it terminates, each with the cable's kind, its speed at this end and its far end:
+    so the rules may be keyed by the facts' digest, in two- and three-stage fabrics."""
+    fabric = example_compile.fabric if scale == "example" else fabric_16x[1]
+    ends, cables = cabled_ends(fabric), _ends_of_cables(fabric)
+    assert {name: set(mine) for name, mine in ends.items()} == cables
+    assert all(len(set(mine)) == len(mine) for mine in ends.values())
+
+
+def test_a_rule_units_key_holds_what_its_files_are_made_of(
+    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
+) -> None:
+    """A switch's rule unit is keyed by its facts' digest, without its cabled ends: a server
+    added (a cable more on its rack's switches) and a port shut (expected down) change the
+    keys of the switches they touch; a switch whose key is unchanged builds the same files."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    before = {unit.name: unit for unit in rule_units(intent, fabric)}
+    row = "rack03-gpu009,gpu-8x-h100,GPU-0309\n"
+    edits = [
+        ("servers.csv", row, row + "rack03-gpu010,gpu-8x-h100,GPU-0310\n", "rack03-leaf-a"),
+        ("ports.yaml", "ports: {}\n", "ports:\n  spine01:\n    Ethernet1/1:\n      shutdown: cable test\n", "spine01"),
+    ]
+    for file, old, new, touched in edits:
+        edit(file, old, new)
+        changed = load_intent(project / "intent")
+        after = {unit.name: unit for unit in rule_units(changed, resolve(changed))}
+        for name, unit in after.items():
+            if unit.inputs == before[name].inputs:
+                assert unit.build() == before[name].build(), (file, name)
+        assert after[f"rules/{touched}"].build() != before[f"rules/{touched}"].build()
         before = after
