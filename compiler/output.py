@@ -118,6 +118,8 @@ class CompiledFiles(Mapping[str, bytes]):
     ) -> None:
         self._built = built
         self._read = read
+        self.kept = kept
+        """The files taken from ``generated/`` as they are, and their digests."""
         # Sorted from a list in the order the units came (runs timsort merges), not from a set
         # in hash order: a fifth of the cost over a fleet's 18,000 paths.
         self._paths = sorted([*built, *filterfalse(built.__contains__, kept)])
@@ -143,6 +145,10 @@ class CompiledFiles(Mapping[str, bytes]):
     def keys(self) -> KeysView[str]:
         """The paths as a dict's view (see :meth:`TreeOnDisk.keys`)."""
         return self.digests.keys()
+
+    def built(self) -> KeysView[str]:
+        """The paths of the files built by this compile (not :attr:`kept`)."""
+        return self._built.keys()
 
 
 def _differs(
@@ -175,9 +181,15 @@ def diff_trees(
     """
     known, new = digests or {}, fresh or {}
     have, want = current.keys(), files.keys()
+    both: Iterable[str] = want & have
+    if isinstance(files, CompiledFiles) and files.kept.items() <= known.items():
+        # Each file a compile kept is one ``current`` holds with the digest known (its unit was
+        # kept for that, checked again here at C speed): only the files built can differ, a
+        # few dozen after a one-row change at 16x, not 18,000 looked up one by one.
+        both = files.built() & have
     # Most files of a recompile have a fresh digest equal to the known one: settled by two
     # lookups, without a call per file.
-    unsure = [p for p in want & have if (d := new.get(p)) is None or d != known.get(p)]
+    unsure = [p for p in both if (d := new.get(p)) is None or d != known.get(p)]
     return Staleness(
         changed=tuple(sorted(p for p in unsure if _differs(p, files, current, known, new))),
         missing=tuple(sorted(want - have)),

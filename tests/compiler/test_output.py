@@ -29,3 +29,18 @@ def test_write_tree_leaves_exactly_the_compiled_files(tmp_path: Path) -> None:
     change = write_tree(out, {"a/x.cfg": b"1", "c.md": b"3"})
     assert change == Staleness(changed=(), missing=("c.md",), extra=("b.yaml",))
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == ["a/x.cfg", "c.md"]
+
+
+def test_a_kept_file_is_compared_unless_its_digest_is_the_one_known(tmp_path: Path) -> None:
+    """A compile's kept files are settled by the known digests of the tree at C speed: then only
+    the files it built are compared. A kept file whose digest is not the one known (the tree
+    changed since the compile kept it) is compared as any other: it is stale."""
+    (tmp_path / "kept").write_bytes(b"1")
+    (tmp_path / "built").write_bytes(b"2")
+    tree = TreeOnDisk(tmp_path, ["kept", "built"])
+    built = {"built": b"3"}
+    files = CompiledFiles(built, {"kept": _sha(b"1")}, tree.__getitem__, {"built": _sha(b"3")})
+    known = {"kept": _sha(b"1"), "built": _sha(b"2")}
+    assert diff_trees(tree, files, known, files.digests) == Staleness(changed=("built",), missing=(), extra=())
+    edited = {**known, "kept": _sha(b"edited since")}
+    assert diff_trees(tree, files, edited, files.digests).changed == ("built", "kept")
