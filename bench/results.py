@@ -29,6 +29,28 @@ def _x(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}x"
 
 
+def _rounds(inc: dict[str, Any]) -> str:
+    """The median of the rounds' ratios, where the run took turns (older reports did not).
+
+    Example:
+        >>> _rounds({"round_speedup": 4.04}), _rounds({})
+        ('; 4.0x the median of the rounds', '')
+    """
+    found = inc.get("round_speedup")
+    return f"; {_x(found)} the median of the rounds" if found else ""
+
+
+def _each_round(inc: dict[str, Any]) -> str:
+    """Each round's ratio, full over incremental (one of each, taking turns), or '-'.
+
+    Example:
+        >>> _each_round({"round_speedups": [4.1, 3.9]}), _each_round({})
+        ('4.1, 3.9x', '-')
+    """
+    found = inc.get("round_speedups")
+    return f"{', '.join(f'{r:.1f}' for r in found)}x" if found else "-"
+
+
 def _sizes(report: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     return sorted((int(k), v) for k, v in report["sizes"].items())
 
@@ -93,7 +115,7 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         inc["foreign"] = foreign(inc["touched"], inc["server"], set(inc["switches"]))  # derived, not timed
         text = (
             f"{_s(inc['process_seconds'], 2)} s vs {_s(inc['full_seconds'], 2)} s full: {_x(inc['speedup'])}"
-            f" (CPU {_x(inc.get('cpu_speedup'))});"
+            f" (CPU {_x(inc.get('cpu_speedup'))}{_rounds(inc)});"
             f" {inc['rendered']} of {inc['switches_total']} switches rendered,"
             f" {'byte-identical' if inc['identical'] else 'DIFFERS from a full compile'}"
         )
@@ -538,14 +560,15 @@ def _incremental(report: dict[str, Any]) -> list[str]:
         "rendered again, `generated/` current). *Identical*: the incremental `generated/` equals a full",
         "compile of the same intent into an empty root, file by file.",
         "",
-        "| size | switches rendered | incremental s | full s | speedup | incremental CPU s | full CPU s"
-        " | CPU speedup | files touched | other switches' files | identical | runs | load |",
-        "| --- " * 13 + "|",
+        "| size | switches rendered | incremental s | full s | speedup | each round | incremental CPU s"
+        " | full CPU s | CPU speedup | files touched | other switches' files | identical | runs | load |",
+        "| --- " * 14 + "|",
     ]
     for factor, inc in sorted((int(k), v) for k, v in found.items()):
         out.append(
             f"| {factor}x | {inc['rendered']} of {inc['switches_total']} | {_s(inc['process_seconds'], 2)} |"
-            f" {_s(inc['full_seconds'], 2)} | {_x(inc['speedup'])} | {_s(inc.get('cpu_seconds'), 2)} |"
+            f" {_s(inc['full_seconds'], 2)} | {_x(inc['speedup'])} | {_each_round(inc)} |"
+            f" {_s(inc.get('cpu_seconds'), 2)} |"
             f" {_s(inc.get('full_cpu_seconds'), 2)} | {_x(inc.get('cpu_speedup'))} | {len(inc['touched'])} |"
             f" {len(inc['foreign']) or 'none'} | {'yes' if inc['identical'] else 'NO'} | {inc['runs']} |"
             f" {inc.get('load_at_start', '-')} |"
