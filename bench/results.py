@@ -104,8 +104,9 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         out.append(
             (
                 f"{high}x/{low}x: compile and checks grow <= 4.5x for {g['switches']:.2f}x the switches (linear)",
-                f"`compile --full` {g['seconds']:.2f}x wall, {g['cpu']:.2f}x CPU; checks {c['sum']:.2f}x",
-                max(g["seconds"], g["cpu"], c["sum"]) <= 4.5,
+                f"`compile --full` {g['seconds']:.2f}x wall, {g['cpu']:.2f}x CPU; `run_checks` {c['all_rules']:.2f}x"
+                f" (each rule alone, from cold: {c['sum']:.2f}x)",
+                max(g["seconds"], g["cpu"], c["all_rules"]) <= 4.5,
             )
         )
     elif 16 in sizes and 64 in sizes:
@@ -660,7 +661,9 @@ def _scaling(report: dict[str, Any]) -> list[str]:
     checks = found["checks"]["sizes"]
     small, large = (checks[k] for k in sorted(checks, key=int))
     out += [
-        f"| checks (shared look-ups and every rule), ms | {1000 * checks_total(small):.0f}"
+        f"| `run_checks` as the compile calls it, ms | {1000 * small['all_rules']:.0f}"
+        f" | {1000 * large['all_rules']:.0f} | {c['all_rules']:.2f}x | {c['all_rules'] / g['switches']:.2f}x |",
+        f"| checks, shared look-ups and each rule alone from cold, ms | {1000 * checks_total(small):.0f}"
         f" | {1000 * checks_total(large):.0f} | {c['sum']:.2f}x | {c['sum'] / g['switches']:.2f}x |",
         f"| into an empty `generated/`, wall s | {a['empty']['seconds']:.1f} | {b['empty']['seconds']:.1f}"
         f" | {b['empty']['seconds'] / a['empty']['seconds']:.2f}x | |",
