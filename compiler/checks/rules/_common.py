@@ -84,7 +84,7 @@ class Fleet:
         for device in self.fabric.devices.values():
             self.interfaces(device)
         self.address_owners()
-        self.allocated  # noqa: B018
+        self.host_held  # noqa: B018  (and the allocations parsed)
         self._by_role  # noqa: B018  (built on first use)
         self._by_kind  # noqa: B018
         return self
@@ -130,6 +130,15 @@ class Fleet:
     def allocated(self) -> list[Held]:
         """Every allocation's prefix as :data:`Held` integers, in the order of ``fabric.allocations``."""
         return [held(allocation.prefix) for allocation in self.fabric.allocations]
+
+    @cached_property
+    def host_held(self) -> list[bool]:
+        """Whether each allocation is an address, not a subnet (:func:`is_host_held`), in the order
+        of ``fabric.allocations``: a /31 or /32 is one at a glance, and most allocations are."""
+        return [
+            31 <= address[1] <= 32 or is_host_held(allocation.prefix, address)
+            for allocation, address in zip(self.fabric.allocations, self.allocated, strict=True)
+        ]
 
     @cached_property
     def _by_role(self) -> dict[str, list[Device]]:
