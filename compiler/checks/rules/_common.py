@@ -163,15 +163,13 @@ class Fleet:
         key = (frozenset(kinds), network)
         found = self._links.get(key)
         if found is None:
-            if len(key[0]) == 1:
+            if network is not None:  # from the links of these kinds in every network (asked per network)
+                found = [link for link in self.links(key[0]) if link.network == network]
+            elif len(key[0]) == 1:
                 (kind,) = key[0]
-                found = [link for link in self._by_kind.get(kind, ()) if network is None or link.network == network]
+                found = list(self._by_kind.get(kind, ()))
             else:
-                found = [
-                    link
-                    for link in self.fabric.links
-                    if link.kind in key[0] and (network is None or link.network == network)
-                ]
+                found = [link for link in self.fabric.links if link.kind in key[0]]
             self._links[key] = found
         return found
 
