@@ -66,7 +66,7 @@ import os
 import pickle
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -235,7 +235,7 @@ class _ConfigPickler(pickle.Pickler):
     """A pickler that writes each record of :mod:`compiler.structured.model` as :func:`_record`
     of its class and values."""
 
-    def reducer_override(self, obj: object) -> object:
+    def reducer_override(self, obj: object) -> tuple[Callable[..., object], tuple[object, ...]]:
         kind = type(obj)
         if isinstance(obj, tuple) and kind is not tuple and kind.__module__ == _model.__name__:
             return _record, (kind, tuple(obj))
