@@ -239,7 +239,7 @@ class _ConfigPickler(pickle.Pickler):
         kind = type(obj)
         if isinstance(obj, tuple) and kind is not tuple and kind.__module__ == _model.__name__:
             return _record, (kind, tuple(obj))
-        return NotImplemented  # type: ignore[no-any-return]  (pickle's "as usual")
+        return NotImplemented  # type: ignore[no-any-return]  # pickle goes on as usual
 
 
 class _ConfigUnpickler(pickle.Unpickler):
