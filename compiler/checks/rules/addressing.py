@@ -91,9 +91,10 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
 def _rack_subnets(fabric: ResolvedFabric) -> list[tuple[str, Held]]:
     """The management subnets actually handed to racks (the upstream may sit beside them), with
     their integers (:meth:`Fleet.allocated`)."""
+    index = fleet(fabric)
     return [
         (a.prefix, address)
-        for a, address, host in zip(fabric.allocations, fleet(fabric).allocated, fleet(fabric).host_held, strict=True)
+        for a, address, host in zip(fabric.allocations, index.allocated, index.host_held, strict=True)
         if a.network == "management" and a.pool == "pool" and not host
     ]
 
