@@ -110,15 +110,13 @@ def main() -> None:
         times: dict[str, list[float]] = {"built": [], "kept": []}
         for _ in range(args.runs):
             for variant, spent in times.items():
-                kept = root / "kept"
-                shutil.rmtree(kept, ignore_errors=True)
-                shutil.copytree(saved, kept)
-                command = [sys.executable, __file__, "--one", variant, str(intent_dir), str(kept)]
+                copy = root / "kept"
+                shutil.rmtree(copy, ignore_errors=True)
+                shutil.copytree(saved, copy)
+                command = [sys.executable, __file__, "--one", variant, str(intent_dir), str(copy)]
                 out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
                 spent.append(float(out))
-    figures = {
-        variant: {"median": statistics.median(spent), "fastest": min(spent)} for variant, spent in times.items()
-    }
+    figures = {variant: {"median": statistics.median(spent), "fastest": min(spent)} for variant, spent in times.items()}
     if args.json:
         print(json.dumps({"factor": args.factor, "runs": args.runs, **figures}, indent=2))
         return

@@ -3,11 +3,14 @@
 At each size (the example, or ``bench/scale.py``'s design), in a scratch root compiled once:
 
 * **incremental**: a row is added to ``servers.csv`` (the next position in rack 3) and
-  ``fabricops compile`` runs as a whole process (timed); the row is removed and the root
-  compiled back (untimed), ``runs`` times; the files the change touched are listed;
-* **full**: ``fabricops compile --full`` as a whole process on the same root with the row in
-  place and ``generated/`` current (every switch rendered, only what differs written), ``runs``
-  times: the same work without the record in ``.fabricops-cache/``;
+  ``fabricops compile`` runs as a whole process (timed); the files the change touched are listed;
+* **full**: then ``fabricops compile --full`` as a whole process on the same root with the row in
+  place and ``generated/`` current (every switch rendered, only what differs written): the same
+  work without the record in ``.fabricops-cache/``; the row is removed and the root compiled
+  back (untimed);
+* **rounds**: ``runs`` rounds of one incremental and one full compile, taking turns, so a
+  while of load or a slower phase of the machine falls on both alike; the ratio of each
+  round, and their median, beside the ratio of the medians;
 * **byte-identical**: the incremental ``generated/`` against a full compile of the same intent
   into an empty root (every file's sha256);
 * **stages**: each run's seconds per stage (``--timings``), medians, and what the process spent
@@ -116,14 +119,12 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
             stages.append(_stages(stdout))
             rendered = _rendered(stdout)
             after = tree(root / "generated")
-            servers.write_text(base)
-            _compile(root, python)
-        servers.write_text(changed)
-        _compile(root, python)
-        for _ in range(runs):
             run, stdout = _compile(root, python, "--full", "--timings")
             full.append(run)
             full_stages.append(_stages(stdout))
+            servers.write_text(base)
+            _compile(root, python)
+        servers.write_text(changed)
         diff = compare(before, after)
         switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
         fresh = Path(tmp) / "fresh"
@@ -141,6 +142,8 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
         "process_seconds": wall,
         "full_seconds": full_wall,
         "speedup": full_wall / wall,
+        "round_speedups": [round(f["seconds"] / i["seconds"], 2) for i, f in zip(incremental, full, strict=True)],
+        "round_speedup": statistics.median(f["seconds"] / i["seconds"] for i, f in zip(incremental, full, strict=True)),
         "cpu_seconds": cpu,
         "full_cpu_seconds": full_cpu,
         "cpu_speedup": full_cpu / cpu,

@@ -29,6 +29,28 @@ def _x(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}x"
 
 
+def _rounds(inc: dict[str, Any]) -> str:
+    """The median of the rounds' ratios, where the run took turns (older reports did not).
+
+    Example:
+        >>> _rounds({"round_speedup": 4.04}), _rounds({})
+        ('; 4.0x the median of the rounds', '')
+    """
+    found = inc.get("round_speedup")
+    return f"; {_x(found)} the median of the rounds" if found else ""
+
+
+def _each_round(inc: dict[str, Any]) -> str:
+    """Each round's ratio, full over incremental (one of each, taking turns), or '-'.
+
+    Example:
+        >>> _each_round({"round_speedups": [4.1, 3.9]}), _each_round({})
+        ('4.1, 3.9x', '-')
+    """
+    found = inc.get("round_speedups")
+    return f"{', '.join(f'{r:.1f}' for r in found)}x" if found else "-"
+
+
 def _sizes(report: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     return sorted((int(k), v) for k, v in report["sizes"].items())
 
@@ -75,7 +97,19 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
     out.append(
         ("within 5x of the bare Jinja2 floor (configs)", text, all(r <= 5 for _, r in floors) if floors else None)
     )
-    if 16 in sizes and 64 in sizes:
+    scaled = report.get("scaling")
+    if scaled:
+        g, c = scaled["growth"], scaled["checks_growth"]
+        low, high = sorted(int(k) for k in scaled["sizes"])
+        out.append(
+            (
+                f"{high}x/{low}x: compile and checks grow <= 4.5x for {g['switches']:.2f}x the switches (linear)",
+                f"`compile --full` {g['seconds']:.2f}x wall, {g['cpu']:.2f}x CPU; `run_checks` {c['all_rules']:.2f}x"
+                f" (each rule alone, from cold: {c['sum']:.2f}x)",
+                max(g["seconds"], g["cpu"], c["all_rules"]) <= 4.5,
+            )
+        )
+    elif 16 in sizes and 64 in sizes:
         big, small = sizes[64]["inprocess"]["seconds"], sizes[16]["inprocess"]["seconds"]
         growth, cpu = big["total"] / small["total"], big["cpu"] / small["cpu"]
         out.append(("64x/16x compile time <= 4.5 (linear)", f"{growth:.2f} (CPU {cpu:.2f})", max(growth, cpu) <= 4.5))
@@ -93,7 +127,7 @@ def targets(report: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
         inc["foreign"] = foreign(inc["touched"], inc["server"], set(inc["switches"]))  # derived, not timed
         text = (
             f"{_s(inc['process_seconds'], 2)} s vs {_s(inc['full_seconds'], 2)} s full: {_x(inc['speedup'])}"
-            f" (CPU {_x(inc.get('cpu_speedup'))});"
+            f" (CPU {_x(inc.get('cpu_speedup'))}{_rounds(inc)});"
             f" {inc['rendered']} of {inc['switches_total']} switches rendered,"
             f" {'byte-identical' if inc['identical'] else 'DIFFERS from a full compile'}"
         )
@@ -201,6 +235,7 @@ def markdown(report: dict[str, Any]) -> str:
     out += _fleet_table(report)
     out += _incremental(report)
     out += _checks(report)
+    out += _scaling(report)
     out += _profile(report)
     return "\n".join(out).rstrip() + "\n"
 
@@ -538,14 +573,15 @@ def _incremental(report: dict[str, Any]) -> list[str]:
         "rendered again, `generated/` current). *Identical*: the incremental `generated/` equals a full",
         "compile of the same intent into an empty root, file by file.",
         "",
-        "| size | switches rendered | incremental s | full s | speedup | incremental CPU s | full CPU s"
-        " | CPU speedup | files touched | other switches' files | identical | runs | load |",
-        "| --- " * 13 + "|",
+        "| size | switches rendered | incremental s | full s | speedup | each round | incremental CPU s"
+        " | full CPU s | CPU speedup | files touched | other switches' files | identical | runs | load |",
+        "| --- " * 14 + "|",
     ]
     for factor, inc in sorted((int(k), v) for k, v in found.items()):
         out.append(
             f"| {factor}x | {inc['rendered']} of {inc['switches_total']} | {_s(inc['process_seconds'], 2)} |"
-            f" {_s(inc['full_seconds'], 2)} | {_x(inc['speedup'])} | {_s(inc.get('cpu_seconds'), 2)} |"
+            f" {_s(inc['full_seconds'], 2)} | {_x(inc['speedup'])} | {_each_round(inc)} |"
+            f" {_s(inc.get('cpu_seconds'), 2)} |"
             f" {_s(inc.get('full_cpu_seconds'), 2)} | {_x(inc.get('cpu_speedup'))} | {len(inc['touched'])} |"
             f" {len(inc['foreign']) or 'none'} | {'yes' if inc['identical'] else 'NO'} | {inc['runs']} |"
             f" {inc.get('load_at_start', '-')} |"
@@ -587,6 +623,56 @@ def _checks(report: dict[str, Any]) -> list[str]:
             f" | {INPUTS.get(rid, 'devices')} | {g['per_input'][rid]:.2f}x |"
         )
     return [*out, ""]
+
+
+def _scaling(report: dict[str, Any]) -> list[str]:
+    found = report.get("scaling")
+    if not found:
+        return []
+    (low, a), (high, b) = sorted((int(k), v) for k, v in found["sizes"].items())
+    g, c = found["growth"], found["checks_growth"]
+    stages = list(a["stages"])
+    out = [
+        f"## Scaling, {low}x to {high}x",
+        "",
+        f"`fabricops compile --full` as a whole process with `generated/` current (every switch and server"
+        f" rendered again, only what differs written), {found['runs']} rounds taking turns between the sizes,"
+        f" medians (load average {found.get('load_at_start', '-')}); the first compile of each size, into an"
+        " empty `generated/`, timed once. The checks rule by rule at both sizes in one process"
+        f" (`bench/checks.py`, {found['checks']['runs']} rounds). *Per switch*: the growth over the"
+        " switches' growth (1.00: linear).",
+        "",
+        f"| | {low}x | {high}x | growth | per switch |",
+        "| --- | --- | --- | --- | --- |",
+        f"| switches | {a['switches']} | {b['switches']} | {g['switches']:.2f}x | |",
+    ]
+    rows = [("wall s", "seconds", 2), ("CPU s", "cpu", 2), ("peak MiB", "peak_rss_mib", 0)]
+    for label, key, digits in rows:
+        out.append(
+            f"| `compile --full`, {label} | {a[key]:.{digits}f} | {b[key]:.{digits}f} | {g[key]:.2f}x"
+            f" | {g['per_switch'][key]:.2f}x |"
+        )
+    for name in stages:
+        if name in g["stages"]:
+            out.append(
+                f"| {name} s | {a['stages'][name]:.3f} | {b['stages'][name]:.3f} | {g['stages'][name]:.2f}x"
+                f" | {g['per_switch']['stages'][name]:.2f}x |"
+            )
+    checks = found["checks"]["sizes"]
+    small, large = (checks[k] for k in sorted(checks, key=int))
+    out += [
+        f"| `run_checks` as the compile calls it, ms | {1000 * small['all_rules']:.0f}"
+        f" | {1000 * large['all_rules']:.0f} | {c['all_rules']:.2f}x | {c['all_rules'] / g['switches']:.2f}x |",
+        f"| checks, shared look-ups and each rule alone from cold, ms | {1000 * checks_total(small):.0f}"
+        f" | {1000 * checks_total(large):.0f} | {c['sum']:.2f}x | {c['sum'] / g['switches']:.2f}x |",
+        f"| into an empty `generated/`, wall s | {a['empty']['seconds']:.1f} | {b['empty']['seconds']:.1f}"
+        f" | {b['empty']['seconds'] / a['empty']['seconds']:.2f}x | |",
+        "",
+        f"Every round, wall s: {low}x {', '.join(str(x) for x in a['samples'])}; {high}x"
+        f" {', '.join(str(x) for x in b['samples'])}.",
+        "",
+    ]
+    return out
 
 
 def _fastest_checks(small: dict[str, Any], large: dict[str, Any]) -> str:

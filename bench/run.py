@@ -9,7 +9,8 @@
    earlier runs reported, kept under its own name);
 3. incremental: one server row added to the example;
 4. fleet: plan, deploy and drift over the lab of the chosen sizes, with the lab's share;
-5. a cProfile of the largest compile, for where the time goes.
+5. a cProfile of the largest compile, for where the time goes;
+6. scaling: the whole compile and the checks at 16x and 64x, per switch (``bench/scaling.py``).
 
     python bench/run.py [--sizes 1,4,16] [--avd-sizes 1,4,16] [--fleet-sizes 1,16]
                         [--runs 5] [--pyavd-python PATH] [--out bench/RESULTS.md]
@@ -31,7 +32,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import checks as checks_bench
-from bench import compare, fleet, floor, hotspots, incremental, machine, results, sidebyside
+from bench import compare, fleet, floor, hotspots, incremental, machine, results, scaling, sidebyside
 from bench import compile as compile_bench
 from bench.scale import write_intent
 
@@ -75,7 +76,7 @@ def _sections(report: dict[str, Any]) -> set[str]:
     """The measured sections of a report, by name (for telling which ones a resume added)."""
     names = {f"{f}x" for f in report["sizes"]}
     names |= {f"{f}x fleet" for f in report.get("fleet", {})}
-    names |= {k for k in ("startup", "incremental", "checks", "profile") if k in report}
+    names |= {k for k in ("startup", "incremental", "checks", "profile", "scaling") if k in report}
     return names
 
 
@@ -99,7 +100,7 @@ def _load_report(path: Path) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: Path | None) -> None:
     """Every section the report lacks, saving after each one."""
-    sizes, avd_sizes, fleet_sizes = _sizes(args.sizes), _sizes(args.avd_sizes), _sizes(args.fleet_sizes)
+    sizes, avd_sizes = _sizes(args.sizes), _sizes(args.avd_sizes)
     pyavd_version = report["pyavd"]["version"]
     if "startup" not in report:
         print("[bench] start-up", file=sys.stderr, flush=True)
@@ -138,7 +139,24 @@ def _run(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: P
         report["profile"] = hotspots.top(_intent_at(scratch, profiled), scratch / "profile-generated")
         shutil.rmtree(scratch / "profile-generated", ignore_errors=True)
     _save(report, args.out, raw)
-    for factor in fleet_sizes:
+    _scaling(args, report, raw)
+    _fleet(args, report, scratch, raw)
+
+
+def _scaling(args: argparse.Namespace, report: dict[str, Any], raw: Path | None) -> None:
+    """The compile and the checks at two sizes (``--scaling-sizes``), unless the report has them."""
+    if "scaling" in report or not _sizes(args.scaling_sizes):
+        return
+    small, large = _sizes(args.scaling_sizes)
+    print(f"[bench] scaling {small}x to {large}x", file=sys.stderr, flush=True)
+    load = _load()
+    report["scaling"] = {**scaling.measure(args.big_runs, (small, large), args.big_runs), "load_at_start": load}
+    _save(report, args.out, raw)
+
+
+def _fleet(args: argparse.Namespace, report: dict[str, Any], scratch: Path, raw: Path | None) -> None:
+    """Plan, deploy and drift over the lab at each of ``--fleet-sizes`` the report lacks."""
+    for factor in _sizes(args.fleet_sizes):
         if factor in report["fleet"]:
             continue
         print(f"[bench] fleet {factor}x", file=sys.stderr, flush=True)
@@ -181,11 +199,12 @@ def main() -> None:
     parser.add_argument("--check-sizes", default="4,16", help="sizes whose checks are timed rule by rule")
     parser.add_argument("--incremental-sizes", default="1,16", help="sizes of the one-row incremental recompile")
     parser.add_argument("--big-runs", type=int, default=3, help="runs of the incremental recompile from 16x on")
+    parser.add_argument("--scaling-sizes", default="16,64", help="two sizes the compile is timed at per switch")
     parser.add_argument(
         "--quick",
         action="store_true",
         help="a run that fits a shared machine: sizes 1,4 side by side (pyavd too), 3 runs, the lab at 1x;"
-        " checks at 4x and 16x, incremental at 1x and 16x (2 runs)",
+        " checks at 4x and 16x, incremental at 1x and 16x (2 runs), no scaling to 64x",
     )
     args = parser.parse_args()
     if args.quick:
@@ -193,6 +212,7 @@ def main() -> None:
         args.fleet_sizes = "1" if args.fleet_sizes is None else args.fleet_sizes
         args.runs, args.startup_runs, args.big_runs = 3, 10, 2
         args.profile_size = 4
+        args.scaling_sizes = ""
     args.fleet_sizes = "1,16" if args.fleet_sizes is None else args.fleet_sizes
     report = _load_report(args.resume) if args.resume else None
     before = _sections(report) if report else set()

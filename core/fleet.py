@@ -28,7 +28,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -318,8 +318,13 @@ def open_fleet(
     lab: LabTarget | None = None,
     devices: Sequence[str] = (),
     workers: int = 20,
+    also: Mapping[str, Snapshot] | None = None,
 ) -> Nornir:
-    """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given."""
+    """Nornir over ``generated/inventory/`` of ``snapshot``, filtered to ``devices`` when given.
+
+    ``also``: devices ``snapshot`` lacks, each with the snapshot whose inventory has it (a device
+    deployed alone from a later commit, whose fleet version is not tagged yet).
+    """
     while _PRELOADS:  # the imports it started, done (never two threads importing one module)
         _PRELOADS.pop().join()
     from nornir import InitNornir
@@ -334,6 +339,8 @@ def open_fleet(
     if lab is not None:
         options["lab"] = {name: _lab_endpoint(lab, name) for name in lab.endpoints}
     hosts, groups, defaults = snapshot.inventory()
+    if also:
+        hosts = {**hosts, **{name: at.inventory()[0][name] for name, at in also.items() if name not in hosts}}
     nornir = InitNornir(
         runner={"plugin": "threaded", "options": {"num_workers": workers}},
         inventory={

@@ -286,18 +286,23 @@ def run_health(
 ) -> HealthReport:
     """Read and evaluate the counters of the fleet (or ``devices``).
 
-    With ``ref``, every device is judged against that snapshot. Without it, each device is judged
-    against what it runs: the commit of its state of record (one snapshot per distinct commit),
-    else the newest fleet version, else HEAD.
+    With ``ref``, every device of that snapshot is judged against it. Without it, the fleet is the
+    newest fleet version's (else HEAD's) and every device deployed alone since (``deploy
+    --devices`` tags no fleet version), and each device is judged against what it runs: the
+    commit of its state of record (one snapshot per distinct commit), else the newest fleet
+    version, else HEAD.
     """
     tag = latest_deploy_tag(root)
     chosen = ref or (tag.name if tag else "HEAD")
     snapshot = open_snapshot(root, chosen)
-    nornir = open_fleet(snapshot, lab=LabTarget.load(root) if lab else None, devices=devices, workers=workers)
+    later, unread = _deployed_alone(root, snapshot) if ref is None else ({}, {})
+    target = LabTarget.load(root) if lab else None
+    nornir = open_fleet(snapshot, lab=target, devices=devices, workers=workers, also=later)
     names = sorted(nornir.inventory.hosts)
     fallback = load_thresholds(snapshot)
     if ref is None:
         judged = _judged_by_record(root, names, chosen, snapshot.ref, fallback)
+        judged.notes.update((name, note) for name, note in unread.items() if not devices or name in devices)
     else:
         judged = _Judged(dict.fromkeys(names, fallback), chosen, {})
     tick = progress(len(names)) if progress is not None else (lambda _name: None)
@@ -343,6 +348,35 @@ def run_health(
         tuple(shut),
         judged.notes,
     )
+
+
+def _deployed_alone(root: Path, fleet: Snapshot) -> tuple[dict[str, Snapshot], dict[str, str]]:
+    """The devices the fleet version ``fleet`` lacks whose state of record names a commit of their
+    own (deployed alone since), each with the snapshot of that commit (it holds their inventory
+    entry); and, for those whose commit is not in this clone, why they are not read.
+
+    A device removed from the intent since but still recorded is read too: a deploy leaves a
+    device it no longer has as it is, so it still runs its recorded commit.
+    """
+    known = fleet.inventory()[0]
+    found: dict[str, Snapshot] = {}
+    unread: dict[str, str] = {}
+    opened: dict[str, Snapshot | None] = {}
+    for name, record in sorted(read_records(root).items()):
+        if name in known or not record.commit:
+            continue
+        if record.commit not in opened:
+            try:
+                opened[record.commit] = open_snapshot(root, record.commit)
+            except FabricopsError:
+                opened[record.commit] = None
+        at = opened[record.commit]
+        if at is None:
+            missing = f"its state of record names commit {record.commit[:12]}, not in this clone"
+            unread[name] = f"{missing} (git fetch): not read"
+        elif name in at.inventory()[0]:
+            found[name] = at
+    return found, unread
 
 
 @dataclass(frozen=True)

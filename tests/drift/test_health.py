@@ -144,6 +144,44 @@ def test_each_device_is_judged_by_the_commit_it_runs(
         session_lab.synced(root)
 
 
+def test_a_device_deployed_alone_since_the_fleet_version_is_read(
+    gitops_repo: Path, session_lab: SessionLab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A switch the newest fleet version lacks, deployed alone since (``deploy --devices``: a state
+    of record, no fleet tag), is part of the fleet health reads, judged by its own commit; one whose
+    recorded commit is not in this clone is named, not read."""
+    root = gitops_repo
+    lab = session_lab.synced(root)
+    hosts = root / "generated" / "inventory" / "hosts.yaml"
+    full = hosts.read_text()
+    without = {name: entry for name, entry in yaml.safe_load(full).items() if name != "rack11-leaf-b"}
+    hosts.write_text(yaml.safe_dump(without, sort_keys=False))
+    git(root, "commit", "-qam", "rack11-leaf-b not racked yet")
+    git(root, "tag", "-a", DEPLOY_TAG, "-m", "deploy of the example cluster without rack11-leaf-b")
+    hosts.write_text(full)
+    git(root, "commit", "-qam", "rack11-leaf-b racked")
+    racked = git(root, "rev-parse", "HEAD").strip()
+    records = {
+        "rack11-leaf-b": DeviceRecord("rack11-leaf-b", racked, run="deploy 20260102T000000Z"),
+        "rack12-leaf-z": DeviceRecord("rack12-leaf-z", "cd" * 20, run="deploy 20260103T000000Z"),
+    }
+    gitstate.write_files(root, record_files(records), "state of record")
+    try:
+        lab.fault("rack11-leaf-b", "link-down", port="Ethernet25/1")
+        code, out, err = fabricops(capsys, "health", "--root", str(root), "--lab", "--format", "json")
+        assert code == 3, err
+        report = json.loads(out)
+        assert "rack11-leaf-b" in report["devices"] and len(report["devices"]) == len(yaml.safe_load(full))
+        down = {(f["device"], f["interface"]) for f in report["findings"]}
+        assert down == {("rack11-leaf-b", "Ethernet25/1"), ("spine01", "Ethernet22/1")}  # the link's two ends
+        assert report["notes"] == {
+            "rack12-leaf-z": f"its state of record names commit {'cd' * 6}, not in this clone (git fetch): not read"
+        }
+        assert report["ref"] == f"state of record (1 commit: {racked[:12]}); {DEPLOY_TAG} for 54 other device(s)"
+    finally:
+        session_lab.synced(root)
+
+
 def test_thresholds_come_from_generated_monitoring_when_present(tmp_path: Path) -> None:
     """Health reads generated/, never the intent: per-port limits there, the defaults elsewhere."""
     monitoring = tmp_path / "generated" / "monitoring"
