@@ -86,14 +86,10 @@ def test_owners_gathered_from_the_second_allocation(resolved_example: tuple[Inte
     """An address's owners are gathered once a second allocation names it: the first is kept among
     them, an owner allocated it twice counts once (its first allocation named), three owners are three."""
     intent, fabric = resolved_example
-    extra = (
-        Allocation("compute", "hosts", "10.30.1.200/24", "rack01-gpu090", "compute bond"),
-        Allocation("compute", "hosts", "10.30.1.200/24", "rack01-gpu090", "storage bond"),
-        Allocation("compute", "hosts", "10.30.1.201/24", "rack01-gpu091", "compute bond"),
-        Allocation("compute", "hosts", "10.30.1.201/24", "rack01-gpu092", "compute bond"),
-        Allocation("compute", "hosts", "10.30.1.201/24", "rack01-gpu091", "storage bond"),
-        Allocation("compute", "hosts", "10.30.1.201/24", "rack01-gpu093", "compute bond"),
-    )
+    owners = [(200, "gpu090", "compute"), (200, "gpu090", "storage"), (201, "gpu091", "compute")]
+    owners += [(201, "gpu092", "compute"), (201, "gpu091", "storage"), (201, "gpu093", "compute")]
+    extra = [Allocation("compute", "hosts", f"10.30.1.{host}/24", f"rack01-{server}", f"{bond} bond")
+             for host, server, bond in owners]  # fmt: skip
     found = list(unique_addresses(intent, dataclasses.replace(fabric, allocations=(*fabric.allocations, *extra))))
     assert found == [
         (
