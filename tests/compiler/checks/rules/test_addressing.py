@@ -88,8 +88,10 @@ def test_owners_gathered_from_the_second_allocation(resolved_example: tuple[Inte
     intent, fabric = resolved_example
     owners = [(200, "gpu090", "compute"), (200, "gpu090", "storage"), (201, "gpu091", "compute")]
     owners += [(201, "gpu092", "compute"), (201, "gpu091", "storage"), (201, "gpu093", "compute")]
-    extra = [Allocation("compute", "hosts", f"10.30.1.{host}/24", f"rack01-{server}", f"{bond} bond")
-             for host, server, bond in owners]  # fmt: skip
+    extra = [
+        Allocation("compute", "hosts", f"10.30.1.{host}/24", f"rack01-{server}", f"{bond} bond")
+        for host, server, bond in owners
+    ]
     found = list(unique_addresses(intent, dataclasses.replace(fabric, allocations=(*fabric.allocations, *extra))))
     assert found == [
         (
