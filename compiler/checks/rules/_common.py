@@ -48,6 +48,9 @@ def held_all(texts: Sequence[str]) -> list[Held]:
     Example:
         >>> held_all(["10.31.4.1/31", "10.0.0.1"]) == [held("10.31.4.1/31"), held("10.0.0.1")]
         True
+        >>> held_all(["10.31.4.1/31", "10.0.0.256/31"])
+        Traceback (most recent call last):
+        ipaddress.AddressValueError: Octet 256 (> 255) not permitted in '10.0.0.256'
     """
     parts = [text.partition("/") for text in texts]
     try:
