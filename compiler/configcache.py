@@ -32,7 +32,8 @@ building them (0.15 to 0.2 s of CPU):
 Nothing here is trusted beyond what it can check: a missing, unreadable or truncated file, one
 from other code or format, is an empty cache; an entry counts only under its switch's current
 facts digest, unpickles only to the config records of :mod:`compiler.structured.model` (any
-other global refuses it) and must give a :class:`~compiler.structured.DeviceConfig`. The file
+other global refuses it; a record is made by ``tuple.__new__`` of its class and values, see
+:func:`_record`) and must give a :class:`~compiler.structured.DeviceConfig`. The file
 is written atomically (a temporary file, then :func:`os.replace`): a writer killed midway
 leaves the last whole one. And a cached config only ever reaches the checks: the devices that
 carry one are copies (:meth:`compiler.fabric.Device.with_config`), the render builds its own
@@ -65,7 +66,7 @@ import os
 import pickle
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -75,7 +76,7 @@ from compiler.structured import DeviceConfig
 from compiler.structured import model as _model
 
 CONFIGS_FILE = "configs.marshal"
-FORMAT = 1
+FORMAT = 2
 _STALE_TEMPORARY = 60.0
 """Seconds after which a temporary file left by a writer that was killed is removed."""
 
@@ -217,10 +218,38 @@ def _clear_stale(directory: Path) -> None:
                     pass
 
 
-class _ConfigUnpickler(pickle.Unpickler):
-    """An unpickler that makes only the records of :mod:`compiler.structured.model`."""
+def _record(cls: type[tuple[object, ...]], values: tuple[object, ...]) -> tuple[object, ...]:
+    """A config record from its class and values: how a record is pickled here. A record pickled
+    as usual is made by its class's ``__new__``, a Python function (of 30 arguments for an
+    interface); :class:`_ConfigUnpickler` makes this one with ``tuple.__new__``, the same in C:
+    the fleet's 55,000 records at 16x load 13 to 27% faster in the checks' process (0.055
+    against 0.063 s, 0.063 against 0.086 s on a busier machine; medians of 6).
 
-    def find_class(self, module: str, name: str) -> type:
+    Example:
+        >>> _record(_model.VrfHost, ("10.0.0.1", None, False))
+        VrfHost(address='10.0.0.1', vrf=None, prefer=False)
+    """
+    return tuple.__new__(cls, values)
+
+
+class _ConfigPickler(pickle.Pickler):
+    """A pickler that writes each record of :mod:`compiler.structured.model` as :func:`_record`
+    of its class and values."""
+
+    def reducer_override(self, obj: object) -> tuple[Callable[..., object], tuple[object, ...]]:
+        kind = type(obj)
+        if isinstance(obj, tuple) and kind is not tuple and kind.__module__ == _model.__name__:
+            return _record, (kind, tuple(obj))
+        return NotImplemented  # type: ignore[no-any-return]  # pickle goes on as usual
+
+
+class _ConfigUnpickler(pickle.Unpickler):
+    """An unpickler that makes only the records of :mod:`compiler.structured.model` (by
+    :func:`_record`, in C, or by their class)."""
+
+    def find_class(self, module: str, name: str) -> object:
+        if module == __name__ and name == _record.__name__:
+            return tuple.__new__  # _record, in C: the classes it is given are checked here too
         found = getattr(_model, name, None) if module == _model.__name__ else None
         if not (isinstance(found, type) and issubclass(found, tuple)):
             raise pickle.UnpicklingError(f"{module}.{name} is not a structured config record")
@@ -228,7 +257,16 @@ class _ConfigUnpickler(pickle.Unpickler):
 
 
 def _pickled(value: object) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    """``value`` pickled, its records as :func:`_record` of their class and values.
+
+    Example:
+        >>> config = (_model.VrfHost("10.0.0.1"), _model.User("admin", 15, "network-admin", "ref"))
+        >>> _restricted_load(_pickled(config)) == config
+        True
+    """
+    out = io.BytesIO()
+    _ConfigPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+    return out.getvalue()
 
 
 def _unpickled(data: bytes) -> DeviceConfig | None:

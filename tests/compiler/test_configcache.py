@@ -6,6 +6,7 @@ from __future__ import annotations
 import marshal
 import os
 import pickle
+import time
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -77,9 +78,16 @@ def test_a_config_is_kept_only_under_its_switch_current_digest(saved: Path, exam
     assert cache.kept == 55 and stored(saved) == (digests, {})
 
 
+class _Forged:
+    """Pickles as a config record does (:func:`compiler.configcache._record`), of ``time.struct_time``."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return configcache._record, (time.struct_time, tuple(range(9)))
+
+
 @pytest.mark.parametrize(
     "damage",
-    ["garbage", "truncated", "other code", "other format", "foreign global", "empty"],
+    ["garbage", "truncated", "other code", "other format", "foreign global", "foreign record", "empty"],
 )
 def test_a_corrupt_or_foreign_file_is_an_empty_cache(saved: Path, example_compile: CompileResult, damage: str) -> None:
     path = saved / CONFIGS_FILE
@@ -95,6 +103,11 @@ def test_a_corrupt_or_foreign_file_is_an_empty_cache(saved: Path, example_compil
     elif damage == "foreign global":  # pickles that would call something: never run
         digest = facts_digests(example_compile.fabric)["spine01"]
         data.update(fleet=pickle.dumps(os.getcwd), changed={"spine01": (digest, pickle.dumps(os.getcwd))})
+        path.write_bytes(marshal.dumps(data))
+    elif damage == "foreign record":  # made the way a record is (in C), of a tuple class from elsewhere
+        forged = pickle.dumps(_Forged())
+        digest = facts_digests(example_compile.fabric)["spine01"]
+        data.update(fleet=pickle.dumps({"spine01": (digest, _Forged())}), changed={"spine01": (digest, forged)})
         path.write_bytes(marshal.dumps(data))
     else:
         path.write_bytes(b"")

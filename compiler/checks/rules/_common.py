@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from ipaddress import IPv4Network
 from typing import Generic, TypeVar
 
-from compiler.addressing import address_value
+from compiler.addressing import address_value, address_values
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Cable, Network
 from compiler.intent import SPEEDS_GBPS, FabricIntent, Intent
@@ -38,6 +38,26 @@ def held(text: str) -> Held:
     """
     host, _, length = text.partition("/")
     return address_value(host), int(length) if length else 32
+
+
+def held_all(texts: Sequence[str]) -> list[Held]:
+    """:func:`held` of many texts, their addresses read as one array (:func:`address_values`),
+    for less than a call each. Text that does not parse raises as :func:`held` would, at the
+    first such text.
+
+    Example:
+        >>> held_all(["10.31.4.1/31", "10.0.0.1"]) == [held("10.31.4.1/31"), held("10.0.0.1")]
+        True
+        >>> held_all(["10.31.4.1/31", "10.0.0.256/31"])
+        Traceback (most recent call last):
+        ipaddress.AddressValueError: Octet 256 (> 255) not permitted in '10.0.0.256'
+    """
+    parts = [text.partition("/") for text in texts]
+    try:
+        values = address_values([host for host, _, _ in parts])
+        return [(value, int(length) if length else 32) for value, (_, _, length) in zip(values, parts, strict=True)]
+    except ValueError:
+        return [held(text) for text in texts]  # the first bad text's own error
 
 
 def subnet_of(address: Held) -> Held:
@@ -81,10 +101,10 @@ class Fleet:
 
     def build(self) -> Fleet:
         """Every look-up built now (the runner and the benchmark: paid once, by no rule)."""
+        self.host_held  # noqa: B018  (and the allocations parsed, first: the interface addresses among them)
         for device in self.fabric.devices.values():
             self.interfaces(device)
         self.address_owners()
-        self.allocated  # noqa: B018
         self._by_role  # noqa: B018  (built on first use)
         self._by_kind  # noqa: B018
         return self
@@ -128,8 +148,24 @@ class Fleet:
 
     @cached_property
     def allocated(self) -> list[Held]:
-        """Every allocation's prefix as :data:`Held` integers, in the order of ``fabric.allocations``."""
-        return [held(allocation.prefix) for allocation in self.fabric.allocations]
+        """Every allocation's prefix as :data:`Held` integers, in the order of ``fabric.allocations``.
+
+        Parsed at once, and kept for :meth:`held`: every interface address is one of them (the
+        facts allocate each), so the switches' addresses are parsed no second time.
+        """
+        texts = [allocation.prefix for allocation in self.fabric.allocations]
+        parsed = held_all(texts)
+        self._held.update(zip(texts, parsed, strict=True))
+        return parsed
+
+    @cached_property
+    def host_held(self) -> list[bool]:
+        """Whether each allocation is an address, not a subnet (:func:`is_host_held`), in the order
+        of ``fabric.allocations``: a /31 or /32 is one at a glance, and most allocations are."""
+        return [
+            31 <= address[1] <= 32 or is_host_held(allocation.prefix, address)
+            for allocation, address in zip(self.fabric.allocations, self.allocated, strict=True)
+        ]
 
     @cached_property
     def _by_role(self) -> dict[str, list[Device]]:
@@ -154,15 +190,13 @@ class Fleet:
         key = (frozenset(kinds), network)
         found = self._links.get(key)
         if found is None:
-            if len(key[0]) == 1:
+            if network is not None:  # from the links of these kinds in every network (asked per network)
+                found = [link for link in self.links(key[0]) if link.network == network]
+            elif len(key[0]) == 1:
                 (kind,) = key[0]
-                found = [link for link in self._by_kind.get(kind, ()) if network is None or link.network == network]
+                found = list(self._by_kind.get(kind, ()))
             else:
-                found = [
-                    link
-                    for link in self.fabric.links
-                    if link.kind in key[0] and (network is None or link.network == network)
-                ]
+                found = [link for link in self.fabric.links if link.kind in key[0]]
             self._links[key] = found
         return found
 

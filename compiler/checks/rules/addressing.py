@@ -33,7 +33,7 @@ from ipaddress import IPv4Network
 
 from compiler.addressing import dotted
 from compiler.checks.base import rule
-from compiler.checks.rules._common import Held, fabric_spec, fleet, is_host_held, join, problems
+from compiler.checks.rules._common import Held, fabric_spec, fleet, join, problems
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Allocation, PoolUse
 from compiler.facts.addressing import LEAF_LOOPBACK_OFFSET
@@ -57,11 +57,20 @@ def unique_addresses(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
     """Yield each address allocated to more than one owner, in any network."""
     del intent
     # Keyed by the address as a number (addresses are canonical dotted quads: one text each),
-    # parsed once per fabric (:meth:`Fleet.allocated`).
-    holders: dict[int, dict[str, Allocation]] = defaultdict(dict)
-    for allocation, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True):
-        if is_host_held(allocation.prefix, address):
-            holders[address[0]].setdefault(allocation.owner, allocation)
+    # parsed once per fabric (:meth:`Fleet.allocated`). The first allocation of each address is
+    # held alone; an address's owners are gathered only once a second allocation names it (at
+    # 16x, a dict per address was most of the rule, for a handful of shared ones).
+    index = fleet(fabric)
+    first: dict[int, Allocation] = {}
+    holders: dict[int, dict[str, Allocation]] = {}
+    for allocation, (value, _), host in zip(fabric.allocations, index.allocated, index.host_held, strict=True):
+        if host:
+            earlier = first.setdefault(value, allocation)
+            if earlier is not allocation:
+                by_owner = holders.get(value)
+                if by_owner is None:
+                    by_owner = holders[value] = {earlier.owner: earlier}
+                by_owner.setdefault(allocation.owner, allocation)
     for value, by_owner in sorted(item for item in holders.items() if len(item[1]) > 1):
         owners = (f"{a.owner} ({a.network} {a.purpose})" for a in by_owner.values())
         yield dotted(value), f"allocated to {len(by_owner)} owners: {join(owners)}"
@@ -82,10 +91,11 @@ def declared_pools(intent: Intent) -> list[tuple[str, IPv4Network]]:
 def _rack_subnets(fabric: ResolvedFabric) -> list[tuple[str, Held]]:
     """The management subnets actually handed to racks (the upstream may sit beside them), with
     their integers (:meth:`Fleet.allocated`)."""
+    index = fleet(fabric)
     return [
         (a.prefix, address)
-        for a, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True)
-        if a.network == "management" and a.pool == "pool" and not is_host_held(a.prefix, address)
+        for a, address, host in zip(fabric.allocations, index.allocated, index.host_held, strict=True)
+        if a.network == "management" and a.pool == "pool" and not host
     ]
 
 

@@ -34,14 +34,22 @@ CAPPED_KINDS = ("broadcast", "multicast")
 
 def server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
     """The interfaces that carry a server's traffic: its access port, or its port-channel (a port
-    shut on purpose, a decommissioned server's or one ``ports.yaml`` shuts, carries none)."""
+    shut on purpose, a decommissioned server's or one ``ports.yaml`` shuts, carries none), in
+    EOS's interface order."""
+    return sorted(_server_facing(fabric, device), key=lambda iface: eos.interface_key(iface.name))
+
+
+def _server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
+    """:func:`server_facing` unsorted: a rule sorts only the ports it names (the sort was most of
+    STC001, which names none on a sound fabric). Sorting a part of this list gives that part in
+    the order :func:`server_facing` gives it (the sort is stable, the list in one order)."""
     ifaces = interfaces(fabric, device)
     names = {
         port.name if port.channel is None else eos.port_channel(port.channel)
         for port in fabric.ports(device.name)
         if port.kind == "server"
     }
-    return [ifaces[n] for n in sorted(names, key=eos.interface_key) if n in ifaces and not ifaces[n].shutdown]
+    return [ifaces[n] for n in names if n in ifaces and not ifaces[n].shutdown]
 
 
 def _uncapped(iface: Interface) -> list[str]:
@@ -56,10 +64,11 @@ def storm_control(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str,
     uncapped: dict[object, list[str]] = {}  # by storm-control settings: the ports share a few
     for name, device in sorted(fabric.devices.items()):
         bad: dict[str, list[str]] = {}
-        for iface in server_facing(fabric, device):
+        for iface in _server_facing(fabric, device):
             for kind in memo(uncapped, iface.storm_control, lambda: _uncapped(iface)):  # noqa: B023
                 bad.setdefault(kind, []).append(iface.name)
         for kind, names in sorted(bad.items()):
+            names.sort(key=eos.interface_key)
             yield (
                 name,
                 f"{len(names)} server-facing port(s) without {kind} storm-control at or below "

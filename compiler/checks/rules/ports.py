@@ -209,9 +209,20 @@ def oversubscription(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
             device = fabric.devices.get(end.device)
             if device is not None and device.role == "leaf":
                 up[end.device].append(speed)
+    # The leaves share a few speed lists: each is summed once (a Counter and a sort per leaf
+    # and direction were most of the rule).
+    sums: dict[tuple[str | None, ...], tuple[str, int]] = {}
+
+    def summed(speeds: list[str | None]) -> tuple[str, int]:
+        key = tuple(speeds)
+        found = sums.get(key)
+        if found is None:
+            found = sums[key] = bandwidth(speeds)
+        return found
+
     for leaf in devices(fabric, "leaf"):
-        down_text, down_gbps = bandwidth([link.a_speed for link in down[leaf.name]])
-        up_text, up_gbps = bandwidth(up[leaf.name])
+        down_text, down_gbps = summed([link.a_speed for link in down[leaf.name]])
+        up_text, up_gbps = summed(up[leaf.name])
         ratio = f"{down_gbps / up_gbps:.2f}:1" if up_gbps else "no uplink bandwidth"
         yield leaf.name, f"{down_text or 'no servers'} down, {up_text or 'nothing'} up: {ratio}"
 

@@ -72,9 +72,16 @@ def profiles_and_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
         vlans: set[int] | None = None
         for iface in config.interfaces:
             profile = iface.service_profile
-            no_vlan = iface.switchport_access_vlan is None and not iface.switchport_trunk_allowed_vlan
-            if no_vlan and (profile is None or (profiles is not None and profile in profiles)):
-                continue  # nothing to look up (most ports: routed, or a known profile)
+            if profile is None or (profiles is not None and profile in profiles):
+                # Nothing to report unless a VLAN is missing: most ports are routed, or server
+                # ports in a VLAN the device defines (one set look-up, not _iface_refs' set).
+                access, trunk = iface.switchport_access_vlan, iface.switchport_trunk_allowed_vlan
+                if access is None and not trunk:
+                    continue
+                if vlans is None:
+                    vlans = {v.id for v in config.vlans}
+                if not trunk and access in vlans:
+                    continue
             if vlans is None:
                 vlans = {v.id for v in config.vlans}
             for message in _iface_refs(iface, vlans, profiles):

@@ -83,19 +83,28 @@ class _Peering:
             for neighbor in bgp.neighbors:
                 self.neighbors.setdefault(neighbor.address, neighbor)
             self.groups = {g.name: g for g in bgp.peer_groups}
+        self._values: list[int | None] | None = None
         self._neighbor_values: set[int] | None = None
+
+    def values(self) -> list[int | None]:
+        """The address of each neighbor statement as an integer, in configuration order (None:
+        not a dotted quad), parsed once: RTE002 reads each as a neighbor and again as a peer's."""
+        if self._values is None:
+            bgp = self.device.config.router_bgp
+            values: list[int | None] = []
+            for neighbor in bgp.neighbors if bgp is not None else ():
+                try:
+                    values.append(address_value(neighbor.address))
+                except ValueError:
+                    values.append(None)
+            self._values = values
+        return self._values
 
     def has_neighbor(self, address: int) -> bool:
         """Whether a neighbor statement names ``address`` (``dotted(address) in self.neighbors``:
         a dotted quad that parses has one spelling, and one that does not names no address)."""
         if self._neighbor_values is None:
-            values = set()
-            for text in self.neighbors:
-                try:
-                    values.add(address_value(text))
-                except ValueError:
-                    continue
-            self._neighbor_values = values
+            self._neighbor_values = {value for value in self.values() if value is not None}
         return address in self._neighbor_values
 
     def local_subnet(self, address: int) -> Held | None:
@@ -169,11 +178,11 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
         if bgp is None:
             continue
         local = peering(device.name)
-        for neighbor in bgp.neighbors:
+        for neighbor, parsed in zip(bgp.neighbors, local.values(), strict=True):
             # One pass of plain look-ups per neighbor (a spine has one per leaf): what a session
             # needs, in the order the messages name it; the first fault ends the neighbor's checks.
             address = neighbor.address
-            value = address_value(address)
+            value = parsed if parsed is not None else address_value(address)  # what fails to parse raises here
             owner = owners.get(value)
             if owner is None:
                 yield device.name, f"neighbor {address} is no switch's interface address"

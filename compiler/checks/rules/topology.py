@@ -422,16 +422,24 @@ def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str
 def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Interfaces whose configured MTU differs from the MTU the cabling plan gives them; one set
     by ``extra_config`` is named by its line there."""
-    planned: dict[tuple[str, str], int] = {}
+    # Per device, the MTU of each cabled port (the last link naming it), then only those ports
+    # are looked up: a port without a cable has no plan, and most interfaces have none.
+    planned: dict[str, dict[str, int]] = {}
     for link in fabric.links:
-        planned[link.a.device, link.a.port] = link.a_mtu
-        planned[link.b.device, link.b.port] = link.b_mtu
+        a, b = link.a, link.b
+        ports = planned.get(a.device)
+        if ports is None:
+            ports = planned[a.device] = {}
+        ports[a.port] = link.a_mtu
+        ports = planned.get(b.device)
+        if ports is None:
+            ports = planned[b.device] = {}
+        ports[b.port] = link.b_mtu
     for name, device in sorted(fabric.devices.items()):
-        for iface in interfaces(fabric, device).values():
-            if iface.mtu is None:
-                continue
-            want = planned.get((name, iface.name))
-            if want is not None and iface.mtu != want:
+        ifaces = interfaces(fabric, device)
+        for port, want in planned.get(name, {}).items():
+            iface = ifaces.get(port)
+            if iface is not None and iface.mtu is not None and iface.mtu != want:
                 where = field_where(intent, name, iface.name, "mtu")
                 if where is None:
                     yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"

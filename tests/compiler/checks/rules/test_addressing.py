@@ -80,3 +80,23 @@ def test_upstream_against_the_rack_subnets_at_their_edges(
     intent = load_intent(project / "intent", budgets=False)
     found = [message for _, message in disjoint_pools(intent, resolve(intent))]
     assert found == ([f"{upstream} overlaps the rack management subnet {overlapped}"] if overlapped else [])
+
+
+def test_owners_gathered_from_the_second_allocation(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    """An address's owners are gathered once a second allocation names it: the first is kept among
+    them, an owner allocated it twice counts once (its first allocation named), three owners are three."""
+    intent, fabric = resolved_example
+    owners = [(200, "gpu090", "compute"), (200, "gpu090", "storage"), (201, "gpu091", "compute")]
+    owners += [(201, "gpu092", "compute"), (201, "gpu091", "storage"), (201, "gpu093", "compute")]
+    extra = [
+        Allocation("compute", "hosts", f"10.30.1.{host}/24", f"rack01-{server}", f"{bond} bond")
+        for host, server, bond in owners
+    ]
+    found = list(unique_addresses(intent, dataclasses.replace(fabric, allocations=(*fabric.allocations, *extra))))
+    assert found == [
+        (
+            "10.30.1.201",
+            "allocated to 3 owners: rack01-gpu091 (compute compute bond), rack01-gpu092 (compute compute bond), "
+            "rack01-gpu093 (compute compute bond)",
+        ),
+    ]
