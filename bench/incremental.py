@@ -102,6 +102,7 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
     stages: list[dict[str, float]] = []
     full_stages: list[dict[str, float]] = []
     rendered: tuple[int, int] | None = None
+    switches: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="fabricops-incremental-") as tmp:
         root = Path(tmp) / "root"
         write_intent(factor, root / "intent")
@@ -119,6 +120,7 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
             stages.append(_stages(stdout))
             rendered = _rendered(stdout)
             after = tree(root / "generated")
+            switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
             run, stdout = _compile(root, python, "--full", "--timings")
             full.append(run)
             full_stages.append(_stages(stdout))
@@ -126,7 +128,6 @@ def measure(runs: int, factor: int = 1, python: str = sys.executable) -> dict[st
             _compile(root, python)
         servers.write_text(changed)
         diff = compare(before, after)
-        switches = _switches_of(root / "generated" / "inventory" / "cabling.csv", SERVER)
         fresh = Path(tmp) / "fresh"
         shutil.copytree(root / "intent", fresh / "intent")
         _compile(fresh, python, "--full")
