@@ -123,6 +123,7 @@ class EmulatedDevice:
         self._fabric: Fabric | None = None
         self._ports: tuple[tuple[bool, int], list[str]] | None = None
         self._model_ports: tuple[Config, int, list[str]] | None = None
+        self._port_set: tuple[list[str], frozenset[str]] | None = None
         self._clean_mark: tuple[object, ...] = ()
         self._printed: dict[int, tuple[Config, tuple[int, str, tuple[str, ...]], str]] = {}
 
@@ -138,14 +139,25 @@ class EmulatedDevice:
     def physical_ports(self, config: Config | None = None) -> list[str]:
         """Front-panel ports, then the management ports: a catalog model's under the breakouts
         ``config`` (default: running-config) sets, else ``Ethernet1..N`` and ``Management1``."""
-        config = self.running if config is None else config
+        return list(self._physical(self.running if config is None else config))
+
+    def has_physical_port(self, port: str) -> bool:
+        """Whether ``port`` is one of :meth:`physical_ports` (of running-config): a set look-up,
+        as link state asks it for every cabled port of both ends."""
+        ports = self._physical(self.running)
+        if self._port_set is None or self._port_set[0] is not ports:
+            self._port_set = (ports, frozenset(ports))
+        return port in self._port_set[1]
+
+    def _physical(self, config: Config) -> list[str]:
+        """:meth:`physical_ports`, the cached list itself (never handed out: callers get a copy)."""
         if self.hardware is not None:
             # Keyed by the config object itself (held, so its id cannot be reused) and its version.
             cached = self._model_ports
             if cached is None or cached[0] is not config or cached[1] != config.version:
                 cached = (config, config.version, active_ports(self.hardware, config))
                 self._model_ports = cached
-            return list(cached[2])
+            return cached[2]
         shape = (self.slash_ports, self.ethernet_ports)
         if self._ports is None or self._ports[0] != shape:
             if self.slash_ports:
@@ -153,7 +165,7 @@ class EmulatedDevice:
             else:
                 ports = [*(f"Ethernet{i}" for i in range(1, self.ethernet_ports + 1)), "Management1"]
             self._ports = (shape, ports)
-        return list(self._ports[1])
+        return self._ports[1]
 
     def default_bandwidth(self, port: str, fallback: int = 100_000_000_000) -> int:
         """Bits per second of a port without a ``speed`` line (the catalog's speed of its lane)."""

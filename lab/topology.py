@@ -53,6 +53,8 @@ class DeviceView(Protocol):
 
     def physical_ports(self) -> list[str]: ...
 
+    def has_physical_port(self, port: str) -> bool: ...
+
     def is_reachable(self) -> bool: ...
 
     def links_down(self) -> set[str]: ...
@@ -124,6 +126,8 @@ class Fabric:
     #: Bumped on every configuration change; cached views are rebuilt when it moves.
     generation: int = 0
     _ends: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict, repr=False)
+    #: Device -> its cabled ports (the ends of :attr:`_ends` on it).
+    _cabled: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _addresses: tuple[int, dict[ipaddress.IPv4Address, tuple[str, str, ipaddress.IPv4Interface]]] | None = field(
         default=None, repr=False
     )
@@ -138,6 +142,9 @@ class Fabric:
         for link in self.links:
             self._ends[(link.a_device, link.a_port)] = (link.b_device, link.b_port)
             self._ends[(link.b_device, link.b_port)] = (link.a_device, link.a_port)
+        self._cabled = {}
+        for device, port in self._ends:
+            self._cabled.setdefault(device, []).append(port)
 
     def swap_cables(self, device: str, port_a: str, port_b: str) -> None:
         """Plug the cable of ``device:port_a`` into ``port_b`` and vice versa (a mis-cabling)."""
@@ -160,7 +167,7 @@ class Fabric:
 
     # -- link state
     def port_exists(self, dev: DeviceView, port: str) -> bool:
-        if port in dev.physical_ports():
+        if dev.has_physical_port(port):
             return True
         return port in interface_blocks(dev.running) and port.startswith("Ethernet")
 
@@ -250,7 +257,8 @@ class Fabric:
         if dev.running.has_top("no lldp run"):
             return []
         out = []
-        for port in sorted_ports(dev.physical_ports() + list(interface_blocks(dev.running))):
+        # Only a cabled port can be up (link_up): its cabled ports, not every port it has.
+        for port in sorted_ports(self._cabled.get(dev.name, ())):
             if not port.startswith(("Ethernet", "Management")) or not self.link_up(dev, port):
                 continue
             peer = self.peer_of(dev.name, port)

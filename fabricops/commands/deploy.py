@@ -8,7 +8,9 @@ from typing import Any
 
 import click
 
+from compiler.collection import paused
 from core.generated import PLAN_FILE
+from fabricops.commands.compile import frozen_on_return
 
 FORMATS = click.Choice(["text", "json"])
 DEFAULT_PLAN = PLAN_FILE
@@ -130,6 +132,8 @@ def _options(
     "--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Plan file (default: ROOT/plan.json)."
 )
 @click.option("--summary", is_flag=True, help="Text output without the diff bodies.")
+@frozen_on_return
+@paused
 def plan_cmd(
     root: Path,
     lab: bool,

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import click
 
+from compiler.collection import paused
 from core.errors import DifferencesFound, FabricopsError
+from fabricops.commands.compile import frozen_on_return
 
 root_option = click.option(
     "--root",
@@ -89,6 +91,8 @@ def _progress(enabled: bool, label: str) -> Iterator[Callable[[int], Callable[[s
     "--eos-version", default=None, metavar="V", help="With --compare: the EOS release of LIVE (default: its header)."
 )
 @click.argument("more", nargs=-1, type=click.Path(exists=True, path_type=Path), metavar="")
+@frozen_on_return
+@paused
 def drift_cmd(
     root: Path,
     ref: str | None,
