@@ -19,7 +19,7 @@ from core.generated import GENERATED, INTENT
 
 if TYPE_CHECKING:
     from compiler.beside import Beside
-    from compiler.cache import CompileCache
+    from compiler.cache import CompileCache, Stamp
     from compiler.output import Staleness
     from compiler.pipeline import CompileResult
 
@@ -160,8 +160,8 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
 
 
 def _tree_unless_unchanged(
-    cache: CompileCache, source: str, walking: Beside[dict[str, list[int]]], check_only: bool
-) -> dict[str, list[int]] | None:
+    cache: CompileCache, source: str, walking: Beside[dict[str, Stamp]], check_only: bool
+) -> dict[str, Stamp] | None:
     """Size and time of every file of generated/ (``walking``: :func:`compiler.cache.stamps`), taken
     once: they tell an untouched tree and which files are still those the last compile wrote.
     None, once the last compile's summary is said, when intent, code and generated/ are
@@ -190,7 +190,7 @@ def _remember(
     cache: CompileCache,
     source: str,
     result: CompileResult,
-    before: dict[str, list[int]],
+    before: dict[str, Stamp],
     written: Staleness,
     generated_dir: Path,
     summary: list[str],
