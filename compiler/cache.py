@@ -252,9 +252,7 @@ class CompileCache:
             # made records at C speed, thousands of them, without a Python call each.
             units = dict(zip(data["units"], map(_RENDERED, data["units"].values()), strict=True))
             sections = {path: Layout(digest, parts) for path, (digest, parts) in data["sections"].items()}
-            return cls(
-                root, empty.code, data["source"], data["tree"], data["summary"], units, sections, data["fleet"]
-            )
+            return cls(root, empty.code, data["source"], data["tree"], data["summary"], units, sections, data["fleet"])
         except (KeyError, TypeError, AttributeError, ValueError):
             return empty
 

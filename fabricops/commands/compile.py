@@ -6,7 +6,7 @@ import contextlib
 import functools
 import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec
@@ -20,7 +20,7 @@ from core.generated import GENERATED, INTENT
 if TYPE_CHECKING:
     from compiler.beside import Beside
     from compiler.cache import CompileCache, Stamp
-    from compiler.output import Staleness
+    from compiler.output import CompiledFiles, StagedWrite, Staleness
     from compiler.pipeline import CompileResult
 
 FORMATS = click.Choice(["text", "json"])
@@ -114,7 +114,10 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     # The checks take the configs the last compile kept (not after --full: its record is empty);
     # --check writes nothing, not even them.
     configs = ConfigCache.of_record(cache, write=not check_only)
-    result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs)
+    # The write is staged as soon as the files are built, while the checks may still run; it
+    # is applied once they pass (write_generated), or dropped.
+    stage = None if check_only else functools.partial(_stage, generated_dir, current, digests)
+    result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs, stage=stage)
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
         if finding.severity == "warning":
@@ -179,6 +182,14 @@ def _tree_unless_unchanged(
             click.echo(line, err=line.startswith("warning "))
     click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
     return None
+
+
+def _stage(
+    generated_dir: Path, current: Mapping[str, bytes], digests: Mapping[str, str], files: CompiledFiles
+) -> StagedWrite:
+    from compiler.output import stage_tree
+
+    return stage_tree(generated_dir, files, current, digests, files.digests)
 
 
 def _import_compiler() -> None:
