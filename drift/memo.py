@@ -134,10 +134,13 @@ class InSyncMemo:
             if self._inline is None or self.compared <= self._inline:
                 return None
             if self._pool is None:
+                import gc
                 from concurrent.futures import ProcessPoolExecutor
                 from multiprocessing import get_context
 
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
+                # The second process only parses and compares (trees with no cycles, freed by
+                # reference counting): without the cycle collector, as the command itself runs.
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"), initializer=gc.disable)
             return self._pool
 
     def __enter__(self) -> InSyncMemo:
