@@ -150,20 +150,27 @@ def _speakers(fabric: ResolvedFabric) -> dict[str, _Speaker]:
     }
 
 
-def _subnets(addresses: list[tuple[str, Held]]) -> list[tuple[int, dict[int, tuple[int, Held]]]]:
-    """Per prefix length held (its mask), the first interface (in configuration order: its
-    position and address) on each subnet: "the first local interface whose subnet contains an
-    address" becomes a few look-ups."""
-    by_length: dict[int, dict[int, tuple[int, Held]]] = {}
-    for index, (_, own) in enumerate(addresses):
-        value, length = own
-        by_net = by_length.get(length)
-        if by_net is None:
-            by_net = by_length[length] = {}
-        network = value & MASKS[length]
-        if network not in by_net:
-            by_net[network] = (index, own)
-    return [(MASKS[length], by_net) for length, by_net in by_length.items()]
+def _subnets(addresses: list[tuple[str, Held]]) -> tuple[list[tuple[int, int]], dict[int, tuple[int, Held]]]:
+    """The prefix lengths held (with their masks), and the first interface (in configuration
+    order: its position and address) on each subnet, by :func:`_subnet_key`: "the first local
+    interface whose subnet contains an address" becomes a look-up per length.
+
+    Example:
+        >>> lengths, first = _subnets([("a", held("10.0.0.1/31")), ("b", held("10.0.0.0/31")), ("c", held("10.1.0.1/32"))])
+        >>> sorted(lengths) == [(MASKS[31], 31), (MASKS[32], 32)], first[_subnet_key(held("10.0.0.0/31"))]
+        (True, (0, (167772161, 31)))
+    """
+    masks = MASKS
+    keyed = [((own[0] & masks[own[1]]) << 6 | own[1], (index, own)) for index, (_, own) in enumerate(addresses)]
+    first = dict(reversed(keyed))  # the first of a subnet written last
+    return [(MASKS[length], length) for length in {length for _, (_, length) in addresses}], first
+
+
+def _subnet_key(address: Held) -> int:
+    """A subnet as one integer: its network address and prefix length (:func:`_subnets` and
+    RTE002 write it out, for speed)."""
+    value, length = address
+    return (value & MASKS[length]) << 6 | length
 
 
 @rule("RTE002", "error", "N3", "eBGP sessions match on both ends")
@@ -177,7 +184,7 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
         local = speakers.get(device.name)
         if local is None:
             continue
-        subnets = _subnets(index.addresses(device))
+        lengths, subnets = _subnets(index.addresses(device))
         for neighbor, parsed in zip(local.bgp.neighbors, local.values, strict=True):
             # One pass of plain look-ups per neighbor (a spine has one per leaf): what a session
             # needs, in the order the messages name it; the first fault ends the neighbor's checks.
@@ -189,8 +196,8 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
                 continue
             peer_name, peer_iface = owner
             found: tuple[int, Held] | None = None  # the first local interface on a subnet holding it
-            for mask, by_net in subnets:
-                hit = by_net.get(value & mask)
+            for mask, length in lengths:
+                hit = subnets.get((value & mask) << 6 | length)
                 if hit is not None and (found is None or hit[0] < found[0]):
                     found = hit
             mine = found[1] if found is not None else None
@@ -220,9 +227,14 @@ def _links_without_sessions(fabric: ResolvedFabric, speakers: dict[str, _Speaker
     def addressed(name: str) -> dict[str, Held]:
         found = ports.get(name)
         if found is None:
-            parse = index.held
-            own = index.interfaces(fabric.devices[name])
-            found = ports[name] = {port: parse(iface.ip_address) for port, iface in own.items() if iface.ip_address}
+            device = fabric.devices[name]
+            own = index.interfaces(device)
+            if len(own) == len(device.config.interfaces):  # names unique: its addressed ones, by name
+                found = ports[name] = dict(index.addresses(device))
+            else:  # a name twice: the last interface of that name, as the look-up by name gives it
+                found = ports[name] = {
+                    port: index.held(iface.ip_address) for port, iface in own.items() if iface.ip_address
+                }
         return found
 
     for link in links_of(fabric, ["fabric"]):
