@@ -6,9 +6,9 @@ from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
+from ipaddress import IPv4Network
 from itertools import repeat
 from operator import itemgetter
-from ipaddress import IPv4Network
 from typing import Generic, TypeVar
 
 from compiler.addressing import address_value, address_values

@@ -185,8 +185,9 @@ def _beyond_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Cabl
             a_optic, b_optic, reach = _optics(kinds[key[0]], kinds[key[1]], key[2], length)
             verdict = verdicts[key] = (a_optic is None or b_optic is None, reach)
         if verdict[0]:
-            a, b = kinds[key[0]], kinds[key[1]]
-            yield link, length, bool(a is not None and a.breakout) or bool(b is not None and b.breakout), verdict[1]
+            near, far = kinds[key[0]], kinds[key[1]]
+            broken_out = bool(near is not None and near.breakout) or bool(far is not None and far.breakout)
+            yield link, length, broken_out, verdict[1]
 
 
 @rule("RCK001", "error", "C9", "Every rack holds its devices' rack units")

@@ -106,13 +106,14 @@ class _Speaker:
 
     Example:
         >>> from compiler.structured import BgpNeighbor, BgpPeerGroup, RouterBgp
-        >>> neighbors = (BgpNeighbor("10.1.0.1", "up"), BgpNeighbor("10.1.0.1", "up", 64999), BgpNeighbor("bad", "up", 1))
+        >>> neighbors = (BgpNeighbor("10.1.0.1", "up"), BgpNeighbor("10.1.0.1", "up", 64999),
+        ...              BgpNeighbor("bad", "up", 1))
         >>> speaker = _Speaker(RouterBgp(65001, "10.0.0.1", 4, (BgpPeerGroup("up", 65000),), neighbors, "map"))
         >>> speaker.values, speaker.heard == {167837697}, speaker.remote
         ([167837697, 167837697, None], True, {'bad': 1, '10.1.0.1': 65000})
     """
 
-    __slots__ = ("bgp", "values", "heard", "remote")
+    __slots__ = ("bgp", "heard", "remote", "values")
 
     def __init__(self, bgp: RouterBgp) -> None:
         self.bgp = bgp
@@ -156,7 +157,8 @@ def _subnets(addresses: list[tuple[str, Held]]) -> tuple[list[tuple[int, int]], 
     interface whose subnet contains an address" becomes a look-up per length.
 
     Example:
-        >>> lengths, first = _subnets([("a", held("10.0.0.1/31")), ("b", held("10.0.0.0/31")), ("c", held("10.1.0.1/32"))])
+        >>> addresses = [("a", held("10.0.0.1/31")), ("b", held("10.0.0.0/31")), ("c", held("10.1.0.1/32"))]
+        >>> lengths, first = _subnets(addresses)
         >>> sorted(lengths) == [(MASKS[31], 31), (MASKS[32], 32)], first[_subnet_key(held("10.0.0.0/31"))]
         (True, (0, (167772161, 31)))
     """

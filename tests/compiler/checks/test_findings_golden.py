@@ -17,6 +17,7 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,12 @@ def _ebgp(text: str) -> str:
 
 def _far_racks(text: str) -> str:
     """Racks of the network row far from the GPU rows (cables beyond some optics' reach)."""
-    for rack, position in (("C, position: 1", 150), ("C, position: 2", 5000), ("B, position: 6", 20000), ("A, position: 2", 900)):
+    for rack, position in (
+        ("C, position: 1", 150),
+        ("C, position: 2", 5000),
+        ("B, position: 6", 20000),
+        ("A, position: 2", 900),
+    ):
         text = text.replace(f"row: {rack},", f"row: {rack[0]}, position: {position},")
     return text
 
@@ -73,23 +79,18 @@ def _broken_interface(position: int, index: int, iface: Interface) -> Interface:
     if position % 3:
         return iface
     kind = (index + position) % 9
-    if kind == 0:
-        return iface._replace(storm_control=())
-    if kind == 1:
-        return iface._replace(mtu=(iface.mtu or 1500) - 100)
-    if kind == 2:
-        return iface._replace(qos_trust_dscp=False, service_profile=None)
-    if kind == 3:
-        return iface._replace(ip_address=_shifted(iface.ip_address, 64))
-    if kind == 4:
-        return iface._replace(description=None, no_lldp_transmit=True, ospf_point_to_point=False)
-    if kind == 5:
-        return iface._replace(switchport_access_vlan=4001, switchport_trunk_allowed_vlan="4001-4002", bpduguard=False)
-    if kind == 6:
-        return iface._replace(vrf="NOWHERE", portfast=False, speed="25g")
-    if kind == 7:
-        return iface._replace(shutdown=True)
-    return iface
+    faults: list[dict[str, Any]] = [
+        {"storm_control": ()},
+        {"mtu": (iface.mtu or 1500) - 100},
+        {"qos_trust_dscp": False, "service_profile": None},
+        {"ip_address": _shifted(iface.ip_address, 64)},
+        {"description": None, "no_lldp_transmit": True, "ospf_point_to_point": False},
+        {"switchport_access_vlan": 4001, "switchport_trunk_allowed_vlan": "4001-4002", "bpduguard": False},
+        {"vrf": "NOWHERE", "portfast": False, "speed": "25g"},
+        {"shutdown": True},
+        {},
+    ]
+    return iface._replace(**faults[kind])
 
 
 def _broken_interfaces(position: int, config: DeviceConfig) -> DeviceConfig:
