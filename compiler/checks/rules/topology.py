@@ -24,14 +24,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict, deque
 from collections.abc import Iterator
-from itertools import chain, compress
-from operator import attrgetter, itemgetter, ne
+from itertools import compress
+from operator import attrgetter, ne
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import (
     SWITCH_LINK_KINDS,
     fabric_spec,
-    fleet,
+    interfaces,
     join,
     links_of,
     problems,
@@ -41,7 +41,6 @@ from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.facts.extra import field_where
 from compiler.intent import Intent
-from compiler.structured import Interface
 
 MAX_SWITCH_HOPS = 3
 """C3: a server reaches any other server through at most leaf, spine, leaf."""
@@ -427,35 +426,33 @@ def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str
 def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Interfaces whose configured MTU differs from the MTU the cabling plan gives them; one set
     by ``extra_config`` is named by its line there."""
-    # The MTU of each cabled port (the last link naming it), at C speed, then only those ports
+    # Per device, the MTU of each cabled port (the last link naming it), then only those ports
     # are looked up: a port without a cable has no plan, and most interfaces have none.
-    links = fabric.links
-    a_ends, b_ends = list(map(_A, links)), list(map(_B, links))
-    a_keys = zip(map(_DEVICE, a_ends), map(_PORT, a_ends), strict=True)
-    b_keys = zip(map(_DEVICE, b_ends), map(_PORT, b_ends), strict=True)
-    mtus = chain.from_iterable(zip(map(_A_MTU, links), map(_B_MTU, links), strict=True))
-    planned = dict(zip(chain.from_iterable(zip(a_keys, b_keys, strict=True)), mtus, strict=True))
-    index = fleet(fabric)
-    by_switch = {name: index.interfaces(device) for name, device in fabric.devices.items()}
-    off: list[tuple[str, Interface, int]] = []
-    for (name, port), want in planned.items():
-        ifaces = by_switch.get(name)
-        if ifaces is not None:
+    planned: dict[str, dict[str, int]] = {}
+    for link in fabric.links:
+        a, b = link.a, link.b
+        ports = planned.get(a.device)
+        if ports is None:
+            ports = planned[a.device] = {}
+        ports[a.port] = link.a_mtu
+        ports = planned.get(b.device)
+        if ports is None:
+            ports = planned[b.device] = {}
+        ports[b.port] = link.b_mtu
+    for name, device in sorted(fabric.devices.items()):
+        ifaces = interfaces(fabric, device)
+        for port, want in planned.get(name, {}).items():
             iface = ifaces.get(port)
             if iface is not None and iface.mtu is not None and iface.mtu != want:
-                off.append((name, iface, want))
-    off.sort(key=_first)  # by switch, each switch's ports in the order its cables name them
-    for name, iface, want in off:
-        where = field_where(intent, name, iface.name, "mtu")
-        if where is None:
-            yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
-        else:
-            yield (
-                where,
-                f"mtu {iface.mtu} on {name} {iface.name}, a link the design runs at MTU {want}: "
-                "remove the line (both ends of a link run the design's MTU, fabric.yaml mtu)",
-            )
+                where = field_where(intent, name, iface.name, "mtu")
+                if where is None:
+                    yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
+                else:
+                    yield (
+                        where,
+                        f"mtu {iface.mtu} on {name} {iface.name}, a link the design runs at MTU {want}: "
+                        "remove the line (both ends of a link run the design's MTU, fabric.yaml mtu)",
+                    )
 
 
-_A, _B, _DEVICE, _PORT = attrgetter("a"), attrgetter("b"), attrgetter("device"), attrgetter("port")
-_A_MTU, _B_MTU, _first = attrgetter("a_mtu"), attrgetter("b_mtu"), itemgetter(0)
+_A_MTU, _B_MTU = attrgetter("a_mtu"), attrgetter("b_mtu")
