@@ -136,13 +136,39 @@ def _both(position: int, config: DeviceConfig) -> DeviceConfig:
     return _broken_bgp(position, _broken_ospf(position, _broken_interfaces(position, config)))
 
 
-SCENARIOS: dict[str, tuple[dict[str, Callable[[str], str]], Callable[[int, DeviceConfig], DeviceConfig] | None]] = {
+def _cut(fabric: ResolvedFabric) -> ResolvedFabric:
+    """Cables taken away (every fifth switch-to-switch one, every third of some servers'), pools
+    smaller than they hold, some allocations moved outside their pool."""
+    links = tuple(
+        link
+        for position, link in enumerate(fabric.links)
+        if not (link.kind == "fabric" and position % 3 != 0) and not (link.kind == "server" and position % 11 == 0)
+    )
+    pools = tuple(
+        pool._replace(capacity=pool.used - 1) if position % 3 == 0 else pool
+        for position, pool in enumerate(fabric.pools)
+    )
+    allocations = tuple(
+        allocation._replace(prefix=f"192.168.{position % 256}.1/{allocation.prefix.partition('/')[2] or '32'}")
+        if position % 40 == 0
+        else allocation
+        for position, allocation in enumerate(fabric.allocations)
+    )
+    return dataclasses.replace(fabric, links=links, pools=pools, allocations=allocations)
+
+
+def _with(change: Callable[[int, DeviceConfig], DeviceConfig]) -> Callable[[ResolvedFabric], ResolvedFabric]:
+    return lambda fabric: _configs(fabric, change)
+
+
+SCENARIOS: dict[str, tuple[dict[str, Callable[[str], str]], Callable[[ResolvedFabric], ResolvedFabric] | None]] = {
     "example": ({}, None),
     "ebgp": ({"fabric.yaml": _ebgp}, None),
     "far-racks": ({"racks.yaml": _far_racks}, None),
-    "ospf-broken": ({}, _both),
-    "ebgp-broken": ({"fabric.yaml": _ebgp}, _both),
-    "ebgp-bgp-broken": ({"fabric.yaml": _ebgp, "racks.yaml": _far_racks}, _broken_bgp),
+    "ospf-broken": ({}, _with(_both)),
+    "ebgp-broken": ({"fabric.yaml": _ebgp}, _with(_both)),
+    "ebgp-bgp-broken": ({"fabric.yaml": _ebgp, "racks.yaml": _far_racks}, _with(_broken_bgp)),
+    "cut": ({"fabric.yaml": _ebgp}, _cut),
 }
 
 
@@ -153,7 +179,7 @@ def findings(root: Path) -> list[str]:
         intent = _intent(root / name, edits)
         fabric = resolve(intent)
         if change is not None:
-            fabric = _configs(fabric, change)
+            fabric = change(fabric)
         lines.append(f"## {name}")
         lines.extend(finding.line() for finding in run_checks(intent, fabric))
     return lines
