@@ -27,11 +27,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from ipaddress import IPv4Network
-from itertools import compress, repeat
-from operator import and_, eq, ge, itemgetter, not_
 
 from compiler.addressing import dotted
 from compiler.checks.base import rule
@@ -146,53 +144,23 @@ def _outside(allocations: list[tuple[Allocation, Held]], pool: PoolUse) -> list[
         >>> _outside([(a, held(a.prefix)) for a in mine], pool)
         ['10.30.0.0/15 (spine01)']
     """
-    mask, network, length = _range(pool)
+    cidr = IPv4Network(pool.cidr)
+    mask, network, length = int(cidr.netmask), int(cidr.network_address), cidr.prefixlen
     return [
         f"{a.prefix} ({a.owner})" for a, (value, own) in allocations if not (own >= length and value & mask == network)
     ]
-
-
-def _outside_by_pool(fabric: ResolvedFabric) -> Callable[[PoolUse], list[str]]:
-    """:func:`_outside` for each pool of ``fabric``: the allocations outside their pool found at
-    C speed (``map`` of operators over the 18,000 allocations at 16x, each against its pool's
-    range), then named per pool in the allocations' order. Pools named twice (of one network and
-    name) are judged one by one, as :func:`_outside` judges them."""
-    allocations, parsed = fabric.allocations, fleet(fabric).allocated
-    keys = list(map(_POOL_OF, allocations))
-    ranges = {(pool.network, pool.name): _range(pool) for pool in fabric.pools}
-    if len(ranges) != len(fabric.pools):
-        by_pool: dict[tuple[str, str], list[tuple[Allocation, Held]]] = defaultdict(list)
-        for key, allocation, address in zip(keys, allocations, parsed, strict=True):
-            by_pool[key].append((allocation, address))
-        return lambda pool: _outside(by_pool.get((pool.network, pool.name), []), pool)
-    limits = list(map(ranges.get, keys, repeat(_ANYWHERE)))  # an allocation of no pool: inside
-    on_network = map(eq, map(and_, map(_FIRST, parsed), map(_FIRST, limits)), map(_SECOND, limits))
-    inside = map(and_, on_network, map(ge, map(_SECOND, parsed), map(_THIRD, limits)))
-    outside: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for position in compress(range(len(keys)), map(not_, inside)):
-        allocation = allocations[position]
-        outside[keys[position]].append(f"{allocation.prefix} ({allocation.owner})")
-    return lambda pool: outside.get((pool.network, pool.name), [])
-
-
-def _range(pool: PoolUse) -> tuple[int, int, int]:
-    """A pool's netmask, network address and prefix length, as integers."""
-    cidr = IPv4Network(pool.cidr)
-    return int(cidr.netmask), int(cidr.network_address), cidr.prefixlen
-
-
-_ANYWHERE = (0, 0, 0)
-"""The range of no pool: every address is in it."""
-_POOL_OF, _FIRST, _SECOND, _THIRD = itemgetter(0, 1), itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 @rule("ADR004", "error", "C5", "No pool is exhausted")
 def pools_not_exhausted(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each pool whose allocations do not fit in it."""
     del intent
-    outside_of = _outside_by_pool(fabric)
+    # Grouped once: a scan of every allocation per pool grew with pools x allocations.
+    by_pool: dict[tuple[str, str], list[tuple[Allocation, Held]]] = defaultdict(list)
+    for allocation, address in zip(fabric.allocations, fleet(fabric).allocated, strict=True):
+        by_pool[allocation.network, allocation.pool].append((allocation, address))
     for pool in fabric.pools:
-        outside = outside_of(pool)
+        outside = _outside(by_pool.get((pool.network, pool.name), []), pool)
         if pool.highest_index > pool.capacity or outside:
             needed = max(pool.highest_index, pool.capacity + 1)
             yield (

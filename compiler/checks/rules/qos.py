@@ -129,17 +129,13 @@ def _roce_ports(fabric: ResolvedFabric, switches: set[str]) -> dict[tuple[str, s
     every link for every switch was quadratic in the fabric size.
     """
     used = fabric.facts.cabling.ports
-    # Per switch, its used ports that have a speed: a look-up per cable end, none made per call.
-    speedy = {name: {port for port, use in used.get(name, {}).items() if use.speed is not None} for name in switches}
     ports: dict[tuple[str, str], list[str]] = defaultdict(list)
     for link in links_of(fabric, ROCE_PORT_KINDS):
-        a, b = link.a, link.b
-        known = speedy.get(a.device)
-        if known is not None and a.port in known:
-            ports[link.network, a.device].append(a.port)
-        known = speedy.get(b.device)
-        if known is not None and b.port in known:
-            ports[link.network, b.device].append(b.port)
+        for end in (link.a, link.b):
+            if end.device in switches:
+                port = used.get(end.device, {}).get(end.port)
+                if port is not None and port.speed is not None:
+                    ports[link.network, end.device].append(end.port)
     return ports
 
 
