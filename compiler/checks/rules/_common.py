@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -225,6 +226,37 @@ def fleet(fabric: ResolvedFabric) -> Fleet:
     if not _LAST_FLEET or _LAST_FLEET[0].fabric is not fabric:
         _LAST_FLEET[:] = [Fleet(fabric)]
     return _LAST_FLEET[0]
+
+
+R = TypeVar("R")
+
+
+def per_run(derive: Callable[[Intent, ResolvedFabric], R]) -> Callable[[Intent, ResolvedFabric], R]:
+    """``derive(intent, fabric)`` computed once for the intent and fabric last asked about (by
+    identity, as :func:`fleet`): several rules read the same derived table, which they only read
+    (the rack loads of PWR001-PWR004 cost a pass over every switch and server each).
+
+    Example:
+        >>> calls = []
+        >>> @per_run
+        ... def count(intent: Intent, fabric: ResolvedFabric) -> int:
+        ...     calls.append(1)
+        ...     return len(calls)
+        >>> intent, fabric = object(), object()
+        >>> count(intent, fabric), count(intent, fabric), count(intent, object())  # type: ignore[arg-type]
+        (1, 1, 2)
+    """
+    last: list[tuple[Intent, ResolvedFabric, R]] = []
+
+    @functools.wraps(derive)
+    def run(intent: Intent, fabric: ResolvedFabric) -> R:
+        if last and last[0][0] is intent and last[0][1] is fabric:
+            return last[0][2]
+        result = derive(intent, fabric)
+        last[:] = [(intent, fabric, result)]  # held, so their identities cannot pass to others
+        return result
+
+    return run
 
 
 def devices(fabric: ResolvedFabric, role: str, network: Network | None = None) -> list[Device]:

@@ -41,9 +41,13 @@ from compiler.artifacts.physical import (
     utilisation,
 )
 from compiler.checks.base import rule
+from compiler.checks.rules._common import per_run
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
+
+_rack_loads = per_run(rack_loads)
+"""The rack loads, once for the four rules that read them."""
 
 
 def _kw(watts: int) -> str:
@@ -57,7 +61,7 @@ def _kw(watts: int) -> str:
 
 
 def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tuple[str, str]]:
-    for load in rack_loads(intent, fabric):
+    for load in _rack_loads(intent, fabric):
         if budget_status(load.watts, load.pdu_w) != status:
             continue
         heaviest = max(load.devices, key=lambda d: d[1])  # the first by name among equals
@@ -80,7 +84,7 @@ def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tupl
 
 
 def _rows(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tuple[str, str]]:
-    for row in row_loads(intent, rack_loads(intent, fabric)):
+    for row in row_loads(intent, _rack_loads(intent, fabric)):
         for what, capacity in (("cooling", row.cooling_w), ("UPS", row.ups_w)):
             if capacity and budget_status(row.watts, capacity) == status:
                 yield (

@@ -55,6 +55,26 @@ def _far_racks(text: str) -> str:
     return text
 
 
+def _tight_power(text: str) -> str:
+    """PDUs and rows rated at or just above what their racks draw (PWR001-PWR004)."""
+    text = text.replace("id: 1, row: A, position: 1, pdu_kw: 70", "id: 1, row: A, position: 1, pdu_kw: 30")
+    text = text.replace("id: 2, row: A, position: 2, pdu_kw: 70", "id: 2, row: A, position: 2, pdu_kw: 64")
+    text = text.replace("A: {cooling_kw: 420, ups_kw: 450}", "A: {cooling_kw: 300, ups_kw: 450}")
+    return text.replace("B: {cooling_kw: 420, ups_kw: 450}", "B: {cooling_kw: 420, ups_kw: 390}")
+
+
+def _broken_gnmi(position: int, config: DeviceConfig) -> DeviceConfig:
+    """gNMI taken away, on another port or VRF, or behind an ACL that admits nothing (TEL001)."""
+    gnmi = config.management_gnmi
+    if gnmi is None or position % 4 == 1:
+        return config
+    if position % 4 == 0:
+        return config._replace(management_gnmi=gnmi._replace(port=6031, vrf="default", ssl_profile="none"))
+    if position % 4 == 2:
+        return config._replace(management_gnmi=None)
+    return config._replace(access_lists=tuple(acl._replace(entries=()) for acl in config.access_lists))
+
+
 def _configs(fabric: ResolvedFabric, change: Callable[[int, DeviceConfig], DeviceConfig]) -> ResolvedFabric:
     """``fabric`` with every switch's config replaced by ``change(position, config)`` (position: by name)."""
     devices = {
@@ -133,7 +153,7 @@ def _broken_ospf(position: int, config: DeviceConfig) -> DeviceConfig:
 
 
 def _both(position: int, config: DeviceConfig) -> DeviceConfig:
-    return _broken_bgp(position, _broken_ospf(position, _broken_interfaces(position, config)))
+    return _broken_gnmi(position, _broken_bgp(position, _broken_ospf(position, _broken_interfaces(position, config))))
 
 
 def _cut(fabric: ResolvedFabric) -> ResolvedFabric:
@@ -169,6 +189,7 @@ SCENARIOS: dict[str, tuple[dict[str, Callable[[str], str]], Callable[[ResolvedFa
     "ebgp-broken": ({"fabric.yaml": _ebgp}, _with(_both)),
     "ebgp-bgp-broken": ({"fabric.yaml": _ebgp, "racks.yaml": _far_racks}, _with(_broken_bgp)),
     "cut": ({"fabric.yaml": _ebgp}, _cut),
+    "power": ({"racks.yaml": _tight_power}, None),
 }
 
 
