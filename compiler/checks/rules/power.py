@@ -154,8 +154,7 @@ def _beyond_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Cabl
     kind_of: dict[_End | None, int] = {None: 0}
     lengths: dict[tuple[int, int], float] = {}
     verdicts: dict[tuple[int, int, str, float], tuple[bool, int]] = {}
-
-    cages: dict[tuple[int | None, str], int] = {}
+    cages: dict[tuple[int | None, str], int] = {}  # by (layout, port); a server's port: (None, port), 0
 
     def cage(end: Endpoint) -> int:
         layout = layouts.get(end.device)

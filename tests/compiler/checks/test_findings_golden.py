@@ -157,8 +157,8 @@ def _both(position: int, config: DeviceConfig) -> DeviceConfig:
 
 
 def _cut(fabric: ResolvedFabric) -> ResolvedFabric:
-    """Cables taken away (every fifth switch-to-switch one, every third of some servers'), pools
-    smaller than they hold, some allocations moved outside their pool."""
+    """Cables taken away (two switch-to-switch ones in three, some servers'), ends of others at
+    another MTU, pools smaller than they hold, some allocations moved outside their pool."""
     links = tuple(
         link
         for position, link in enumerate(fabric.links)
@@ -174,6 +174,7 @@ def _cut(fabric: ResolvedFabric) -> ResolvedFabric:
         else allocation
         for position, allocation in enumerate(fabric.allocations)
     )
+    links = tuple(link._replace(b_mtu=link.a_mtu + 500) if i % 13 == 0 else link for i, link in enumerate(links))
     return dataclasses.replace(fabric, links=links, pools=pools, allocations=allocations)
 
 
