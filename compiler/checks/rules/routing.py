@@ -255,7 +255,10 @@ def ospf_uplinks(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
     del intent
     peering = _peerings(fabric)
     active: dict[str, set[str]] = {}
+    speakers = {name for name, device in fabric.devices.items() if device.config.router_ospf is not None}
     for link in links_of(fabric, ["fabric"]):
+        if link.a.device not in speakers and link.b.device not in speakers:
+            continue  # no end runs OSPF (an eBGP underlay): nothing to name
         ends = [(fabric.devices.get(e.device), e) for e in (link.a, link.b)]
         running = [d.config.router_ospf is not None for d, _ in ends if d is not None]
         if any(running) and not all(running):
