@@ -10,6 +10,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from compiler.configcache import CONFIGS_FILE, FORMAT, ConfigCache
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent
 from compiler.pipeline import CompileResult
+from compiler.structured.model import VrfHost
 
 
 @pytest.fixture
@@ -193,3 +195,30 @@ def test_a_write_that_fails_leaves_the_last_file_whole(
     assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, old.name, young.name])
     ConfigCache(saved, read=False).save(fabric, facts_digests(fabric))
     assert sorted(p.name for p in saved.iterdir()) == sorted([".gitignore", CONFIGS_FILE, young.name])
+
+
+def test_the_fleet_shares_equal_parts_and_loads_exactly_as_built(saved: Path, example_compile: CompileResult) -> None:
+    """The fleet's pickle holds each part once (equal interfaces, hosts, queues of many switches),
+    and what it loads is every config as built, to each value's type and spelling."""
+    configs = {name: device.config for name, device in example_compile.fabric.devices.items()}
+    data = marshal.loads((saved / CONFIGS_FILE).read_bytes())
+    loaded = configcache._unpickled_fleet(data["fleet"])
+    assert {name: config for name, (_, config) in loaded.items()} == configs
+    assert repr([loaded[name][1] for name in configs]) == repr(list(configs.values()))
+    first, second = (loaded[name][1] for name in ("rack01-leaf-a", "rack02-leaf-a"))
+    assert first.ntp_servers and first.ntp_servers is second.ntp_servers  # one object: pickled once
+    digests = facts_digests(example_compile.fabric)
+    unshared = configcache._pickled({name: (digests[name], config) for name, config in configs.items()})
+    assert len(data["fleet"]) < len(unshared)
+
+
+def test_parts_only_equal_are_not_shared() -> None:
+    """``True == 1`` and ``0.0 == -0.0``: a part is shared only with one of the same types and spelling."""
+    share = configcache._Sharing()
+    host = VrfHost("10.0.0.1", None, False)
+    assert share(host) is host
+    as_int: Any = 0  # a field written with an int where the model says bool
+    assert share(VrfHost("10.0.0.1", None, as_int)).prefer is as_int
+    assert repr(share((VrfHost("10.0.0.1", None, as_int),))) == "(VrfHost(address='10.0.0.1', vrf=None, prefer=0),)"
+    assert share((0.0,)) == (0.0,) and str(share((-0.0,))) == "(-0.0,)"
+    assert share(VrfHost("10.0.0.1", None, False)) is host

@@ -65,7 +65,11 @@ def storm_control(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str,
     for name, device in sorted(fabric.devices.items()):
         bad: dict[str, list[str]] = {}
         for iface in _server_facing(fabric, device):
-            for kind in memo(uncapped, iface.storm_control, lambda: _uncapped(iface)):  # noqa: B023
+            try:  # the settings judged already, most often: a look-up, not a call
+                kinds = uncapped[iface.storm_control]
+            except (KeyError, TypeError):
+                kinds = memo(uncapped, iface.storm_control, lambda: _uncapped(iface))  # noqa: B023
+            for kind in kinds:
                 bad.setdefault(kind, []).append(iface.name)
         for kind, names in sorted(bad.items()):
             names.sort(key=eos.interface_key)

@@ -41,9 +41,13 @@ from compiler.artifacts.physical import (
     utilisation,
 )
 from compiler.checks.base import rule
+from compiler.checks.rules._common import per_run
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
+
+_rack_loads = per_run(rack_loads)
+"""The rack loads, once for the four rules that read them."""
 
 
 def _kw(watts: int) -> str:
@@ -57,7 +61,7 @@ def _kw(watts: int) -> str:
 
 
 def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tuple[str, str]]:
-    for load in rack_loads(intent, fabric):
+    for load in _rack_loads(intent, fabric):
         if budget_status(load.watts, load.pdu_w) != status:
             continue
         heaviest = max(load.devices, key=lambda d: d[1])  # the first by name among equals
@@ -80,7 +84,7 @@ def _racks(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tupl
 
 
 def _rows(intent: Intent, fabric: ResolvedFabric, status: str) -> Iterator[tuple[str, str]]:
-    for row in row_loads(intent, rack_loads(intent, fabric)):
+    for row in row_loads(intent, _rack_loads(intent, fabric)):
         for what, capacity in (("cooling", row.cooling_w), ("UPS", row.ups_w)):
             if capacity and budget_status(row.watts, capacity) == status:
                 yield (
@@ -148,38 +152,45 @@ def _beyond_reach(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Cabl
     modes: dict[int, dict[str, str]] = {}
     kinds: list[_End | None] = [None]  # each distinct cage (the cage's name left out); 0: a server end
     kind_of: dict[_End | None, int] = {None: 0}
-    cages: dict[tuple[int, str], int] = {}
     lengths: dict[tuple[int, int], float] = {}
     verdicts: dict[tuple[int, int, str, float], tuple[bool, int]] = {}
+    cages: dict[tuple[int | None, str], int] = {}  # by (layout, port); a server's port: (None, port), 0
 
     def cage(end: Endpoint) -> int:
         layout = layouts.get(end.device)
         if layout is None:
-            return 0
-        key = (layout, end.port)
-        found = cages.get(key)
-        if found is None:
-            seen = _switch_end(fabric, end.device, end.port, modes)
-            shape = seen._replace(cage="") if seen is not None else None
-            if shape not in kind_of:
-                kind_of[shape] = len(kinds)
-                kinds.append(shape)
-            found = cages[key] = kind_of[shape]
+            found = cages[None, end.port] = 0
+            return found
+        seen = _switch_end(fabric, end.device, end.port, modes)
+        shape = seen._replace(cage="") if seen is not None else None
+        if shape not in kind_of:
+            kind_of[shape] = len(kinds)
+            kinds.append(shape)
+        found = cages[layout, end.port] = kind_of[shape]
         return found
 
-    for link in fabric.links:
-        pair = racks[link.a.device], racks[link.b.device]
+    for link in fabric.links:  # look-ups written out: a pass over every cable of the fleet
+        a, b = link.a, link.b
+        pair = racks[a.device], racks[b.device]
         length = lengths.get(pair)
         if length is None:
             length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], cabling)
-        key = (cage(link.a), cage(link.b), link_speed(link), length)
+        a_cage = cages.get((layouts.get(a.device), a.port))
+        b_cage = cages.get((layouts.get(b.device), b.port))
+        key = (
+            a_cage if a_cage is not None else cage(a),
+            b_cage if b_cage is not None else cage(b),
+            link.a_speed or link.b_speed or "",  # link_speed(link)
+            length,
+        )
         verdict = verdicts.get(key)
         if verdict is None:
             a_optic, b_optic, reach = _optics(kinds[key[0]], kinds[key[1]], key[2], length)
             verdict = verdicts[key] = (a_optic is None or b_optic is None, reach)
         if verdict[0]:
-            a, b = kinds[key[0]], kinds[key[1]]
-            yield link, length, bool(a is not None and a.breakout) or bool(b is not None and b.breakout), verdict[1]
+            near, far = kinds[key[0]], kinds[key[1]]
+            broken_out = bool(near is not None and near.breakout) or bool(far is not None and far.breakout)
+            yield link, length, broken_out, verdict[1]
 
 
 @rule("RCK001", "error", "C9", "Every rack holds its devices' rack units")

@@ -133,7 +133,8 @@ def _roce_ports(fabric: ResolvedFabric, switches: set[str]) -> dict[tuple[str, s
     for link in links_of(fabric, ROCE_PORT_KINDS):
         for end in (link.a, link.b):
             if end.device in switches:
-                port = used.get(end.device, {}).get(end.port)
+                own = used.get(end.device)
+                port = own.get(end.port) if own is not None else None
                 if port is not None and port.speed is not None:
                     ports[link.network, end.device].append(end.port)
     return ports

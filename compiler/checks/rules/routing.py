@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from compiler.addressing import address_value, dotted
+from compiler.addressing import address_value, address_values, dotted
 from compiler.checks.base import rule
 from compiler.checks.rules._common import MASKS, Held, fabric_spec, fleet, held, interfaces, links_of, subnet_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
-from compiler.structured import BgpNeighbor, BgpPeerGroup
+from compiler.structured import RouterBgp
 
 FABRIC_ROLES = ("leaf", "spine", "super-spine")
 
@@ -63,71 +63,14 @@ def ecmp_paths(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, st
 
 
 class _Peering:
-    """One switch's BGP and interface data, indexed once per run.
-
-    The checks look up every neighbor of every switch; a spine has a neighbor and an
-    interface per leaf, so linear scans per lookup made the rule quadratic in the fabric size.
-    Addresses are integers (:data:`Held`), parsed once per fabric (:meth:`Fleet.addresses`).
-    """
+    """One switch's interface data for the OSPF checks, indexed once per run (addresses are
+    integers, :data:`Held`, parsed once per fabric: :meth:`Fleet.held`)."""
 
     def __init__(self, fabric: ResolvedFabric, device: Device) -> None:
         self.device = device
         self.interfaces = interfaces(fabric, device)
         self._fleet = fleet(fabric)
-        self._subnets: list[tuple[int, dict[int, tuple[int, Held]]]] | None = None
         self._ospf_networks: list[Held] | None = None
-        bgp = device.config.router_bgp
-        self.neighbors: dict[str, BgpNeighbor] = {}
-        self.groups: dict[str, BgpPeerGroup] = {}
-        if bgp is not None:
-            for neighbor in bgp.neighbors:
-                self.neighbors.setdefault(neighbor.address, neighbor)
-            self.groups = {g.name: g for g in bgp.peer_groups}
-        self._values: list[int | None] | None = None
-        self._neighbor_values: set[int] | None = None
-
-    def values(self) -> list[int | None]:
-        """The address of each neighbor statement as an integer, in configuration order (None:
-        not a dotted quad), parsed once: RTE002 reads each as a neighbor and again as a peer's."""
-        if self._values is None:
-            bgp = self.device.config.router_bgp
-            values: list[int | None] = []
-            for neighbor in bgp.neighbors if bgp is not None else ():
-                try:
-                    values.append(address_value(neighbor.address))
-                except ValueError:
-                    values.append(None)
-            self._values = values
-        return self._values
-
-    def has_neighbor(self, address: int) -> bool:
-        """Whether a neighbor statement names ``address`` (``dotted(address) in self.neighbors``:
-        a dotted quad that parses has one spelling, and one that does not names no address)."""
-        if self._neighbor_values is None:
-            self._neighbor_values = {value for value in self.values() if value is not None}
-        return address in self._neighbor_values
-
-    def local_subnet(self, address: int) -> Held | None:
-        """The first configured interface whose subnet contains ``address``."""
-        if self._subnets is None:
-            # The first interface (in configuration order) holding each subnet, by prefix length:
-            # "the first local interface whose subnet contains an address" becomes a few lookups.
-            by_length: dict[int, dict[int, tuple[int, Held]]] = {}
-            for index, (_, own) in enumerate(self._fleet.addresses(self.device)):
-                value, length = own
-                by_net = by_length.get(length)
-                if by_net is None:
-                    by_net = by_length[length] = {}
-                network = value & MASKS[length]
-                if network not in by_net:
-                    by_net[network] = (index, own)
-            self._subnets = [(MASKS[length], by_net) for length, by_net in by_length.items()]
-        found: tuple[int, Held] | None = None
-        for mask, by_net in self._subnets:
-            hit = by_net.get(address & mask)
-            if hit is not None and (found is None or hit[0] < found[0]):
-                found = hit
-        return found[1] if found else None
 
     def address(self, port: str) -> Held | None:
         """The address of interface ``port``, if it is configured with one."""
@@ -143,15 +86,6 @@ class _Peering:
             self._ospf_networks = [subnet_of(held(prefix)) for prefix, _ in ospf.networks] if ospf else []
         return self._ospf_networks
 
-    def remote_as(self, neighbor_address: str) -> int | None:
-        neighbor = self.neighbors.get(neighbor_address)
-        if neighbor is None:
-            return None
-        if neighbor.remote_as is not None:
-            return neighbor.remote_as
-        group = self.groups.get(neighbor.peer_group)
-        return group.remote_as if group else None
-
 
 def _peerings(fabric: ResolvedFabric) -> Callable[[str], _Peering]:
     """A lazy, memoised :class:`_Peering` per device name."""
@@ -166,19 +100,94 @@ def _peerings(fabric: ResolvedFabric) -> Callable[[str], _Peering]:
     return get
 
 
+class _Speaker:
+    """One BGP switch's sessions as plain look-ups, built once per run: a spine has a neighbor
+    per leaf, and RTE002 reads each as a neighbor and again as a peer's.
+
+    Example:
+        >>> from compiler.structured import BgpNeighbor, BgpPeerGroup, RouterBgp
+        >>> neighbors = (BgpNeighbor("10.1.0.1", "up"), BgpNeighbor("10.1.0.1", "up", 64999),
+        ...              BgpNeighbor("bad", "up", 1))
+        >>> speaker = _Speaker(RouterBgp(65001, "10.0.0.1", 4, (BgpPeerGroup("up", 65000),), neighbors, "map"))
+        >>> speaker.values, speaker.heard == {167837697}, speaker.remote
+        ([167837697, 167837697, None], True, {'bad': 1, '10.1.0.1': 65000})
+    """
+
+    __slots__ = ("bgp", "heard", "remote", "values")
+
+    def __init__(self, bgp: RouterBgp) -> None:
+        self.bgp = bgp
+        addresses = [neighbor.address for neighbor in bgp.neighbors]
+        try:
+            values: list[int | None] = list(address_values(addresses))
+        except ValueError:
+            values = [_value_or_none(address) for address in addresses]
+        self.values = values
+        """The address of each neighbor statement as an integer, in configuration order (None:
+        not a dotted quad)."""
+        self.heard = set(values)
+        """The addresses neighbor statements name (``dotted(value) in neighbors``: a dotted quad
+        that parses has one spelling, and one that does not names no address)."""
+        self.heard.discard(None)
+        groups = {group.name: group.remote_as for group in bgp.peer_groups}
+        self.remote: dict[str, int | None] = {}
+        """Each neighbor address's remote AS, as its first statement gives it (or its peer group)."""
+        for neighbor in reversed(bgp.neighbors):  # the first statement of an address written last
+            remote = neighbor.remote_as
+            self.remote[neighbor.address] = remote if remote is not None else groups.get(neighbor.peer_group)
+
+
+def _value_or_none(address: str) -> int | None:
+    try:
+        return address_value(address)
+    except ValueError:
+        return None
+
+
+def _speakers(fabric: ResolvedFabric) -> dict[str, _Speaker]:
+    """A :class:`_Speaker` per switch that runs BGP, by name."""
+    return {
+        name: _Speaker(bgp) for name, device in fabric.devices.items() if (bgp := device.config.router_bgp) is not None
+    }
+
+
+def _subnets(addresses: list[tuple[str, Held]]) -> tuple[list[tuple[int, int]], dict[int, tuple[int, Held]]]:
+    """The prefix lengths held (with their masks), and the first interface (in configuration
+    order: its position and address) on each subnet, by :func:`_subnet_key`: "the first local
+    interface whose subnet contains an address" becomes a look-up per length.
+
+    Example:
+        >>> addresses = [("a", held("10.0.0.1/31")), ("b", held("10.0.0.0/31")), ("c", held("10.1.0.1/32"))]
+        >>> lengths, first = _subnets(addresses)
+        >>> sorted(lengths) == [(MASKS[31], 31), (MASKS[32], 32)], first[_subnet_key(held("10.0.0.0/31"))]
+        (True, (0, (167772161, 31)))
+    """
+    masks = MASKS
+    keyed = [((own[0] & masks[own[1]]) << 6 | own[1], (index, own)) for index, (_, own) in enumerate(addresses)]
+    first = dict(reversed(keyed))  # the first of a subnet written last
+    return [(MASKS[length], length) for length in {length for _, (_, length) in addresses}], first
+
+
+def _subnet_key(address: Held) -> int:
+    """A subnet as one integer: its network address and prefix length (:func:`_subnets` and
+    RTE002 write it out, for speed)."""
+    value, length = address
+    return (value & MASKS[length]) << 6 | length
+
+
 @rule("RTE002", "error", "N3", "eBGP sessions match on both ends")
 def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each BGP neighbor that is unreachable, has the wrong remote-as, or is one-sided."""
     del intent
-    owners = fleet(fabric).address_owners()
-    peering = _peerings(fabric)
-    devices = fabric.devices
+    index = fleet(fabric)
+    owners = index.address_owners()
+    speakers = _speakers(fabric)
     for device in _fabric_switches(fabric):
-        bgp = device.config.router_bgp
-        if bgp is None:
+        local = speakers.get(device.name)
+        if local is None:
             continue
-        local = peering(device.name)
-        for neighbor, parsed in zip(bgp.neighbors, local.values(), strict=True):
+        lengths, subnets = _subnets(index.addresses(device))
+        for neighbor, parsed in zip(local.bgp.neighbors, local.values, strict=True):
             # One pass of plain look-ups per neighbor (a spine has one per leaf): what a session
             # needs, in the order the messages name it; the first fault ends the neighbor's checks.
             address = neighbor.address
@@ -188,34 +197,55 @@ def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
                 yield device.name, f"neighbor {address} is no switch's interface address"
                 continue
             peer_name, peer_iface = owner
-            mine = local.local_subnet(value)
+            found: tuple[int, Held] | None = None  # the first local interface on a subnet holding it
+            for mask, length in lengths:
+                hit = subnets.get((value & mask) << 6 | length)
+                if hit is not None and (found is None or hit[0] < found[0]):
+                    found = hit
+            mine = found[1] if found is not None else None
             if mine is None or mine[1] != peer_iface[1] or (mine[0] ^ peer_iface[0]) & MASKS[mine[1]]:
                 yield device.name, f"neighbor {address} ({peer_name}) is not on a connected subnet"
                 continue
-            peer_bgp = devices[peer_name].config.router_bgp
-            if peer_bgp is None:
+            peer = speakers.get(peer_name)
+            if peer is None:
                 yield device.name, f"neighbor {address} ({peer_name}) does not run BGP"
                 continue
-            remote_as = local.remote_as(address)
-            if remote_as != peer_bgp.asn:
+            remote_as = local.remote[address]
+            if remote_as != peer.bgp.asn:
                 yield (
                     device.name,
-                    f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer_bgp.asn}",
+                    f"neighbor {address} ({peer_name}) has remote-as {remote_as}, but {peer_name} is AS {peer.bgp.asn}",
                 )
-            if not peering(peer_name).has_neighbor(mine[0]):
+            if mine[0] not in peer.heard:
                 yield device.name, f"{peer_name} has no neighbor {dotted(mine[0])} back to {device.name}"
-    yield from _links_without_sessions(fabric, peering)
+    yield from _links_without_sessions(fabric, speakers)
 
 
-def _links_without_sessions(fabric: ResolvedFabric, peering: Callable[[str], _Peering]) -> Iterator[tuple[str, str]]:
+def _links_without_sessions(fabric: ResolvedFabric, speakers: dict[str, _Speaker]) -> Iterator[tuple[str, str]]:
     """Leaf-spine link ends between two BGP speakers that carry no session."""
-    speakers = {name for name, device in fabric.devices.items() if device.config.router_bgp is not None}
+    index = fleet(fabric)
+    ports: dict[str, dict[str, Held]] = {}  # per speaker, the address of each port that has one
+
+    def addressed(name: str) -> dict[str, Held]:
+        found = ports.get(name)
+        if found is None:
+            device = fabric.devices[name]
+            own = index.interfaces(device)
+            if len(own) == len(device.config.interfaces):  # names unique: its addressed ones, by name
+                found = ports[name] = dict(index.addresses(device))
+            else:  # a name twice: the last interface of that name, as the look-up by name gives it
+                found = ports[name] = {
+                    port: index.held(iface.ip_address) for port, iface in own.items() if iface.ip_address
+                }
+        return found
+
     for link in links_of(fabric, ["fabric"]):
-        if link.a.device not in speakers or link.b.device not in speakers:
+        a, b = link.a, link.b
+        if a.device not in speakers or b.device not in speakers:
             continue
-        for near, far in ((link.a, link.b), (link.b, link.a)):
-            address = peering(far.device).address(far.port)
-            if address is not None and not peering(near.device).has_neighbor(address[0]):
+        for near, far in ((a, b), (b, a)):
+            address = (ports.get(far.device) or addressed(far.device)).get(far.port)
+            if address is not None and address[0] not in speakers[near.device].heard:
                 yield near.device, f"no BGP session over {near.port} to {far.device} ({dotted(address[0])})"
 
 
@@ -225,7 +255,10 @@ def ospf_uplinks(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
     del intent
     peering = _peerings(fabric)
     active: dict[str, set[str]] = {}
+    speakers = {name for name, device in fabric.devices.items() if device.config.router_ospf is not None}
     for link in links_of(fabric, ["fabric"]):
+        if link.a.device not in speakers and link.b.device not in speakers:
+            continue  # no end runs OSPF (an eBGP underlay): nothing to name
         ends = [(fabric.devices.get(e.device), e) for e in (link.a, link.b)]
         running = [d.config.router_ospf is not None for d, _ in ends if d is not None]
         if any(running) and not all(running):

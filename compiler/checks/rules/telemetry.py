@@ -20,9 +20,13 @@ from ipaddress import IPv4Address
 
 from compiler.artifacts import monitoring
 from compiler.checks.base import rule
+from compiler.checks.rules._common import per_run
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
+
+_gnmic_config = per_run(monitoring.gnmic_config)
+"""The collector's configuration, once for the two rules that read it."""
 
 
 def _gnmi_problems(device: Device, port: int, collectors: tuple[IPv4Address, ...]) -> Iterator[str]:
@@ -50,7 +54,7 @@ def _gnmi_problems(device: Device, port: int, collectors: tuple[IPv4Address, ...
 @rule("TEL001", "error", "O2", "Every switch the collector targets serves gNMI as it dials it, over TLS")
 def gnmi_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each gNMIc target its switch would not answer, and a collector that does not verify TLS."""
-    config = monitoring.gnmic_config(intent, fabric)
+    config = _gnmic_config(intent, fabric)
     if config.get("skip-verify") or not config.get("tls-ca"):
         yield "services.gnmi", "gnmic.yaml skips certificate verification: set a CA file and skip_verify: false"
     collectors = intent.fabric.services.collectors.gnmi
@@ -69,7 +73,7 @@ def alerts_match_collection(intent: Intent, fabric: ResolvedFabric) -> Iterator[
 
     One switch per network and role stands for the others: their rules differ only in names.
     """
-    config = monitoring.gnmic_config(intent, fabric)
+    config = _gnmic_config(intent, fabric)
     standing: dict[tuple[str, str], Device] = {}
     for _, device in sorted(fabric.devices.items()):
         standing.setdefault((device.network, device.role), device)

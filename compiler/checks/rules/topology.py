@@ -24,6 +24,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict, deque
 from collections.abc import Iterator
+from itertools import compress
+from operator import attrgetter, ne
 
 from compiler.checks.base import rule
 from compiler.checks.rules._common import (
@@ -396,8 +398,10 @@ def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
 def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each link whose MTUs break jumbo frames, and each interface off the plan."""
     host_side: dict[str, list[str]] = defaultdict(list)
-    for link in fabric.links:
-        if link.kind in SWITCH_LINK_KINDS and link.a_mtu != link.b_mtu:
+    links = fabric.links
+    # Only a link whose ends differ can be named: those found at C speed, in the link order.
+    for link in compress(links, map(ne, map(_A_MTU, links), map(_B_MTU, links))):
+        if link.kind in SWITCH_LINK_KINDS:
             yield (
                 f"{_end(link.a)} - {_end(link.b)}",
                 (
@@ -405,7 +409,7 @@ def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str
                     f"{link.b.device}: switch-to-switch ends must be equal"
                 ),
             )
-        elif link.kind not in SWITCH_LINK_KINDS and link.b_mtu > link.a_mtu:
+        elif link.b_mtu > link.a_mtu:
             host_side[link.a.device].append(f"{link.a.port} ({link.b.device} {link.b_mtu})")
     for device, ports in sorted(host_side.items()):
         yield (
@@ -449,3 +453,6 @@ def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
                         f"mtu {iface.mtu} on {name} {iface.name}, a link the design runs at MTU {want}: "
                         "remove the line (both ends of a link run the design's MTU, fabric.yaml mtu)",
                     )
+
+
+_A_MTU, _B_MTU = attrgetter("a_mtu"), attrgetter("b_mtu")
