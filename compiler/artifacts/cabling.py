@@ -13,18 +13,22 @@ those cables, its length or an end's cage changed.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import cache, partial
 from itertools import compress
-from operator import itemgetter
+from operator import attrgetter
 
-from compiler.artifacts.physical import Laid, Run, laid, length_class, optics_of, run_of
+from compiler.artifacts.physical import Placed, Run, laid, length_class, optics_of, placed, run_of
+from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import HEAD, csv_rows, markdown_rows, markdown_table
-from compiler.artifacts.units import Unit, built, section_path
+from compiler.artifacts.units import Unit, built, digest_once, facts_digests, section_path
 from compiler.fabric import ResolvedFabric
-from compiler.facts import Endpoint
+from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
+from compiler.memo import same_as_last
 from compiler.platforms import eos
 from core.hardware import Optic
 
@@ -90,7 +94,7 @@ Bill = tuple[tuple[tuple[tuple[str, str], int], ...], tuple[tuple[tuple[str, int
 """Optics by (type, media) and cables by (media, length class), each with its count, sorted."""
 
 
-def bill(cables: Sequence[Laid]) -> Bill:
+def bill(cables: Placed) -> Bill:
     """What to order: optics by (type, media), one per cable end and one per broken-out cage,
     and cables by (media, stock length).
 
@@ -100,13 +104,14 @@ def bill(cables: Sequence[Laid]) -> Bill:
     stock: Counter[tuple[str, int]] = Counter()
     # The cables by kind, a fleet's thousands in a few dozen (counted at C speed); a cage's
     # breakout is its shape's, so only the cables of a kind with one are looked at one by one.
-    kinds = list(map(itemgetter(4), cables))
+    kinds = cables.kinds
     counts = Counter(kinds)
     broken_out = {
         kind for kind in counts if (kind[0] is not None and kind[0][2]) or (kind[1] is not None and kind[1][2])
     }
     cages: dict[tuple[str, str], Optic | None] = {}  # each broken-out cage: its first cable's optic there
-    for link, _, a, b, kind in compress(cables, map(broken_out.__contains__, kinds)):
+    each = zip(cables.links, cables.a_ends, cables.b_ends, kinds, strict=True)
+    for link, a, b, kind in compress(each, map(broken_out.__contains__, kinds)):
         if a is not None and a.breakout:
             cages.setdefault((link.a.device, a.cage), optics_of(*kind)[0])
         if b is not None and b.breakout:
@@ -136,34 +141,80 @@ TABLE = ("A end", "B end", "network", "kind", "speed", "length (m)", "optics", "
 
 
 def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """``cabling.csv`` and ``cabling.md`` in sections: the header with the bill of materials
-    (from every cable's optics and length), then per switch the cables of which it is the A
-    end (the list's order: by A end, then its port), from those cables as laid."""
-    cables = laid(intent, fabric)
-    by_switch: dict[str, list[Laid]] = {}
-    for cable in cables:
-        by_switch.setdefault(cable.link.a.device, []).append(cable)
+    """``cabling.csv`` and ``cabling.md`` in sections: the header with the bill of materials,
+    then per switch the cables of which it is the A end (the list's order: by A end, then its
+    port). A switch's cables are laid only when its unit is built (:func:`cable_keys` says what
+    keys it); the header's bill counts every cable, so it is keyed by every switch's key."""
     rule = intent.fabric.cabling
     lengths = (rule.in_rack_m, rule.slack_m, rule.rack_pitch_m, rule.row_pitch_m)
-    counts = bill(cables)
-    yield Unit(f"cabling/{HEAD}", (lengths, counts), partial(_head, lengths, counts))
-    for name, mine in by_switch.items():
-        yield Unit(f"cabling/{name}", _plain(mine), partial(_switch_rows, name, mine))
+    keys = cable_keys(intent, fabric)
+    yield Unit(f"cabling/{HEAD}", (lengths, tuple(keys.items())), partial(_head, intent, fabric, lengths))
+    for name, key in keys.items():
+        yield Unit(f"cabling/{name}", key, partial(_switch_rows, intent, fabric, name))
 
 
-def _plain(cables: list[Laid]) -> tuple[tuple[object, ...], ...]:
-    """Every field of ``cables`` in plain tuples (a record pickles through a call of its own,
-    four times slower): the link's, the kind (each end's cage shape, the speed, the length) and
-    each end's cage name."""
-    return tuple(
-        (link.network, link.kind, *link.a, *link.b, *link[4:], kind, a and a.cage, b and b.cage)
-        for link, _, a, b, kind in cables
-    )
+_PEER = attrgetter("peer")
+_USE = attrgetter("kind")
+_A_END = attrgetter("a.device")
+A_END_USES = frozenset({"server", "management", "rack-uplink", "peer-link", "uplink"})
+"""The uses of a port that is a cable's A end (:mod:`compiler.facts.cabling`): a management
+switch's port to a server or switch, its uplink to the core, a leaf's port to a server or its
+MLAG peer, a switch's uplink to the tier above. A downlink, a core's port to a rack and the site
+upstream are B ends (a peer link is the A end on one side only: both are keyed)."""
 
 
-def _head(lengths: tuple[float, float, float, float], counts: Bill) -> dict[str, str]:
+def cable_keys(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """Per switch that is the A end of a cable (in the list's order), the sha256 of what its
+    rows are made of, from digests already taken:
+
+    * the switch's facts digest (:func:`~compiler.artifacts.units.facts_digests`): its rack and
+      role, its used ports (each port's far end and far port, its speed under the breakouts,
+      its network, its use and whether its server is retired), the /31s it terminates, its
+      layout (each cage's form factor and breakout) and the design (``fabric.yaml``: the
+      cable-length rule and the server models' NIC speeds with it);
+    * the far end of each port it is the A end of (:data:`A_END_USES`): a switch's layout digest
+      (the far port's cage and speed) and rack, a server's record digest
+      (:func:`~compiler.artifacts.servers.server_digests`: its rack, its NICs);
+    * the row and position (``racks.yaml``) of its rack and of every far end's, which the
+      lengths follow from.
+
+    Which end is A follows from the ports' use (the code); the optics from the cages, the speed
+    and the length by the shipped catalog, which the code digest of every key holds. The site
+    upstream (far end ``''``) is the design's. A rack moved rebuilds the rows of the switches
+    cabled out of it or into it, and no other.
+    """
+    racks = {rack_id: (rack.row, rack.position) for rack_id, rack in intent.racks.items()}
+    ends: dict[str, tuple[str, tuple[str, int] | None]] = {
+        name: (digest, racks.get(server.rack))
+        for (name, server), digest in zip(fabric.servers.items(), server_digests(fabric).values(), strict=True)
+    }
+    layout_digest = digest_once({})
+    devices = fabric.devices
+    ends.update(
+        (name, (layout_digest(device.facts.switch.layout), racks.get(device.rack))) for name, device in devices.items()
+    )  # a switch first, as rack_of
+    switches = facts_digests(fabric)
+    out: dict[str, str] = {}
+    for name in dict.fromkeys(map(_A_END, fabric.links)):
+        ports = devices[name].facts.ports
+        peers = compress(map(_PEER, ports), map(A_END_USES.__contains__, map(_USE, ports)))
+        key = (switches[name], racks.get(devices[name].rack), tuple(map(ends.get, dict.fromkeys(peers))))
+        out[name] = hashlib.sha256(pickle.dumps(key, protocol=5)).hexdigest()
+    return out
+
+
+@same_as_last
+def _cables_by_a_end(fabric: ResolvedFabric) -> dict[str, list[Cable]]:
+    """The cables by their A end, in the link order: for the few switches whose rows are built."""
+    out: dict[str, list[Cable]] = {}
+    for cable in fabric.links:
+        out.setdefault(cable.a.device, []).append(cable)
+    return out
+
+
+def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, float, float]) -> dict[str, str]:
     in_rack, slack, rack_pitch, row_pitch = lengths
-    optics, stock = counts
+    optics, stock = bill(placed(intent, fabric))
     md = [
         "# Cabling plan\n",
         "One row per cable. Lengths: in-rack runs are "
@@ -181,8 +232,8 @@ def _head(lengths: tuple[float, float, float, float], counts: Bill) -> dict[str,
     return {section_path(CSV, HEAD): csv_rows([COLUMNS]), section_path(MD, HEAD): "\n".join(md)}
 
 
-def _switch_rows(name: str, cables: list[Laid]) -> dict[str, str]:
-    rows = [_row(run_of(cable)) for cable in cables]
+def _switch_rows(intent: Intent, fabric: ResolvedFabric, name: str) -> dict[str, str]:
+    rows = [_row(run_of(cable)) for cable in laid(intent, fabric, _cables_by_a_end(fabric)[name])]
     return {
         section_path(CSV, name): csv_rows(rows),
         section_path(MD, name): markdown_rows(
