@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.artifacts.cabling import A_END_USES, cabling_units
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.servers import server_key
@@ -165,4 +166,54 @@ def test_a_rule_units_key_holds_what_its_files_are_made_of(
             if unit.inputs == before[name].inputs:
                 assert unit.build() == before[name].build(), (file, name)
         assert after[f"rules/{touched}"].build() != before[f"rules/{touched}"].build()
+        before = after
+
+
+@pytest.mark.parametrize("scale", ["example", "16x"])
+def test_a_cables_a_end_is_a_port_of_an_a_end_use_and_its_b_end_that_ports_far_end(
+    scale: str, example_compile: CompileResult, fabric_16x: tuple[Intent, ResolvedFabric]
+) -> None:
+    """What a switch's cable rows are keyed by (its used ports of an A-end use and their far
+    ends) holds every cable it is the A end of: the A end is a port of such a use, the B end
+    that port's far end; no B-end use is an A end; every far end is a switch or a server."""
+    fabric = example_compile.fabric if scale == "example" else fabric_16x[1]
+    ports = fabric.facts.cabling.ports
+    for link in fabric.links:
+        port = ports[link.a.device][link.a.port]
+        assert port.kind in A_END_USES, link
+        assert (port.peer, port.peer_port) == tuple(link.b), link
+        assert link.b.device in fabric.devices or link.b.device in fabric.servers
+        far = ports.get(link.b.device, {}).get(link.b.port)
+        assert far is None or far.kind not in A_END_USES or far.kind == "peer-link", link
+
+
+CABLE_EDITS = [
+    ("racks.yaml", "{id: 6, row: A, position: 6", "{id: 6, row: A, position: 2", "rack06-leaf-a"),
+    ("fabric.yaml", "  slack_m: 6\n", "  slack_m: 7\n", "rack01-leaf-a"),
+    ("ports.yaml", "ports: {}\n", "ports:\n  rack01-leaf-b:\n    Ethernet32/1: {breakout: 2x200g}\n", "rack01-leaf-a"),
+    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", "rack03-leaf-a"),
+]
+"""A rack moved, the length rule, a far end's cage (the MLAG peer's end of the peer link, broken
+out: its speed; the A end's facts are unchanged), a server gone: each changes the rows of the
+switch named."""
+
+
+def test_a_cable_sections_key_holds_what_its_rows_are_made_of(
+    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
+) -> None:
+    """Each edit changes the rows of the switch it names, and its key; a section whose key is
+    unchanged builds the same rows, the header with the bill of materials too."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    before = {unit.name: unit for unit in cabling_units(intent, fabric)}
+    for file, old, new, touched in CABLE_EDITS:
+        edit(file, old, new)
+        changed = load_intent(project / "intent")
+        after = {unit.name: unit for unit in cabling_units(changed, resolve(changed))}
+        assert after.keys() == before.keys(), file
+        for name, unit in after.items():
+            if unit.inputs == before[name].inputs:
+                assert unit.build() == before[name].build(), (file, name)
+        section = f"cabling/{touched}"
+        assert after[section].build() != before[section].build(), file
+        assert after[section].inputs != before[section].inputs, file
         before = after
