@@ -24,7 +24,7 @@ from operator import attrgetter
 from compiler.artifacts.physical import Placed, Run, laid, length_class, optics_of, placed, run_of
 from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import HEAD, csv_rows, markdown_rows, markdown_table
-from compiler.artifacts.units import Unit, built, digest_once, facts_digests, section_path
+from compiler.artifacts.units import Unit, built, facts_digests, section_path, shared_digest
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
@@ -188,7 +188,7 @@ def cable_keys(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
         name: (digest, racks.get(server.rack))
         for (name, server), digest in zip(fabric.servers.items(), server_digests(fabric).values(), strict=True)
     }
-    layout_digest = digest_once({})
+    layout_digest = shared_digest(fabric)
     devices = fabric.devices
     ends.update(
         (name, (layout_digest(device.facts.switch.layout), racks.get(device.rack))) for name, device in devices.items()
