@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import A_END_USES, cabling_units
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
@@ -216,4 +217,34 @@ def test_a_cable_sections_key_holds_what_its_rows_are_made_of(
         section = f"cabling/{touched}"
         assert after[section].build() != before[section].build(), file
         assert after[section].inputs != before[section].inputs, file
+        before = after
+
+
+ASSET_EDITS = [
+    ("racks.yaml", "{id: 6, row: A, position: 6", "{id: 6, row: B, position: 6", ("rack06-leaf-a", "rack06-gpu001")),
+    ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", ("rack03-gpu001",)),
+    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", ("rack03-gpu001", "rack03-leaf-a")),
+]
+"""A rack's row (every device in it), a server model's height (its servers' rack units), a
+server gone (its rack's servers, and its leaves' used ports): the runs named change."""
+
+
+def test_an_asset_runs_key_holds_what_its_rows_are_made_of(
+    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
+) -> None:
+    """Each edit changes the rows of the runs it names, and their keys; a run whose key is
+    unchanged builds the same rows."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    before = {unit.name: unit for unit in asset_units(intent, fabric)}
+    for file, old, new, touched in ASSET_EDITS:
+        edit(file, old, new)
+        changed = load_intent(project / "intent")
+        after = {unit.name: unit for unit in asset_units(changed, resolve(changed))}
+        assert after.keys() == before.keys(), file
+        for name, unit in after.items():
+            if unit.inputs == before[name].inputs:
+                assert unit.build() == before[name].build(), (file, name)
+        for run in touched:
+            assert after[f"assets/{run}"].build() != before[f"assets/{run}"].build(), (file, run)
+            assert after[f"assets/{run}"].inputs != before[f"assets/{run}"].inputs, (file, run)
         before = after
