@@ -175,16 +175,18 @@ def cable_keys(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     * the far end of each port it is the A end of (:data:`A_END_USES`): a switch's layout digest
       (the far port's cage and speed) and rack, a server's record digest
       (:func:`~compiler.artifacts.servers.server_digests`: its rack, its NICs);
-    * the row and position (``racks.yaml``) of its rack and of every far end's, which the
-      lengths follow from.
+    * the id, row and position (``racks.yaml``) of its rack and of every far end's, which the
+      lengths follow from (the cage at a switch's end is its layout's: the facts' layout and
+      the topology's are one object).
 
     Which end is A follows from the ports' use (the code); the optics from the cages, the speed
     and the length by the shipped catalog, which the code digest of every key holds. The site
     upstream (far end ``''``) is the design's. A rack moved rebuilds the rows of the switches
     cabled out of it or into it, and no other.
     """
-    racks = {rack_id: (rack.row, rack.position) for rack_id, rack in intent.racks.items()}
-    ends: dict[str, tuple[str, tuple[str, int] | None]] = {
+    # A rack as the lengths see it: whether two ends share it (its id), its row and position.
+    racks = {rack_id: (rack_id, rack.row, rack.position) for rack_id, rack in intent.racks.items()}
+    ends: dict[str, tuple[str, tuple[int, str, int] | None]] = {
         name: (digest, racks.get(server.rack))
         for (name, server), digest in zip(fabric.servers.items(), server_digests(fabric).values(), strict=True)
     }

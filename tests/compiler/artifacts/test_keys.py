@@ -176,9 +176,11 @@ def test_a_cables_a_end_is_a_port_of_an_a_end_use_and_its_b_end_that_ports_far_e
 ) -> None:
     """What a switch's cable rows are keyed by (its used ports of an A-end use and their far
     ends) holds every cable it is the A end of: the A end is a port of such a use, the B end
-    that port's far end; no B-end use is an A end; every far end is a switch or a server."""
+    that port's far end; no B-end use is an A end; every far end is a switch or a server; the
+    cages the cables are laid with are those of the layouts the keys digest."""
     fabric = example_compile.fabric if scale == "example" else fabric_16x[1]
-    ports = fabric.facts.cabling.ports
+    ports, switches = fabric.facts.cabling.ports, fabric.facts.topology.switches
+    assert all(device.facts.switch.layout is switches[name].layout for name, device in fabric.devices.items())
     for link in fabric.links:
         port = ports[link.a.device][link.a.port]
         assert port.kind in A_END_USES, link
