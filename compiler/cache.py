@@ -50,16 +50,16 @@ import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.codedigest import code_digest as _code_digest
 from core.codedigest import files_under
 
 CACHE_DIR = ".fabricops-cache"
 CACHE_FILE = "compile.marshal"
-FORMAT = 4
+FORMAT = 5
 _PACKAGES = ("compiler", "core")
 
 
@@ -144,10 +144,14 @@ def source_key(intent_dir: Path) -> str:
     return digest.hexdigest()
 
 
-def stamps(directory: Path) -> dict[str, list[int]]:
+Stamp = tuple[int, int]
+"""A file's size and modification time (ns)."""
+
+
+def stamps(directory: Path) -> dict[str, Stamp]:
     """Size and modification time (ns) of every file under ``directory``, by relative path
     (in no particular order: one ``stat`` per file is the whole cost on a fleet-sized tree)."""
-    out: dict[str, list[int]] = {}
+    out: dict[str, Stamp] = {}
     pending = [(str(directory), "")]
     while pending:
         folder, prefix = pending.pop()
@@ -161,7 +165,7 @@ def stamps(directory: Path) -> dict[str, list[int]]:
                     pending.append((entry.path, prefix + entry.name + "/"))
                 else:
                     st = entry.stat(follow_symlinks=False)
-                    out[prefix + entry.name] = [st.st_size, st.st_mtime_ns]
+                    out[prefix + entry.name] = (st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -169,14 +173,20 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass
-class Rendered:
-    """One unit's fingerprint, the sha256 of each of its files and the lines of its configs."""
+class Rendered(NamedTuple):
+    """One unit's fingerprint, the sha256 of each of its files and the lines of its configs.
+
+    A record (a tuple): the record of a fleet holds thousands, each read back from its plain
+    tuple at C speed (:meth:`CompileCache.load`).
+    """
 
     key: str
     files: dict[str, str]
     config_lines: int = 0
 
+
+_RENDERED = partial(tuple.__new__, Rendered)
+"""A :class:`Rendered` from its saved tuple, made in C."""
 
 Chunk = bytes | memoryview
 """A section's bytes: built now, or a view of the file the last compile wrote."""
@@ -215,7 +225,7 @@ class CompileCache:
     root: Path
     code: str = ""
     source: str = ""
-    tree: dict[str, list[int]] = field(default_factory=dict)
+    tree: dict[str, Stamp] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
     units: dict[str, Rendered] = field(default_factory=dict)
     sections: dict[str, Layout] = field(default_factory=dict)
@@ -238,13 +248,11 @@ class CompileCache:
         if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != empty.code:
             return empty
         try:
-            units = {name: Rendered(d["key"], dict(d["files"]), int(d["lines"])) for name, d in data["units"].items()}
-            sections = {
-                path: Layout(d["digest"], [(str(name), int(length)) for name, length in d["parts"]])
-                for path, d in data["sections"].items()
-            }
-            fleet = {str(path): str(digest) for path, digest in data["fleet"].items()}
-            return cls(root, empty.code, data["source"], data["tree"], list(data["summary"]), units, sections, fleet)
+            # Plain tuples and dicts as saved by this very code (its digest is the record's):
+            # made records at C speed, thousands of them, without a Python call each.
+            units = dict(zip(data["units"], map(_RENDERED, data["units"].values()), strict=True))
+            sections = {path: Layout(digest, parts) for path, (digest, parts) in data["sections"].items()}
+            return cls(root, empty.code, data["source"], data["tree"], data["summary"], units, sections, data["fleet"])
         except (KeyError, TypeError, AttributeError, ValueError):
             return empty
 
@@ -256,10 +264,8 @@ class CompileCache:
             "source": self.source,
             "tree": self.tree,
             "summary": self.summary,
-            "units": {
-                name: {"key": u.key, "files": u.files, "lines": u.config_lines} for name, u in self.units.items()
-            },
-            "sections": {path: {"digest": s.digest, "parts": s.parts} for path, s in self.sections.items()},
+            "units": {name: tuple(unit) for name, unit in self.units.items()},
+            "sections": {path: (s.digest, s.parts) for path, s in self.sections.items()},
             "fleet": self.fleet,
         }
         self.path.parent.mkdir(exist_ok=True)
@@ -268,14 +274,14 @@ class CompileCache:
         tmp.write_bytes(marshal.dumps(data))
         os.replace(tmp, self.path)
 
-    def unchanged(self, source: str, now: Mapping[str, list[int]]) -> list[str] | None:
+    def unchanged(self, source: str, now: Mapping[str, Stamp]) -> list[str] | None:
         """The last compile's summary when it ran on the same intent and code and left
         ``generated/`` as it is ``now`` (:func:`stamps`: same files, sizes and times); else None."""
         if not self.source or source != self.source:
             return None
         return self.summary if now == self.tree else None
 
-    def known_digests(self, now: Mapping[str, list[int]]) -> dict[str, str]:
+    def known_digests(self, now: Mapping[str, Stamp]) -> dict[str, str]:
         """The sha256 of each file of ``generated/`` whose size and time (``now``: :func:`stamps`)
         are those the last compile left, as it recorded them: files that need not be read to be
         compared."""
@@ -347,8 +353,8 @@ def unrecorded(units: Mapping[str, Rendered], digests: Mapping[str, str]) -> dic
 
 
 def restamped(
-    before: Mapping[str, list[int]], written: Iterable[str], removed: Iterable[str], directory: Path
-) -> dict[str, list[int]]:
+    before: Mapping[str, Stamp], written: Iterable[str], removed: Iterable[str], directory: Path
+) -> dict[str, Stamp]:
     """:func:`stamps` of ``directory`` after a write, from those before it: only the files
     written are looked at again (a fleet-sized tree is not walked twice).
 
@@ -356,7 +362,7 @@ def restamped(
         >>> import tempfile
         >>> root = Path(tempfile.mkdtemp())
         >>> _ = (root / "a").write_text("xy")
-        >>> restamped({"b": [1, 1]}, ["a"], ["b"], root) == {"a": stamps(root)["a"]}
+        >>> restamped({"b": (1, 1)}, ["a"], ["b"], root) == {"a": stamps(root)["a"]}
         True
     """
     out = dict(before)
@@ -364,5 +370,5 @@ def restamped(
         out.pop(path, None)
     for path in written:
         st = (directory / path).stat()
-        out[path] = [st.st_size, st.st_mtime_ns]
+        out[path] = (st.st_size, st.st_mtime_ns)
     return out

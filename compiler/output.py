@@ -224,12 +224,70 @@ def write_tree(
     those of its files known unchanged since they were written (not read again); ``fresh`` the
     sha256 of ``files`` (a file whose two digests agree is neither read nor hashed).
     """
+    return stage_tree(directory, files, current, digests, fresh).apply()
+
+
+@dataclass(frozen=True)
+class StagedWrite:
+    """A write staged beside ``directory`` (:func:`stage_tree`) and not made yet: the files that
+    differ are written aside, no commit marker yet, so ``directory`` is untouched until
+    :meth:`apply`; :meth:`discard` drops it (as does the next :func:`recover`).
+
+    Example:
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp()) / "generated"
+        >>> staged = stage_tree(root, {"a.cfg": b"x"})
+        >>> root.exists(), staged.apply().missing, (root / "a.cfg").read_bytes()
+        (False, ('a.cfg',), b'x')
+    """
+
+    directory: Path
+    change: Staleness
+    whole: bool
+    """Nothing was there: the staged tree becomes ``directory`` by one rename."""
+
+    def apply(self) -> Staleness:
+        """Write the commit marker (the point of no return), move the staged files into place."""
+        if not self.change.stale:
+            return self.change
+        staging = staging_dir(self.directory)
+        marker: dict[str, object] = {
+            "write": [*self.change.changed, *self.change.missing],
+            "remove": list(self.change.extra),
+        }
+        if self.whole:
+            marker["whole"] = True
+        try:
+            (staging / f"{COMMIT}.tmp").write_text(json.dumps(marker))
+            os.replace(staging / f"{COMMIT}.tmp", staging / COMMIT)
+        except BaseException:
+            self.discard()
+            raise
+        _apply(self.directory, staging)
+        return self.change
+
+    def discard(self) -> None:
+        """Drop the staged files: ``directory`` stays as it was."""
+        if self.change.stale:
+            shutil.rmtree(staging_dir(self.directory), ignore_errors=True)
+
+
+def stage_tree(
+    directory: Path,
+    files: Mapping[str, bytes],
+    current: Mapping[str, bytes] | None = None,
+    digests: Mapping[str, str] | None = None,
+    fresh: Mapping[str, str] | None = None,
+) -> StagedWrite:
+    """The first half of :func:`write_tree` (same arguments): what differs, written aside. The
+    compile stages its write while the checks still run, and applies it once they pass."""
     directory = directory.resolve()
     recover(directory)
     current_files = read_tree(directory) if current is None else current
     change = diff_trees(current_files, files, digests, fresh)
+    staged = StagedWrite(directory, change, whole=not current_files)
     if not change.stale:
-        return change
+        return staged
     staging = staging_dir(directory)
     shutil.rmtree(staging, ignore_errors=True)
     made: set[Path] = set()
@@ -238,17 +296,10 @@ def write_tree(
             target = staging / "files" / relpath
             _ensure_dir(target.parent, made)
             target.write_bytes(files[relpath])
-        marker: dict[str, object] = {"write": [*change.changed, *change.missing], "remove": list(change.extra)}
-        if not current_files:
-            # Nothing there yet: the staged tree becomes generated/ by one rename, not one per file.
-            marker["whole"] = True
-        (staging / f"{COMMIT}.tmp").write_text(json.dumps(marker))
-        os.replace(staging / f"{COMMIT}.tmp", staging / COMMIT)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        staged.discard()
         raise
-    _apply(directory, staging)
-    return change
+    return staged
 
 
 def recover(directory: Path) -> None:

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -25,7 +25,7 @@ from compiler.checks import Finding, run_checks
 from compiler.configcache import ConfigCache
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
-from compiler.output import CompiledFiles, Staleness, compare, write_tree
+from compiler.output import CompiledFiles, StagedWrite, Staleness, compare, write_tree
 from core.errors import CompileError
 from core.generated import MANIFEST, manifest_of
 
@@ -49,6 +49,8 @@ class CompileResult:
     """Per fleet-wide file joined from sections, its layout."""
     kept_configs: int = 0
     """Structured configs the checks took from the last compile (:mod:`compiler.configcache`)."""
+    staged: StagedWrite | None = None
+    """The write to ``generated/``, staged while the checks ran (see :func:`compile_intent`)."""
 
     @property
     def errors(self) -> list[Finding]:
@@ -153,12 +155,18 @@ def _nothing_kept(path: str) -> bytes:
 
 
 def compile_intent(
-    intent_dir: Path, reuse: Reuse | None = None, fork: bool | None = None, configs: ConfigCache | None = None
+    intent_dir: Path,
+    reuse: Reuse | None = None,
+    fork: bool | None = None,
+    configs: ConfigCache | None = None,
+    stage: Callable[[CompiledFiles], StagedWrite] | None = None,
 ) -> CompileResult:
     """Compile ``intent_dir`` in memory; nothing is written (``reuse``: the last compile's units,
     see :class:`Assembly`; ``fork``: whether the checks run in a forked process beside the
     render, see :class:`compiler.beside.Beside`; ``configs``: the structured configs the checks
-    may take from the last compile, see :mod:`compiler.configcache`).
+    may take from the last compile, see :mod:`compiler.configcache`; ``stage``: the first half
+    of the write, :func:`compiler.output.stage_tree`, run once the files are built while the
+    checks may still run: :func:`write_generated` applies it, or drops it on a check error).
 
     Without ``configs``, a compile that reuses its record (``reuse``) keeps the configs beside it,
     in ``.fabricops-cache/``, and reads them only when the record was read: ``compile --full``
@@ -186,8 +194,17 @@ def compile_intent(
             parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
             parts.update(fleet_artifacts(intent, fabric))
             files = parts.files(intent.digest)
-        with _timed(timings, "checks"):
-            findings, kept_configs = checking.result()
+        staged = None
+        if stage is not None:
+            with _timed(timings, "write"):
+                staged = stage(files)
+        try:
+            with _timed(timings, "checks"):
+                findings, kept_configs = checking.result()
+        except BaseException:
+            if staged is not None:
+                staged.discard()
+            raise
     return CompileResult(
         intent,
         fabric,
@@ -199,6 +216,7 @@ def compile_intent(
         parts.kept.get("server", 0),
         parts.layouts,
         kept_configs,
+        staged,
     )
 
 
@@ -242,9 +260,16 @@ def write_generated(
     digests: Mapping[str, str] | None = None,
 ) -> Staleness:
     """Write a compile to ``generated_dir``, refusing when a check found an error
-    (``current``, ``digests``: see :func:`compiler.output.write_tree`)."""
+    (``current``, ``digests``: see :func:`compiler.output.write_tree`); a write the compile
+    staged (``result.staged``, to ``generated_dir``) is applied, or dropped on an error."""
+    staged = result.staged
+    if staged is not None and (result.errors or staged.directory != generated_dir.resolve()):
+        staged.discard()
+        staged = None
     refuse_errors(result)
     with _timed(result.timings, "write"):
+        if staged is not None:
+            return staged.apply()
         return write_tree(generated_dir, result.files, current, digests, result.files.digests)
 
 

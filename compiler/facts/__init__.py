@@ -44,7 +44,7 @@ from compiler.facts.addressing import (
     build_addressing,
 )
 from compiler.facts.cabling import Cable, Cabling, Endpoint, UsedPort, build_cabling
-from compiler.facts.common import Network, Problem, Role
+from compiler.facts.common import Network, Problem, Role, record
 from compiler.facts.extra import extra_problems, parse_block, record_extra
 from compiler.facts.hosts import HostLink, HostPort, build_links
 from compiler.facts.management import ManagementNetwork, RackManagement, build_management
@@ -280,7 +280,7 @@ def _servers(
     for nic in attachments.nics:
         port = cabling.port(nic.switch, nic.port)
         if port is not None and port.peer == nic.server and port.peer_port == nic.nic:
-            entry = ServerNic(nic.nic, nic.network, nic.speed, nic.numa, nic.switch, port.name)
+            entry = record(ServerNic, (nic.nic, nic.network, nic.speed, nic.numa, nic.switch, port.name))
             nics.setdefault(nic.server, []).append(entry)
     out: dict[str, ResolvedServer] = {}
     for server in sorted(intent.servers, key=lambda s: s.name):

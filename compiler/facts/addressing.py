@@ -53,7 +53,7 @@ from compiler.addressing import (
     p2p_text,
     subnet_capacity,
 )
-from compiler.facts.common import FabricNetwork, Network
+from compiler.facts.common import FabricNetwork, Network, record
 from compiler.facts.hardware import Layouts
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import SpineLeaf, Topology
@@ -192,9 +192,9 @@ def build_addressing(
                 allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
             else:
                 base, length = bases[nic.switch]
-                address = HostAddress(f"{dotted(base + offset)}/{length}", gateways[nic.switch])
+                address = record(HostAddress, (f"{dotted(base + offset)}/{length}", gateways[nic.switch]))
                 purpose = (f"{net} NIC {nic.nic}" if per_nic else f"{net} bond") + (RESERVED if nic.retired else "")
-                allocations.append(Allocation(net, "hosts", address.address, nic.server, purpose))
+                allocations.append(record(Allocation, (net, "hosts", address.address, nic.server, purpose)))
             if nic.side == 0:
                 servers[nic.server, net] = address
             if per_nic:
@@ -222,11 +222,11 @@ def _vlan_host(vlan: FabricVlan, pair: int, offset: int) -> HostAddress | None:
     if subnet is None:
         return None
     gateway = host_text(subnet, GATEWAY_OFFSET).partition("/")[0] if vlan.routed else ""
-    return HostAddress(host_text(subnet, offset), gateway)
+    return record(HostAddress, (host_text(subnet, offset), gateway))
 
 
 def _vlan_allocation(vlan: FabricVlan, address: HostAddress, owner: str, purpose: str) -> Allocation:
-    return Allocation(vlan.network, vlan_pool_name(vlan), address.address, owner, purpose)
+    return record(Allocation, (vlan.network, vlan_pool_name(vlan), address.address, owner, purpose))
 
 
 def _vlan_svis(
@@ -283,7 +283,7 @@ def _fabric(
     mlag = intent.fabric.mlag
 
     def take(pool: str, prefix: str, owner: str, purpose: str) -> None:
-        allocations.append(Allocation(net, pool, prefix, owner, purpose))
+        allocations.append(record(Allocation, (net, pool, prefix, owner, purpose)))
 
     layouts = topology.layouts
     uplink_ports = spec.leaves.uplink_ports

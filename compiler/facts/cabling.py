@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
-from compiler.facts.common import FabricNetwork, Network, Problem
+from compiler.facts.common import FabricNetwork, Network, Problem, record
 from compiler.facts.servers import Attachment, Attachments
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.intent import Intent
@@ -156,7 +156,7 @@ class _Plan:
             message = f"{claimer}: {name} is already used ({taken[name].purpose})"
             self.problems.append(Problem("PRT007", device, message))
             return None
-        port = UsedPort(device, name, kind, network, peer, peer_port, speed, channel, retired)
+        port = record(UsedPort, (device, name, kind, network, peer, peer_port, speed, channel, retired))
         taken[name] = port
         if speed is None:
             rule = "PRT001" if layout.model.missing(name) else "BRK001"
@@ -174,19 +174,8 @@ class _Plan:
     ) -> None:
         far_device, far_port, far_speed = b
         a_mtu, b_mtu = mtus
-        self.cables.append(
-            Cable(
-                network,
-                kind,
-                Endpoint(a.device, a.name),
-                Endpoint(far_device, far_port),
-                a.speed,
-                far_speed,
-                a_mtu,
-                b_mtu,
-                subnet,
-            )
-        )
+        ends = (record(Endpoint, (a.device, a.name)), record(Endpoint, (far_device, far_port)))
+        self.cables.append(record(Cable, (network, kind, *ends, a.speed, far_speed, a_mtu, b_mtu, subnet)))
 
 
 def build_cabling(intent: Intent, topology: Topology, attachments: Attachments, addressing: Addressing) -> Cabling:

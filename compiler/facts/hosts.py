@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
-from compiler.facts.common import FabricNetwork
+from compiler.facts.common import FabricNetwork, record
 from compiler.facts.servers import Attachment, Attachments
 from compiler.facts.vlans import FabricVlan, PortVlans, VlanPlan
 from compiler.intent import Intent
@@ -185,20 +185,10 @@ def _link(
             own = addressing.nics.get((server, a.nic))
             carried = vlans.plan.of(server, a.nic)
             access = carried.access
-            ports.append(
-                HostPort(
-                    a.nic,
-                    a.side,
-                    a.switch,
-                    a.numa,
-                    adapters[a.nic],
-                    own.address if own else None,
-                    own.gateway if own else None,
-                    ROUTE_TABLES[net] + a.side if a.side else None,
-                    vlans.pool_of(access),
-                    access.id if access else None,
-                )
-            )
+            address = (own.address, own.gateway) if own else (None, None)
+            table = ROUTE_TABLES[net] + a.side if a.side else None
+            values = (a.nic, a.side, a.switch, a.numa, adapters[a.nic], *address, table, vlans.pool_of(access))
+            ports.append(record(HostPort, (*values, access.id if access else None)))
             tagged += vlans.tagged_on(a.nic, a.nic, carried)
         return HostLink(net, mode, tuple(ports), rdma=rdma, tagged=tuple(tagged))
     ports = [HostPort(a.nic, a.side, a.switch, a.numa, adapters[a.nic]) for a in nics]

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from compiler.addressing import host_in, host_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
+from compiler.facts.common import record
 from compiler.facts.servers import RESERVED, Attachments
 from compiler.facts.topology import Topology
 from compiler.intent import Intent, Services
@@ -106,7 +107,7 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     allocations: list[Allocation] = []
 
     def take(pool: str, prefix: IPv4Interface | IPv4Network | str, owner: str, purpose: str) -> None:
-        allocations.append(Allocation("management", pool, str(prefix), owner, purpose))
+        allocations.append(record(Allocation, ("management", pool, str(prefix), owner, purpose)))
 
     racks: dict[int, RackManagement] = {}
     switches: dict[str, HostAddress] = {}
@@ -150,7 +151,7 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             rack_facts = by_switch[nic.switch]
             server_address = host_text(server_subnets[nic.switch], SERVER_OFFSET + nic.host)
             take("pool", server_address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
-            servers[nic.server] = HostAddress(server_address, rack_facts.server_gateway.split("/")[0])
+            servers[nic.server] = record(HostAddress, (server_address, rack_facts.server_gateway.split("/")[0]))
     up = mgmt.upstream
     upstream = host_in(up.subnet, UPSTREAM_OFFSET)
     take("upstream", up.subnet, topology.core, "upstream transit")

@@ -35,6 +35,7 @@ from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
 from compiler.facts.cabling import Cabling
+from compiler.facts.common import record
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.facts.vlans import VlanPlan
 from compiler.intent import BgpSettings, Intent, RoutingProfile
@@ -156,13 +157,19 @@ def _fabric(
         sessions.setdefault(link.lower, []).append(
             (
                 link.lower_port,
-                BgpSession(address_of(link.upper_address), link.upper, link.upper_port, remote_as=asn.get(link.upper)),
+                record(
+                    BgpSession,
+                    (address_of(link.upper_address), link.upper, link.upper_port, asn.get(link.upper), False),
+                ),
             )
         )
         sessions.setdefault(link.upper, []).append(
             (
                 link.upper_port,
-                BgpSession(address_of(link.lower_address), link.lower, link.lower_port, remote_as=asn.get(link.lower)),
+                record(
+                    BgpSession,
+                    (address_of(link.lower_address), link.lower, link.lower_port, asn.get(link.lower), False),
+                ),
             )
         )
     uplinks = len(topology.layouts.spine[net].sets.get("uplinks", ()))

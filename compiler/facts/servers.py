@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from compiler.facts.common import Network, Problem
+from compiler.facts.common import Network, Problem, record
 
 if TYPE_CHECKING:
     from compiler.facts.hosts import HostLink
@@ -94,20 +94,8 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
             continue
         nic = mgmt_nics[0]
         port = server_ports[server.position - 1]
-        nics.append(
-            Attachment(
-                server.name,
-                "management",
-                nic.name,
-                nic.speed,
-                nic.numa,
-                switch,
-                port,
-                server.position,
-                0,
-                not server.active,
-            )
-        )
+        values = (server.name, "management", nic.name, nic.speed, nic.numa, switch, port, server.position, 0)
+        nics.append(record(Attachment, (*values, not server.active)))
     for net, fabric in sorted(topology.fabrics.items()):
         per_rack = spec.fabrics[net].leaves.ports_per_rack
         downlinks = topology.layouts.leaf[net].sets["downlinks"]
@@ -139,11 +127,8 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
                         problems.append(Problem("PRT002", leaf, message))
                         continue
                     nic = net_nics[side]
-                    nics.append(
-                        Attachment(
-                            server.name, net, nic.name, nic.speed, nic.numa, leaf, port, host, side, not server.active
-                        )
-                    )
+                    values = (server.name, net, nic.name, nic.speed, nic.numa, leaf, port, host, side)
+                    nics.append(record(Attachment, (*values, not server.active)))
     return Attachments(tuple(nics), tuple(problems))
 
 

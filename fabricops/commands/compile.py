@@ -6,7 +6,7 @@ import contextlib
 import functools
 import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec
@@ -19,8 +19,8 @@ from core.generated import GENERATED, INTENT
 
 if TYPE_CHECKING:
     from compiler.beside import Beside
-    from compiler.cache import CompileCache
-    from compiler.output import Staleness
+    from compiler.cache import CompileCache, Stamp
+    from compiler.output import CompiledFiles, StagedWrite, Staleness
     from compiler.pipeline import CompileResult
 
 FORMATS = click.Choice(["text", "json"])
@@ -114,7 +114,10 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     # The checks take the configs the last compile kept (not after --full: its record is empty);
     # --check writes nothing, not even them.
     configs = ConfigCache.of_record(cache, write=not check_only)
-    result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs)
+    # The write is staged as soon as the files are built, while the checks may still run; it
+    # is applied once they pass (write_generated), or dropped.
+    stage = None if check_only else functools.partial(_stage, generated_dir, current, digests)
+    result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs, stage=stage)
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
         if finding.severity == "warning":
@@ -160,8 +163,8 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
 
 
 def _tree_unless_unchanged(
-    cache: CompileCache, source: str, walking: Beside[dict[str, list[int]]], check_only: bool
-) -> dict[str, list[int]] | None:
+    cache: CompileCache, source: str, walking: Beside[dict[str, Stamp]], check_only: bool
+) -> dict[str, Stamp] | None:
     """Size and time of every file of generated/ (``walking``: :func:`compiler.cache.stamps`), taken
     once: they tell an untouched tree and which files are still those the last compile wrote.
     None, once the last compile's summary is said, when intent, code and generated/ are
@@ -181,6 +184,14 @@ def _tree_unless_unchanged(
     return None
 
 
+def _stage(
+    generated_dir: Path, current: Mapping[str, bytes], digests: Mapping[str, str], files: CompiledFiles
+) -> StagedWrite:
+    from compiler.output import stage_tree
+
+    return stage_tree(generated_dir, files, current, digests, files.digests)
+
+
 def _import_compiler() -> None:
     """Import what a compile runs (a third of a second: the intent's models, the templates' engine)."""
     import compiler.pipeline  # noqa: F401
@@ -190,7 +201,7 @@ def _remember(
     cache: CompileCache,
     source: str,
     result: CompileResult,
-    before: dict[str, list[int]],
+    before: dict[str, Stamp],
     written: Staleness,
     generated_dir: Path,
     summary: list[str],

@@ -216,3 +216,38 @@ def test_server_links_carry_their_vlans_per_nic_and_per_bond(project: Path) -> N
         ("10.32.3.18/24", "10.32.0.0/16", 300),
         ("10.30.3.30/24", "10.30.0.0/16", None),
     ]
+
+
+def _records(value: object, seen: set[int]) -> list[tuple[object, ...]]:
+    """Every record (``NamedTuple``) reachable from ``value`` through records, tuples, lists and dicts."""
+    if id(value) in seen or isinstance(value, str | int | float | bool | None):
+        return []
+    seen.add(id(value))
+    found: list[tuple[object, ...]] = []
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        found.append(value)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _records(key, seen) + _records(item, seen)
+    elif isinstance(value, tuple | list):
+        for item in value:
+            found += _records(item, seen)
+    return found
+
+
+@pytest.mark.parametrize("factor", [1, 2])
+def test_every_record_of_the_facts_is_whole(tmp_path: Path, factor: int) -> None:
+    """The builders make their most numerous records from all their values at once
+    (``compiler.facts.common.record``, no defaults filled in): each has one value per field."""
+    if factor == 1:
+        facts = build_facts(load_intent(REPO / "intent"))
+    else:
+        scaled_intent(factor, tmp_path / "intent")
+        facts = build_facts(load_intent(tmp_path / "intent"))
+    fields = [*facts[1:]]  # the intent apart: pydantic models, not facts
+    records = _records(fields, set())
+    kinds = {type(r).__name__ for r in records}
+    assert {"Cable", "Endpoint", "UsedPort", "Allocation", "HostAddress", "Attachment", "ServerNic"} <= kinds
+    assert {"BgpSession", "HostPort"} <= kinds
+    broken = [r for r in records if len(r) != len(type(r)._fields)]  # type: ignore[attr-defined]
+    assert not broken, broken[:3]

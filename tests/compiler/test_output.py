@@ -5,7 +5,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from compiler.output import CompiledFiles, Staleness, TreeOnDisk, diff_trees, write_tree
+from compiler.output import (
+    CompiledFiles,
+    Staleness,
+    TreeOnDisk,
+    diff_trees,
+    recover,
+    stage_tree,
+    staging_dir,
+    write_tree,
+)
 
 
 def _sha(data: bytes) -> str:
@@ -44,3 +53,25 @@ def test_a_kept_file_is_compared_unless_its_digest_is_the_one_known(tmp_path: Pa
     assert diff_trees(tree, files, known, files.digests) == Staleness(changed=("built",), missing=(), extra=())
     edited = {**known, "kept": _sha(b"edited since")}
     assert diff_trees(tree, files, edited, files.digests).changed == ("built", "kept")
+
+
+def test_a_staged_write_changes_nothing_until_applied_and_nothing_when_dropped(tmp_path: Path) -> None:
+    """The compile stages its write while the checks run: the tree is untouched until the write
+    is applied; dropped (a check error) or cut short before its marker, it leaves no trace."""
+    tree = tmp_path / "generated"
+    write_tree(tree, {"a.cfg": b"old", "gone.cfg": b"x"})
+    before = {p.name: p.read_bytes() for p in tree.iterdir()}
+    new = {"a.cfg": b"new", "b.cfg": b"b"}
+
+    dropped = stage_tree(tree, new)
+    assert staging_dir(tree).is_dir() and {p.name: p.read_bytes() for p in tree.iterdir()} == before
+    dropped.discard()
+    assert not staging_dir(tree).exists() and {p.name: p.read_bytes() for p in tree.iterdir()} == before
+
+    stage_tree(tree, new)  # the process dies here: no marker, so the next compile discards it
+    recover(tree)
+    assert not staging_dir(tree).exists() and {p.name: p.read_bytes() for p in tree.iterdir()} == before
+
+    change = stage_tree(tree, new).apply()
+    assert (change.changed, change.missing, change.extra) == (("a.cfg",), ("b.cfg",), ("gone.cfg",))
+    assert {p.name: p.read_bytes() for p in tree.iterdir()} == new and not staging_dir(tree).exists()

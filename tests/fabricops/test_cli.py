@@ -144,6 +144,7 @@ def test_a_design_error_is_printed_once(tmp_path: Path, compiled_example: Path) 
     assert errors and len(errors) == len(set(errors))
     assert result.stderr.startswith(f"Error: {len(errors)} check error(s): generated/ left unchanged\n")
     assert read_tree(root / "generated") == before
+    assert not (root / ".generated.staging").exists()  # the write staged beside the checks, dropped
 
 
 def test_check_json(project: Path) -> None:
