@@ -3,7 +3,7 @@ files are built from: each is checked against the records it stands for."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -191,62 +191,56 @@ def test_a_cables_a_end_is_a_port_of_an_a_end_use_and_its_b_end_that_ports_far_e
 
 
 CABLE_EDITS = [
-    ("racks.yaml", "{id: 6, row: A, position: 6", "{id: 6, row: A, position: 2", "rack06-leaf-a"),
-    ("fabric.yaml", "  slack_m: 6\n", "  slack_m: 7\n", "rack01-leaf-a"),
-    ("ports.yaml", "ports: {}\n", "ports:\n  rack01-leaf-b:\n    Ethernet32/1: {breakout: 2x200g}\n", "rack01-leaf-a"),
-    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", "rack03-leaf-a"),
+    ("racks.yaml", "{id: 6, row: A, position: 6", "{id: 6, row: A, position: 2", ("cabling/rack06-leaf-a",)),
+    ("fabric.yaml", "  slack_m: 6\n", "  slack_m: 7\n", ("cabling/rack01-leaf-a",)),
+    (
+        "ports.yaml",
+        "ports: {}\n",
+        "ports:\n  rack01-leaf-b:\n    Ethernet32/1: {breakout: 2x200g}\n",
+        ("cabling/rack01-leaf-a",),
+    ),
+    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", ("cabling/rack03-leaf-a",)),
 ]
 """A rack moved, the length rule, a far end's cage (the MLAG peer's end of the peer link, broken
 out: its speed; the A end's facts are unchanged), a server gone: each changes the rows of the
 switch named."""
 
-
-def test_a_cable_sections_key_holds_what_its_rows_are_made_of(
-    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
-) -> None:
-    """Each edit changes the rows of the switch it names, and its key; a section whose key is
-    unchanged builds the same rows, the header with the bill of materials too."""
-    intent, fabric = example_compile.intent, example_compile.fabric
-    before = {unit.name: unit for unit in cabling_units(intent, fabric)}
-    for file, old, new, touched in CABLE_EDITS:
-        edit(file, old, new)
-        changed = load_intent(project / "intent")
-        after = {unit.name: unit for unit in cabling_units(changed, resolve(changed))}
-        assert after.keys() == before.keys(), file
-        for name, unit in after.items():
-            if unit.inputs == before[name].inputs:
-                assert unit.build() == before[name].build(), (file, name)
-        section = f"cabling/{touched}"
-        assert after[section].build() != before[section].build(), file
-        assert after[section].inputs != before[section].inputs, file
-        before = after
-
-
 ASSET_EDITS = [
-    ("racks.yaml", "{id: 6, row: A, position: 6", "{id: 6, row: B, position: 6", ("rack06-leaf-a", "rack06-gpu001")),
-    ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", ("rack03-gpu001",)),
-    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", ("rack03-gpu001", "rack03-leaf-a")),
+    (
+        "racks.yaml",
+        "{id: 6, row: A, position: 6",
+        "{id: 6, row: B, position: 6",
+        ("assets/rack06-leaf-a", "assets/rack06-gpu001"),
+    ),
+    ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", ("assets/rack03-gpu001",)),
+    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", ("assets/rack03-gpu001", "assets/rack03-leaf-a")),
 ]
 """A rack's row (every device in it), a server model's height (its servers' rack units), a
 server gone (its rack's servers, and its leaves' used ports): the runs named change."""
 
 
-def test_an_asset_runs_key_holds_what_its_rows_are_made_of(
-    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
+@pytest.mark.parametrize(("units", "edits"), [(cabling_units, CABLE_EDITS), (asset_units, ASSET_EDITS)])
+def test_a_sections_key_holds_what_its_rows_are_made_of(
+    project: Path,
+    edit: Callable[[str, str, str], None],
+    example_compile: CompileResult,
+    units: Callable[[Intent, ResolvedFabric], Iterator[Unit]],
+    edits: list[tuple[str, str, str, tuple[str, ...]]],
 ) -> None:
-    """Each edit changes the rows of the runs it names, and their keys; a run whose key is
-    unchanged builds the same rows."""
+    """Each edit changes the rows of the sections it names (a switch's cables, a run of a rack's
+    assets), and their keys; a section whose key is unchanged builds the same rows (the cable
+    list's header with the bill of materials too)."""
     intent, fabric = example_compile.intent, example_compile.fabric
-    before = {unit.name: unit for unit in asset_units(intent, fabric)}
-    for file, old, new, touched in ASSET_EDITS:
+    before = {unit.name: unit for unit in units(intent, fabric)}
+    for file, old, new, touched in edits:
         edit(file, old, new)
         changed = load_intent(project / "intent")
-        after = {unit.name: unit for unit in asset_units(changed, resolve(changed))}
+        after = {unit.name: unit for unit in units(changed, resolve(changed))}
         assert after.keys() == before.keys(), file
         for name, unit in after.items():
             if unit.inputs == before[name].inputs:
                 assert unit.build() == before[name].build(), (file, name)
-        for run in touched:
-            assert after[f"assets/{run}"].build() != before[f"assets/{run}"].build(), (file, run)
-            assert after[f"assets/{run}"].inputs != before[f"assets/{run}"].inputs, (file, run)
+        for name in touched:
+            assert after[name].build() != before[name].build(), (file, name)
+            assert after[name].inputs != before[name].inputs, (file, name)
         before = after
