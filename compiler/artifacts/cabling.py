@@ -15,20 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache, partial
 from itertools import compress
-from operator import attrgetter
+from operator import itemgetter
 
-from compiler.artifacts.physical import Placed, Run, laid, length_class, optics_of, placed, run_of
+from compiler.artifacts.physical import Laid, Run, laid, length_class, optics_of, run_of
 from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import HEAD, csv_rows, markdown_rows, markdown_table
 from compiler.artifacts.units import Unit, built, facts_digests, section_path, shared_digest
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
-from compiler.memo import same_as_last
 from compiler.platforms import eos
 from core.hardware import Optic
 
@@ -94,7 +94,7 @@ Bill = tuple[tuple[tuple[tuple[str, str], int], ...], tuple[tuple[tuple[str, int
 """Optics by (type, media) and cables by (media, length class), each with its count, sorted."""
 
 
-def bill(cables: Placed) -> Bill:
+def bill(cables: Sequence[Laid]) -> Bill:
     """What to order: optics by (type, media), one per cable end and one per broken-out cage,
     and cables by (media, stock length).
 
@@ -104,14 +104,13 @@ def bill(cables: Placed) -> Bill:
     stock: Counter[tuple[str, int]] = Counter()
     # The cables by kind, a fleet's thousands in a few dozen (counted at C speed); a cage's
     # breakout is its shape's, so only the cables of a kind with one are looked at one by one.
-    kinds = cables.kinds
+    kinds = list(map(itemgetter(4), cables))
     counts = Counter(kinds)
     broken_out = {
         kind for kind in counts if (kind[0] is not None and kind[0][2]) or (kind[1] is not None and kind[1][2])
     }
     cages: dict[tuple[str, str], Optic | None] = {}  # each broken-out cage: its first cable's optic there
-    each = zip(cables.links, cables.a_ends, cables.b_ends, kinds, strict=True)
-    for link, a, b, kind in compress(each, map(broken_out.__contains__, kinds)):
+    for link, _, a, b, kind in compress(cables, map(broken_out.__contains__, kinds)):
         if a is not None and a.breakout:
             cages.setdefault((link.a.device, a.cage), optics_of(*kind)[0])
         if b is not None and b.breakout:
@@ -153,9 +152,6 @@ def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
         yield Unit(f"cabling/{name}", key, partial(_switch_rows, intent, fabric, name))
 
 
-_PEER = attrgetter("peer")
-_USE = attrgetter("kind")
-_A_END = attrgetter("a.device")
 A_END_USES = frozenset({"server", "management", "rack-uplink", "peer-link", "uplink"})
 """The uses of a port that is a cable's A end (:mod:`compiler.facts.cabling`): a management
 switch's port to a server or switch, its uplink to the core, a leaf's port to a server or its
@@ -197,26 +193,39 @@ def cable_keys(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     )  # a switch first, as rack_of
     switches = facts_digests(fabric)
     out: dict[str, str] = {}
-    for name in dict.fromkeys(map(_A_END, fabric.links)):
-        ports = devices[name].facts.ports
-        peers = compress(map(_PEER, ports), map(A_END_USES.__contains__, map(_USE, ports)))
-        key = (switches[name], racks.get(devices[name].rack), tuple(map(ends.get, dict.fromkeys(peers))))
+    for name in dict.fromkeys([link.a.device for link in fabric.links]):
+        device = devices[name]
+        far: dict[str, None] = {}
+        for port in device.facts.ports:
+            if port.kind in A_END_USES:
+                far[port.peer] = None
+        key = (switches[name], racks.get(device.rack), tuple(map(ends.get, far)))
         out[name] = hashlib.sha256(pickle.dumps(key, protocol=5)).hexdigest()
     return out
 
 
-@same_as_last
-def _cables_by_a_end(fabric: ResolvedFabric) -> dict[str, list[Cable]]:
-    """The cables by their A end, in the link order: for the few switches whose rows are built."""
-    out: dict[str, list[Cable]] = {}
-    for cable in fabric.links:
-        out.setdefault(cable.a.device, []).append(cable)
-    return out
+def cables_of(fabric: ResolvedFabric, name: str) -> Sequence[Cable]:
+    """The cables switch ``name`` is the A end of, in the link order: the links are sorted by
+    their A end (:func:`compiler.facts.cabling.build_cabling`), so its run of them is found by
+    bisection, not by a pass over the fleet's 13,000 at 16x for the few sections rebuilt.
+
+    Example:
+        >>> from compiler.facts import Cable as C, Endpoint as E
+        >>> links = [C("m", "mgmt", E(a, "Ethernet1"), E("x", "Management1"), None, None, 1500, 1500) for a in "abbc"]
+        >>> [link.a.device for link in cables_of(type("F", (), {"links": tuple(links)})(), "b")]
+        ['b', 'b']
+    """
+    links = fabric.links
+    return links[bisect_left(links, name, key=_a_end) : bisect_right(links, name, key=_a_end)]
+
+
+def _a_end(cable: Cable) -> str:
+    return cable.a.device
 
 
 def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, float, float]) -> dict[str, str]:
     in_rack, slack, rack_pitch, row_pitch = lengths
-    optics, stock = bill(placed(intent, fabric))
+    optics, stock = bill(laid(intent, fabric))
     md = [
         "# Cabling plan\n",
         "One row per cable. Lengths: in-rack runs are "
@@ -235,7 +244,7 @@ def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, f
 
 
 def _switch_rows(intent: Intent, fabric: ResolvedFabric, name: str) -> dict[str, str]:
-    rows = [_row(run_of(cable)) for cable in laid(intent, fabric, _cables_by_a_end(fabric)[name])]
+    rows = [_row(run_of(cable)) for cable in laid(intent, fabric, cables_of(fabric, name))]
     return {
         section_path(CSV, name): csv_rows(rows),
         section_path(MD, name): markdown_rows(

@@ -23,7 +23,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape as _escape
-from operator import attrgetter
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts.cabling import Cable
@@ -148,9 +147,6 @@ def _cables(fabric: ResolvedFabric, network: str, *kinds: str) -> list[Cable]:
     return [link for kind in kinds for link in by_kind.get((network, kind), ())]
 
 
-_A_DEVICE, _B_DEVICE = attrgetter("a.device"), attrgetter("b.device")
-
-
 def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     """The leaf pairs of ``network``, by rack."""
     leaves = {n: d for n, d in fabric.devices.items() if d.network == network and d.role == "leaf"}
@@ -161,21 +157,17 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     peers: dict[str, list[str]] = defaultdict(list)
     servers: dict[str, set[str]] = defaultdict(set)
     racks: dict[str, set[int]] = defaultdict(set)
-    for link in _cables(fabric, network, "fabric", "peer-link"):
+    for link in _cables(fabric, network, "fabric", "peer-link", "server"):
         if link.a.device not in leaves:
             continue
+        group = leaves[link.a.device].redundancy_group
         if link.kind == "fabric":
             uplinks[link.a.device].append(link.a_speed or "")
-        else:
-            peers[leaves[link.a.device].redundancy_group].append(link.a_speed or "")
-    # A server's NICs on one leaf are one (leaf, server) pair: the thousands of server cables
-    # come down to a few per server at C speed.
-    cabled = _cables(fabric, network, "server")
-    for leaf, server in dict.fromkeys(zip(map(_A_DEVICE, cabled), map(_B_DEVICE, cabled), strict=True)):
-        if leaf in leaves:
-            group = leaves[leaf].redundancy_group
-            servers[group].add(server)
-            racks[group].add(fabric.servers[server].rack)
+        elif link.kind == "peer-link":
+            peers[group].append(link.a_speed or "")
+        elif link.kind == "server":
+            servers[group].add(link.b.device)
+            racks[group].add(fabric.servers[link.b.device].rack)
     boxes = []
     for group, names in by_group.items():
         first = sorted(names)[0]

@@ -7,8 +7,6 @@ the power budget; details live in the tables under ``inventory/`` it links to.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from itertools import compress
-from operator import attrgetter
 from typing import NamedTuple
 
 from compiler.artifacts.physical import rack_loads, row_loads
@@ -66,18 +64,16 @@ def _bandwidth(fabric: ResolvedFabric) -> tuple[dict[str, int], dict[str, int]]:
     which it is the A end: one pass over the fleet's cables for every reader of the docs."""
     down: dict[str, int] = defaultdict(int)
     up: dict[str, int] = defaultdict(int)
-    devices, gbps, links = fabric.devices, SPEEDS_GBPS.get, fabric.links
-    kinds = list(map(_KIND, links))
-    # Each switch's cables by speed, counted at C speed: a Python step per switch and speed.
-    for kind, totals in (("server", down), ("fabric", up)):
-        mine = list(compress(links, map(kind.__eq__, kinds)))
-        for (device, speed), n in Counter(zip(map(_A_DEVICE, mine), map(_A_SPEED, mine), strict=True)).items():
-            if kind == "fabric" or device in devices:
-                totals[device] += gbps(speed or "", 0) * n
+    devices, gbps = fabric.devices, SPEEDS_GBPS.get
+    for link in fabric.links:
+        kind = link.kind
+        if kind == "server":
+            device = link.a.device
+            if device in devices:
+                down[device] += gbps(link.a_speed or "", 0)
+        elif kind == "fabric":
+            up[link.a.device] += gbps(link.a_speed or "", 0)
     return down, up
-
-
-_KIND, _A_DEVICE, _A_SPEED = attrgetter("kind"), attrgetter("a.device"), attrgetter("a_speed")
 
 
 def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:

@@ -28,12 +28,11 @@ Rules (documented in ``docs/artifacts.md``):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, partial
-from itertools import compress, repeat
-from operator import attrgetter, getitem, itemgetter
-from typing import NamedTuple, TypeVar
+from functools import cache
+from operator import itemgetter
+from typing import NamedTuple
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
@@ -218,100 +217,47 @@ class Laid(NamedTuple):
     kind: Kind
 
 
-class Placed(NamedTuple):
-    """Cables as placed, column by column (the fields of :class:`Laid`, a list each): built
-    and read at C speed, without a record per cable (a fleet's bill of materials counts them
-    all on every compile)."""
-
-    links: list[Cable]
-    lengths: list[float]
-    a_ends: list[_End | None]
-    b_ends: list[_End | None]
-    kinds: list[Kind]
-
-
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Derived(dict[K, V]):
-    """A mapping that derives a missing value once: look-ups at C speed (``map`` over its
-    ``__getitem__``), a Python call per distinct key."""
-
-    def __init__(self, derive: Callable[[K], V]) -> None:
-        super().__init__()
-        self.derive = derive
-
-    def __missing__(self, key: K) -> V:
-        value = self[key] = self.derive(key)
-        return value
-
-
-_A_DEVICE = attrgetter("a.device")
-_A_PORT = attrgetter("a.port")
-_B_DEVICE = attrgetter("b.device")
-_B_PORT = attrgetter("b.port")
-_A_SPEED = attrgetter("a_speed")
-_KIND = attrgetter("kind")
-_B_SPEED = attrgetter("b_speed")
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
-
-
-def placed(intent: Intent, fabric: ResolvedFabric, links: Iterable[Cable] | None = None) -> Placed:
+def laid(intent: Intent, fabric: ResolvedFabric, links: Iterable[Cable] | None = None) -> list[Laid]:
     """Every cable of the fabric (or of ``links``) with its length and cages, in the link
-    order; each length taken once per pair of racks, each cage once per layout and port, each
-    kind once (a fleet's thousands of cables have a few dozen)."""
-    cables = list(fabric.links if links is None else links)
+    order; each length taken once per pair of racks, each cage once per layout and port."""
     rule = intent.fabric.cabling
     racks = _racks(fabric)
-    lengths: _Derived[tuple[int, int], float] = _Derived(
-        lambda pair: cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], rule)
-    )
     modes: dict[int, dict[str, str]] = {}
+    lengths: dict[tuple[int, int], float] = {}
     # Per switch, the cages of its layout by port (shared by the switches of one layout): a
-    # cable's ends are two look-ups, a cage is found once per layout and port; a server's
-    # NIC has no cage (a look-up at C speed too).
-    by_layout: dict[int, _Derived[str, tuple[_End | None, Shape]]] = {}
+    # cable's ends are two look-ups, a cage is found once per layout and port.
+    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
     switches = fabric.facts.topology.switches
-    for switch in switches.values():
-        if id(switch.layout) not in by_layout:
-            by_layout[id(switch.layout)] = _Derived(partial(_end_and_shape, switch.layout, modes))
-    cages = {name: by_layout[id(switch.layout)] for name, switch in switches.items()}
-    server: defaultdict[str, tuple[_End | None, Shape]] = defaultdict(repeat((None, None)).__next__)
-    a_devices, b_devices = list(map(_A_DEVICE, cables)), list(map(_B_DEVICE, cables))
-    a = list(map(getitem, map(cages.get, a_devices, repeat(server)), map(_A_PORT, cables)))
-    b = list(map(getitem, map(cages.get, b_devices, repeat(server)), map(_B_PORT, cables)))
-    pairs = zip(map(racks.__getitem__, a_devices), map(racks.__getitem__, b_devices), strict=True)
-    length = list(map(lengths.__getitem__, pairs))
-    kind_of: _Derived[tuple[Shape, Shape, str | None, str | None, float], Kind] = _Derived(_kind)
-    ends = map(_SECOND, a), map(_SECOND, b), map(_A_SPEED, cables), map(_B_SPEED, cables), length
-    kinds = list(map(kind_of.__getitem__, zip(*ends, strict=True)))
-    return Placed(cables, length, list(map(_FIRST, a)), list(map(_FIRST, b)), kinds)
+    cages = {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}
+    server: tuple[_End | None, Shape] = (None, None)
 
+    def cage(device: str, port: str) -> tuple[_End | None, Shape]:
+        end = _layout_end(switches[device].layout, port, modes)
+        found = cages[device][port] = (end, _shape(end))
+        return found
 
-def _end_and_shape(layout: Layout, modes: dict[int, dict[str, str]], port: str) -> tuple[_End | None, Shape]:
-    end = _layout_end(layout, port, modes)
-    return end, _shape(end)
-
-
-def _kind(ends: tuple[Shape, Shape, str | None, str | None, float]) -> Kind:
-    """A cable's kind from its ends' shapes, speeds and length: it runs at its A end's speed,
-    else its B end's."""
-    a, b, a_speed, b_speed, length = ends
-    return a, b, a_speed or b_speed or "", length
+    out: list[Laid] = []
+    for link in fabric.links if links is None else links:
+        (a_device, a_port), (b_device, b_port) = link.a, link.b
+        pair = racks[a_device], racks[b_device]
+        length = lengths.get(pair)
+        if length is None:
+            length = lengths[pair] = cable_length_m(intent.racks[pair[0]], intent.racks[pair[1]], rule)
+        ports = cages.get(a_device)
+        a, a_shape = server if ports is None else ports.get(a_port) or cage(a_device, a_port)
+        ports = cages.get(b_device)
+        b, b_shape = server if ports is None else ports.get(b_port) or cage(b_device, b_port)
+        out.append(Laid(link, length, a, b, (a_shape, b_shape, link.a_speed or link.b_speed or "", length)))
+    return out
 
 
 @same_as_last
 def _racks(fabric: ResolvedFabric) -> dict[str, int]:
-    """The rack of every switch and server (as :func:`rack_of`: a switch first)."""
+    """The rack of every switch and server (as :func:`rack_of`: a switch first), once per
+    fabric for every section of the cable list built."""
     racks = {name: server.rack for name, server in fabric.servers.items()}
     racks.update((name, device.rack) for name, device in fabric.devices.items())
     return racks
-
-
-def laid(intent: Intent, fabric: ResolvedFabric, links: Iterable[Cable] | None = None) -> list[Laid]:
-    """Every cable of the fabric (or of ``links``) as laid, in the link order (:func:`placed`)."""
-    return list(map(Laid, *placed(intent, fabric, links)))
 
 
 def run_of(cable: Laid) -> Run:
@@ -432,9 +378,9 @@ def budget_status(used: int, capacity: int) -> str:
 def switch_units(intent: Intent, fabric: ResolvedFabric) -> dict[str, tuple[int, int]]:
     """Each switch's (top U, height in U) under the top-down rule of this module."""
     mgmt_port: dict[str, int] = {}
-    links = fabric.links  # the management cables of the fleet's 13,000 at 16x, picked at C speed
-    for link in compress(links, map("mgmt".__eq__, map(_KIND, links))):
-        mgmt_port[link.b.device] = eos.port_number(link.a.port)
+    for link in fabric.links:
+        if link.kind == "mgmt":
+            mgmt_port[link.b.device] = eos.port_number(link.a.port)
     by_rack: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for name, device in fabric.devices.items():
         order = 0 if device.role == "mgmt" else 1 if name in mgmt_port else 2

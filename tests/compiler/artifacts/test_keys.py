@@ -177,10 +177,12 @@ def test_a_cables_a_end_is_a_port_of_an_a_end_use_and_its_b_end_that_ports_far_e
     """What a switch's cable rows are keyed by (its used ports of an A-end use and their far
     ends) holds every cable it is the A end of: the A end is a port of such a use, the B end
     that port's far end; no B-end use is an A end; every far end is a switch or a server; the
-    cages the cables are laid with are those of the layouts the keys digest."""
+    cages the cables are laid with are those of the layouts the keys digest; the cables come
+    sorted by their A end."""
     fabric = example_compile.fabric if scale == "example" else fabric_16x[1]
     ports, switches = fabric.facts.cabling.ports, fabric.facts.topology.switches
     assert all(device.facts.switch.layout is switches[name].layout for name, device in fabric.devices.items())
+    assert list(fabric.links) == sorted(fabric.links, key=lambda link: link.a.device)  # cables_of bisects
     for link in fabric.links:
         port = ports[link.a.device][link.a.port]
         assert port.kind in A_END_USES, link
