@@ -19,10 +19,8 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache, partial
-from itertools import compress
-from operator import itemgetter
 
-from compiler.artifacts.physical import Laid, Run, laid, length_class, optics_of, run_of
+from compiler.artifacts.physical import BrokenOut, Kind, Run, cable_kinds, laid, length_class, optics_of, run_of
 from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import HEAD, csv_rows, markdown_rows, markdown_table
 from compiler.artifacts.units import Unit, built, facts_digests, section_path, shared_digest
@@ -94,28 +92,20 @@ Bill = tuple[tuple[tuple[tuple[str, str], int], ...], tuple[tuple[tuple[str, int
 """Optics by (type, media) and cables by (media, length class), each with its count, sorted."""
 
 
-def bill(cables: Sequence[Laid]) -> Bill:
+def bill(kinds: Sequence[Kind], broken_out: BrokenOut) -> Bill:
     """What to order: optics by (type, media), one per cable end and one per broken-out cage,
-    and cables by (media, stock length).
+    and cables by (media, stock length), from every cable's kind and the broken-out cages
+    (:func:`~compiler.artifacts.physical.cable_kinds`).
 
     A copper run (``1000BASE-T``) takes no optic; a cable out of reach counts as ``NONE``.
     """
     optics: Counter[tuple[str, str]] = Counter()
     stock: Counter[tuple[str, int]] = Counter()
-    # The cables by kind, a fleet's thousands in a few dozen (counted at C speed); a cage's
-    # breakout is its shape's, so only the cables of a kind with one are looked at one by one.
-    kinds = list(map(itemgetter(4), cables))
+    # The cables by kind, a fleet's thousands in a few dozen (counted at C speed); a broken-out
+    # cage's one optic is its first cable's there.
     counts = Counter(kinds)
-    broken_out = {
-        kind for kind in counts if (kind[0] is not None and kind[0][2]) or (kind[1] is not None and kind[1][2])
-    }
-    cages: dict[tuple[str, str], Optic | None] = {}  # each broken-out cage: its first cable's optic there
-    for link, _, a, b, kind in compress(cables, map(broken_out.__contains__, kinds)):
-        if a is not None and a.breakout:
-            cages.setdefault((link.a.device, a.cage), optics_of(*kind)[0])
-        if b is not None and b.breakout:
-            cages.setdefault((link.b.device, b.cage), optics_of(*kind)[1])
-    for optic in cages.values():
+    cages = [optics_of(*kind)[:2][end] for kind, end in broken_out.values()]
+    for optic in cages:
         _count(optics, optic, 1)
     # Every other end, and the cables, by kind.
     for kind, n in counts.items():
@@ -225,7 +215,7 @@ def _a_end(cable: Cable) -> str:
 
 def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, float, float]) -> dict[str, str]:
     in_rack, slack, rack_pitch, row_pitch = lengths
-    optics, stock = bill(laid(intent, fabric))
+    optics, stock = bill(*cable_kinds(intent, fabric))
     md = [
         "# Cabling plan\n",
         "One row per cable. Lengths: in-rack runs are "
