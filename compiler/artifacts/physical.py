@@ -252,13 +252,9 @@ def _placed(
     """Each cable with its length and the cage at each end, and their shapes."""
     rule = intent.fabric.cabling
     racks = _racks(fabric)
-    modes: dict[int, dict[str, str]] = {}
     lengths: dict[tuple[int, int], float] = {}
-    # Per switch, the cages of its layout by port (shared by the switches of one layout): a
-    # cable's ends are two look-ups, a cage is found once per layout and port.
-    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
+    cages, modes = _cage_book(fabric)
     switches = fabric.facts.topology.switches
-    cages = {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}
     server: tuple[_End | None, Shape] = (None, None)
 
     def cage(device: str, port: str) -> tuple[_End | None, Shape]:
@@ -277,6 +273,21 @@ def _placed(
         ports = cages.get(b_device)
         b, b_shape = server if ports is None else ports.get(b_port) or cage(b_device, b_port)
         yield link, length, a, b, a_shape, b_shape
+
+
+Cages = dict[str, dict[str, tuple[_End | None, Shape]]]
+"""Per switch, the cages of its layout by port, and their shapes."""
+
+
+@same_as_last
+def _cage_book(fabric: ResolvedFabric) -> tuple[Cages, dict[int, dict[str, str]]]:
+    """Per switch, the cages of its layout by port (one mapping for the switches of a layout,
+    filled as ports are looked up), and each layout's breakouts (:func:`_layout_end`): a cable's
+    ends are two look-ups, a cage is found once per layout and port in a compile, however many
+    sections of the cable list are built."""
+    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
+    switches = fabric.facts.topology.switches
+    return {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}, {}
 
 
 @same_as_last
