@@ -233,7 +233,7 @@ the cage is (0: A, 1: B); its one parallel optic serves all its lanes."""
 
 def cable_kinds(intent: Intent, fabric: ResolvedFabric) -> tuple[list[Kind], BrokenOut]:
     """Every cable's :data:`Kind`, in the link order, and the broken-out cages: all a bill of
-    materials counts, without a record per cable (:func:`laid`'s pass, a third cheaper)."""
+    materials counts, in :func:`laid`'s pass without a record per cable."""
     kinds: list[Kind] = []
     cages: BrokenOut = {}
     for link, length, a, b, a_shape, b_shape in _placed(intent, fabric, None):
