@@ -13,10 +13,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import groupby
 from operator import itemgetter
+from typing import Any
 
 from compiler.artifacts.physical import server_units, switch_units
+from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import csv_rows, header_unit
-from compiler.artifacts.units import Unit, built, section_path
+from compiler.artifacts.units import Unit, built, facts_digests, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -54,62 +56,82 @@ ASSETS = "inventory/assets.csv"
 
 def asset_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """The asset table in sections: the header, then switches (by name) and servers (by name),
-    one section per run of them in the same rack, named by its first; each from its rows'
-    fields (a rack unit follows from the rack's other devices: it is a field of the row)."""
+    one section per run of them in the same rack, named by its first. A run is keyed by its
+    rack's row (``racks.yaml``) and, per member, the digest of its record and its rack unit
+    and height (which follow from the rack's other devices); its rows are built only with it.
+
+    A switch's facts digest (:func:`~compiler.artifacts.units.facts_digests`) holds its name,
+    model, rack, role, network, management address and used ports; a server's record digest
+    (:func:`~compiler.artifacts.servers.server_digests`) its asset tag, model, rack, position,
+    addresses and NICs with their switch ports; its kind (``servers.csv``) is keyed beside it.
+    """
     yield header_unit("assets", ASSETS, COLUMNS)
-    units = switch_units(intent, fabric)
-    used = fabric.facts.cabling.ports
-    switches = []
-    for name, device in fabric.devices.items():
+    rows = {rack_id: rack.row for rack_id, rack in intent.racks.items()}
+    switches, units = facts_digests(fabric), switch_units(intent, fabric)
+    for rack, run in groupby(fabric.devices.items(), key=_rack_of_item):
+        names = tuple(map(_FIRST, run))
+        key = (rows.get(rack), tuple(zip(map(switches.__getitem__, names), map(units.__getitem__, names), strict=True)))
+        yield Unit(f"assets/{names[0]}", key, partial(_switch_rows, intent, fabric, units, names))
+    kinds = {s.name: s.kind for s in intent.servers}
+    servers, server_rack_units = server_digests(fabric), server_units(intent, fabric)
+    for rack, in_rack in groupby(fabric.servers.items(), key=_rack_of_item):
+        names = tuple(map(_FIRST, in_rack))
+        members = zip(
+            map(servers.__getitem__, names),
+            map(kinds.__getitem__, names),
+            map(server_rack_units.__getitem__, names),
+            strict=True,
+        )
+        members_key = (rows.get(rack), tuple(members))
+        build = partial(_server_rows, intent, fabric, server_rack_units, names, kinds)
+        yield Unit(f"assets/{names[0]}", members_key, build)
+
+
+_FIRST = itemgetter(0)
+
+RackUnits = dict[str, tuple[int, int]]
+"""Per device, its top rack unit and height (:mod:`compiler.artifacts.physical`)."""
+
+
+def _rack_of_item(item: tuple[str, Any]) -> int:
+    """The rack of a switch's or server's ``(name, record)``."""
+    return int(item[1].rack)
+
+
+def _switch_rows(intent: Intent, fabric: ResolvedFabric, units: RackUnits, names: tuple[str, ...]) -> dict[str, str]:
+    used, rows = fabric.facts.cabling.ports, []
+    for name in names:
+        device = fabric.devices[name]
         top, height = units[name]
         role = f"{device.network} {device.role}"
-        ports = tuple(used.get(name, ()))
         row = intent.racks[device.rack].row
-        switches.append(
+        ports = tuple(used.get(name, ()))
+        rows.append(
             (
-                switch_tag(name),
-                name,
-                "switch",
-                device.model,
-                device.rack,
-                row,
-                "",
-                top,
-                height,
-                role,
-                device.mgmt_address,
-                "",
-                "",
-                ports,
+                *(switch_tag(name), name, "switch", device.model, device.rack, row, "", top, height, role),
+                *(device.mgmt_address, "", "", ports),
             )
         )
-    kinds = {s.name: s.kind for s in intent.servers}
-    server_rack_units = server_units(intent, fabric)
-    servers = []
-    for name, server in fabric.servers.items():
-        top, height = server_rack_units[name]
-        servers.append(
+    return _rows(names[0], rows)
+
+
+def _server_rows(
+    intent: Intent, fabric: ResolvedFabric, rack_units: RackUnits, names: tuple[str, ...], kinds: dict[str, str]
+) -> dict[str, str]:
+    rows = []
+    for name in names:
+        server = fabric.servers[name]
+        top, height = rack_units[name]
+        nics = " ".join(f"{n.switch}:{n.switch_port}({n.name})" for n in server.nics)
+        rack = intent.racks[server.rack].row
+        rows.append(
             (
-                server.asset_tag,
-                name,
-                "server",
-                server.model,
-                server.rack,
-                intent.racks[server.rack].row,
-                server.position,
-                top,
-                height,
-                kinds[name],
-                _ip(server.mgmt_address),
-                _ip(server.compute_address),
-                _ip(server.storage_address),
-                " ".join(f"{n.switch}:{n.switch_port}({n.name})" for n in server.nics),
+                *(server.asset_tag, name, "server", server.model, server.rack, rack, server.position, top, height),
+                *(kinds[name], _ip(server.mgmt_address), _ip(server.compute_address)),
+                *(_ip(server.storage_address), nics),
             )
         )
-    for rows in (switches, servers):
-        for _, run in groupby(rows, key=itemgetter(4)):
-            mine = tuple(run)
-            yield Unit(f"assets/{mine[0][1]}", mine, partial(_rows, str(mine[0][1]), mine))
+    return _rows(names[0], rows)
 
 
 def _rows(name: str, rows: Iterable[Sequence[object]]) -> dict[str, str]:

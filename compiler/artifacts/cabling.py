@@ -13,17 +13,19 @@ those cables, its length or an end's cage changed.
 
 from __future__ import annotations
 
+import hashlib
+import pickle
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache, partial
-from itertools import compress
-from operator import itemgetter
 
-from compiler.artifacts.physical import Laid, Run, laid, length_class, optics_of, run_of
+from compiler.artifacts.physical import BrokenOut, Kind, Run, cable_kinds, laid, length_class, optics_of, run_of
+from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import HEAD, csv_rows, markdown_rows, markdown_table
-from compiler.artifacts.units import Unit, built, section_path
+from compiler.artifacts.units import Unit, built, facts_digests, section_path, shared_digest
 from compiler.fabric import ResolvedFabric
-from compiler.facts import Endpoint
+from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
 from compiler.platforms import eos
 from core.hardware import Optic
@@ -90,28 +92,20 @@ Bill = tuple[tuple[tuple[tuple[str, str], int], ...], tuple[tuple[tuple[str, int
 """Optics by (type, media) and cables by (media, length class), each with its count, sorted."""
 
 
-def bill(cables: Sequence[Laid]) -> Bill:
+def bill(kinds: Sequence[Kind], broken_out: BrokenOut) -> Bill:
     """What to order: optics by (type, media), one per cable end and one per broken-out cage,
-    and cables by (media, stock length).
+    and cables by (media, stock length), from every cable's kind and the broken-out cages
+    (:func:`~compiler.artifacts.physical.cable_kinds`).
 
     A copper run (``1000BASE-T``) takes no optic; a cable out of reach counts as ``NONE``.
     """
     optics: Counter[tuple[str, str]] = Counter()
     stock: Counter[tuple[str, int]] = Counter()
-    # The cables by kind, a fleet's thousands in a few dozen (counted at C speed); a cage's
-    # breakout is its shape's, so only the cables of a kind with one are looked at one by one.
-    kinds = list(map(itemgetter(4), cables))
+    # The cables by kind, a fleet's thousands in a few dozen (counted at C speed); a broken-out
+    # cage's one optic is its first cable's there.
     counts = Counter(kinds)
-    broken_out = {
-        kind for kind in counts if (kind[0] is not None and kind[0][2]) or (kind[1] is not None and kind[1][2])
-    }
-    cages: dict[tuple[str, str], Optic | None] = {}  # each broken-out cage: its first cable's optic there
-    for link, _, a, b, kind in compress(cables, map(broken_out.__contains__, kinds)):
-        if a is not None and a.breakout:
-            cages.setdefault((link.a.device, a.cage), optics_of(*kind)[0])
-        if b is not None and b.breakout:
-            cages.setdefault((link.b.device, b.cage), optics_of(*kind)[1])
-    for optic in cages.values():
+    cages = [optics_of(*kind)[:2][end] for kind, end in broken_out.values()]
+    for optic in cages:
         _count(optics, optic, 1)
     # Every other end, and the cables, by kind.
     for kind, n in counts.items():
@@ -136,34 +130,92 @@ TABLE = ("A end", "B end", "network", "kind", "speed", "length (m)", "optics", "
 
 
 def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """``cabling.csv`` and ``cabling.md`` in sections: the header with the bill of materials
-    (from every cable's optics and length), then per switch the cables of which it is the A
-    end (the list's order: by A end, then its port), from those cables as laid."""
-    cables = laid(intent, fabric)
-    by_switch: dict[str, list[Laid]] = {}
-    for cable in cables:
-        by_switch.setdefault(cable.link.a.device, []).append(cable)
+    """``cabling.csv`` and ``cabling.md`` in sections: the header with the bill of materials,
+    then per switch the cables of which it is the A end (the list's order: by A end, then its
+    port). A switch's cables are laid only when its unit is built (:func:`cable_keys` says what
+    keys it); the header's bill counts every cable, so it is keyed by every switch's key."""
     rule = intent.fabric.cabling
     lengths = (rule.in_rack_m, rule.slack_m, rule.rack_pitch_m, rule.row_pitch_m)
-    counts = bill(cables)
-    yield Unit(f"cabling/{HEAD}", (lengths, counts), partial(_head, lengths, counts))
-    for name, mine in by_switch.items():
-        yield Unit(f"cabling/{name}", _plain(mine), partial(_switch_rows, name, mine))
+    keys = cable_keys(intent, fabric)
+    yield Unit(f"cabling/{HEAD}", (lengths, tuple(keys.items())), partial(_head, intent, fabric, lengths))
+    for name, key in keys.items():
+        yield Unit(f"cabling/{name}", key, partial(_switch_rows, intent, fabric, name))
 
 
-def _plain(cables: list[Laid]) -> tuple[tuple[object, ...], ...]:
-    """Every field of ``cables`` in plain tuples (a record pickles through a call of its own,
-    four times slower): the link's, the kind (each end's cage shape, the speed, the length) and
-    each end's cage name."""
-    return tuple(
-        (link.network, link.kind, *link.a, *link.b, *link[4:], kind, a and a.cage, b and b.cage)
-        for link, _, a, b, kind in cables
-    )
+A_END_USES = frozenset({"server", "management", "rack-uplink", "peer-link", "uplink"})
+"""The uses of a port that is a cable's A end (:mod:`compiler.facts.cabling`): a management
+switch's port to a server or switch, its uplink to the core, a leaf's port to a server or its
+MLAG peer, a switch's uplink to the tier above. A downlink, a core's port to a rack and the site
+upstream are B ends (a peer link is the A end on one side only: both are keyed)."""
 
 
-def _head(lengths: tuple[float, float, float, float], counts: Bill) -> dict[str, str]:
+def cable_keys(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
+    """Per switch that is the A end of a cable (in the list's order), the sha256 of what its
+    rows are made of, from digests already taken:
+
+    * the switch's facts digest (:func:`~compiler.artifacts.units.facts_digests`): its rack and
+      role, its used ports (each port's far end and far port, its speed under the breakouts,
+      its network, its use and whether its server is retired), the /31s it terminates, its
+      layout (each cage's form factor and breakout) and the design (``fabric.yaml``: the
+      cable-length rule and the server models' NIC speeds with it);
+    * the far end of each port it is the A end of (:data:`A_END_USES`): a switch's layout digest
+      (the far port's cage and speed) and rack, a server's record digest
+      (:func:`~compiler.artifacts.servers.server_digests`: its rack, its NICs);
+    * the id, row and position (``racks.yaml``) of its rack and of every far end's, which the
+      lengths follow from (the cage at a switch's end is its layout's: the facts' layout and
+      the topology's are one object).
+
+    Which end is A follows from the ports' use (the code); the optics from the cages, the speed
+    and the length by the shipped catalog, which the code digest of every key holds. The site
+    upstream (far end ``''``) is the design's. A rack moved rebuilds the rows of the switches
+    cabled out of it or into it, and no other.
+    """
+    # A rack as the lengths see it: whether two ends share it (its id), its row and position.
+    racks = {rack_id: (rack_id, rack.row, rack.position) for rack_id, rack in intent.racks.items()}
+    ends: dict[str, tuple[str, tuple[int, str, int] | None]] = {
+        name: (digest, racks.get(server.rack))
+        for (name, server), digest in zip(fabric.servers.items(), server_digests(fabric).values(), strict=True)
+    }
+    layout_digest = shared_digest(fabric)
+    devices = fabric.devices
+    ends.update(
+        (name, (layout_digest(device.facts.switch.layout), racks.get(device.rack))) for name, device in devices.items()
+    )  # a switch first, as rack_of
+    switches = facts_digests(fabric)
+    out: dict[str, str] = {}
+    for name in dict.fromkeys([link.a.device for link in fabric.links]):
+        device = devices[name]
+        far: dict[str, None] = {}
+        for port in device.facts.ports:
+            if port.kind in A_END_USES:
+                far[port.peer] = None
+        key = (switches[name], racks.get(device.rack), tuple(map(ends.get, far)))
+        out[name] = hashlib.sha256(pickle.dumps(key, protocol=5)).hexdigest()
+    return out
+
+
+def cables_of(fabric: ResolvedFabric, name: str) -> Sequence[Cable]:
+    """The cables switch ``name`` is the A end of, in the link order: the links are sorted by
+    their A end (:func:`compiler.facts.cabling.build_cabling`), so its run of them is found by
+    bisection, not by a pass over the fleet's 13,000 at 16x for the few sections rebuilt.
+
+    Example:
+        >>> from compiler.facts import Cable as C, Endpoint as E
+        >>> links = [C("m", "mgmt", E(a, "Ethernet1"), E("x", "Management1"), None, None, 1500, 1500) for a in "abbc"]
+        >>> [link.a.device for link in cables_of(type("F", (), {"links": tuple(links)})(), "b")]
+        ['b', 'b']
+    """
+    links = fabric.links
+    return links[bisect_left(links, name, key=_a_end) : bisect_right(links, name, key=_a_end)]
+
+
+def _a_end(cable: Cable) -> str:
+    return cable.a.device
+
+
+def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, float, float]) -> dict[str, str]:
     in_rack, slack, rack_pitch, row_pitch = lengths
-    optics, stock = counts
+    optics, stock = bill(*cable_kinds(intent, fabric))
     md = [
         "# Cabling plan\n",
         "One row per cable. Lengths: in-rack runs are "
@@ -181,8 +233,8 @@ def _head(lengths: tuple[float, float, float, float], counts: Bill) -> dict[str,
     return {section_path(CSV, HEAD): csv_rows([COLUMNS]), section_path(MD, HEAD): "\n".join(md)}
 
 
-def _switch_rows(name: str, cables: list[Laid]) -> dict[str, str]:
-    rows = [_row(run_of(cable)) for cable in cables]
+def _switch_rows(intent: Intent, fabric: ResolvedFabric, name: str) -> dict[str, str]:
+    rows = [_row(run_of(cable)) for cable in laid(intent, fabric, cables_of(fabric, name))]
     return {
         section_path(CSV, name): csv_rows(rows),
         section_path(MD, name): markdown_rows(

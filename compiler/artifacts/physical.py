@@ -28,6 +28,7 @@ Rules (documented in ``docs/artifacts.md``):
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
@@ -37,6 +38,7 @@ from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
 from compiler.facts.hardware import Layout
 from compiler.intent import CableLengths, Intent, Rack
+from compiler.memo import same_as_last
 from compiler.platforms import eos
 from core.hardware import Optic, Power, breakout_optics, catalog, optic_for, optics
 
@@ -215,19 +217,44 @@ class Laid(NamedTuple):
     kind: Kind
 
 
-def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
-    """Every cable of the fabric with its length and cages, in the link order; each length
-    taken once per pair of racks, each cage once per layout and port."""
+def laid(intent: Intent, fabric: ResolvedFabric, links: Iterable[Cable] | None = None) -> list[Laid]:
+    """Every cable of the fabric (or of ``links``) with its length and cages, in the link
+    order; each length taken once per pair of racks, each cage once per layout and port."""
+    return [
+        Laid(link, length, a, b, (a_shape, b_shape, link.a_speed or link.b_speed or "", length))
+        for link, length, a, b, a_shape, b_shape in _placed(intent, fabric, links)
+    ]
+
+
+BrokenOut = dict[tuple[str, str], tuple[Kind, int]]
+"""Each broken-out cage (``(device, cage)``): the kind of its first cable and which end of it
+the cage is (0: A, 1: B); its one parallel optic serves all its lanes."""
+
+
+def cable_kinds(intent: Intent, fabric: ResolvedFabric) -> tuple[list[Kind], BrokenOut]:
+    """Every cable's :data:`Kind`, in the link order, and the broken-out cages: all a bill of
+    materials counts, in :func:`laid`'s pass without a record per cable."""
+    kinds: list[Kind] = []
+    cages: BrokenOut = {}
+    for link, length, a, b, a_shape, b_shape in _placed(intent, fabric, None):
+        kind = (a_shape, b_shape, link.a_speed or link.b_speed or "", length)
+        kinds.append(kind)
+        if a is not None and a.breakout:
+            cages.setdefault((link.a.device, a.cage), (kind, 0))
+        if b is not None and b.breakout:
+            cages.setdefault((link.b.device, b.cage), (kind, 1))
+    return kinds, cages
+
+
+def _placed(
+    intent: Intent, fabric: ResolvedFabric, links: Iterable[Cable] | None
+) -> Iterator[tuple[Cable, float, _End | None, _End | None, Shape, Shape]]:
+    """Each cable with its length and the cage at each end, and their shapes."""
     rule = intent.fabric.cabling
-    racks = {name: server.rack for name, server in fabric.servers.items()}
-    racks.update((name, device.rack) for name, device in fabric.devices.items())  # a switch first, as rack_of
-    modes: dict[int, dict[str, str]] = {}
+    racks = _racks(fabric)
     lengths: dict[tuple[int, int], float] = {}
-    # Per switch, the cages of its layout by port (shared by the switches of one layout): a
-    # cable's ends are two look-ups, a cage is found once per layout and port.
-    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
+    cages, modes = _cage_book(fabric)
     switches = fabric.facts.topology.switches
-    cages = {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}
     server: tuple[_End | None, Shape] = (None, None)
 
     def cage(device: str, port: str) -> tuple[_End | None, Shape]:
@@ -235,8 +262,7 @@ def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
         found = cages[device][port] = (end, _shape(end))
         return found
 
-    out: list[Laid] = []
-    for link in fabric.links:
+    for link in fabric.links if links is None else links:
         (a_device, a_port), (b_device, b_port) = link.a, link.b
         pair = racks[a_device], racks[b_device]
         length = lengths.get(pair)
@@ -246,8 +272,31 @@ def laid(intent: Intent, fabric: ResolvedFabric) -> list[Laid]:
         a, a_shape = server if ports is None else ports.get(a_port) or cage(a_device, a_port)
         ports = cages.get(b_device)
         b, b_shape = server if ports is None else ports.get(b_port) or cage(b_device, b_port)
-        out.append(Laid(link, length, a, b, (a_shape, b_shape, link.a_speed or link.b_speed or "", length)))
-    return out
+        yield link, length, a, b, a_shape, b_shape
+
+
+Cages = dict[str, dict[str, tuple[_End | None, Shape]]]
+"""Per switch, the cages of its layout by port, and their shapes."""
+
+
+@same_as_last
+def _cage_book(fabric: ResolvedFabric) -> tuple[Cages, dict[int, dict[str, str]]]:
+    """Per switch, the cages of its layout by port (one mapping for the switches of a layout,
+    filled as ports are looked up), and each layout's breakouts (:func:`_layout_end`): a cable's
+    ends are two look-ups, a cage is found once per layout and port in a compile, however many
+    sections of the cable list are built."""
+    by_layout: dict[int, dict[str, tuple[_End | None, Shape]]] = {}
+    switches = fabric.facts.topology.switches
+    return {name: by_layout.setdefault(id(switch.layout), {}) for name, switch in switches.items()}, {}
+
+
+@same_as_last
+def _racks(fabric: ResolvedFabric) -> dict[str, int]:
+    """The rack of every switch and server (as :func:`rack_of`: a switch first), once per
+    fabric for every section of the cable list built."""
+    racks = {name: server.rack for name, server in fabric.servers.items()}
+    racks.update((name, device.rack) for name, device in fabric.devices.items())
+    return racks
 
 
 def run_of(cable: Laid) -> Run:

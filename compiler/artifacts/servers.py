@@ -22,6 +22,8 @@ Per server:
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -33,6 +35,7 @@ from compiler.facts import ResolvedServer, ServerNic
 from compiler.facts.hosts import BOND_NAMES, HostLink
 from compiler.facts.qos import RoceQos
 from compiler.intent import Intent, QosProfile
+from compiler.memo import same_as_last
 from compiler.platforms import eos
 from compiler.render import render_template
 
@@ -520,16 +523,41 @@ def one_server_files(intent: Intent, fabric: ResolvedFabric, server: ResolvedSer
 
 
 def server_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """One unit per server: its files, and the facts they are built from."""
+    """One unit per server: its files, keyed by its record's digest (:func:`server_digests`),
+    its kind and what every server's files share (:func:`shared_inputs`)."""
     kinds = {s.name: s.kind for s in intent.servers}
     shared = shared_inputs(intent, fabric)
+    digests = server_digests(fabric)
     for name, server in fabric.servers.items():
         kind = kinds[name]
         yield Unit(
             f"server/{name}",
-            (shared, server_key(server), kind),
+            (shared, digests[name], kind),
             partial(one_server_files, intent, fabric, server, kind),
         )
+
+
+@same_as_last
+def server_digests(fabric: ResolvedFabric) -> dict[str, str]:
+    """Per server, the sha256 of every field of its record (:func:`server_key`: its rack,
+    position, addresses, NICs with their speeds and switch ports, links): once per fabric for
+    every unit keyed by a server (its directory, its rows of the cable list and asset table,
+    its link tests).
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.fabric import resolve
+        >>> from compiler.intent import load_intent
+        >>> fabric = resolve(load_intent(Path("intent")))
+        >>> server = next(iter(fabric.servers.values()))
+        >>> key = pickle.dumps(server_key(server), protocol=5)
+        >>> server_digests(fabric)[server.name] == hashlib.sha256(key).hexdigest()
+        True
+    """
+    return {
+        name: hashlib.sha256(pickle.dumps(server_key(server), protocol=5)).hexdigest()
+        for name, server in fabric.servers.items()
+    }
 
 
 def server_key(server: ResolvedServer) -> tuple[object, ...]:

@@ -283,10 +283,19 @@ def switch_files(device: Device) -> dict[str, str]:
 
 
 @same_as_last
+def shared_digest(fabric: ResolvedFabric) -> Callable[[object], str]:
+    """:func:`digest_once` for the objects the switches of ``fabric`` share (the design, a
+    role's layout, a fabric's QoS): one for every unit family keyed by them, each object's
+    digest taken once per fabric."""
+    del fabric  # the key of the memo: a new fabric, a new digest of its objects
+    return digest_once({})
+
+
+@same_as_last
 def facts_digests(fabric: ResolvedFabric) -> dict[str, str]:
     """Per switch, the sha256 of its record's identity and its facts (:func:`facts_key`): all
     its structured config and its files are made of, once per fabric for every unit keyed by it."""
-    out, digest = {}, digest_once({})
+    out, digest = {}, shared_digest(fabric)
     for name, device in fabric.devices.items():
         identity = (name, device.role, device.network, device.model, device.rack, device.mgmt_address)
         record = (*identity, device.redundancy_group, device.mlag_peer, facts_key(device.facts, digest))

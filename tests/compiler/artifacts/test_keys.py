@@ -3,11 +3,13 @@ files are built from: each is checked against the records it stands for."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from compiler.artifacts.assets import asset_units
+from compiler.artifacts.cabling import A_END_USES, cabling_units
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.servers import server_key
@@ -165,4 +167,82 @@ def test_a_rule_units_key_holds_what_its_files_are_made_of(
             if unit.inputs == before[name].inputs:
                 assert unit.build() == before[name].build(), (file, name)
         assert after[f"rules/{touched}"].build() != before[f"rules/{touched}"].build()
+        before = after
+
+
+@pytest.mark.parametrize("scale", ["example", "16x"])
+def test_a_cables_a_end_is_a_port_of_an_a_end_use_and_its_b_end_that_ports_far_end(
+    scale: str, example_compile: CompileResult, fabric_16x: tuple[Intent, ResolvedFabric]
+) -> None:
+    """What a switch's cable rows are keyed by (its used ports of an A-end use and their far
+    ends) holds every cable it is the A end of: the A end is a port of such a use, the B end
+    that port's far end; no B-end use is an A end; every far end is a switch or a server; the
+    cages the cables are laid with are those of the layouts the keys digest; the cables come
+    sorted by their A end."""
+    fabric = example_compile.fabric if scale == "example" else fabric_16x[1]
+    ports, switches = fabric.facts.cabling.ports, fabric.facts.topology.switches
+    assert all(device.facts.switch.layout is switches[name].layout for name, device in fabric.devices.items())
+    assert list(fabric.links) == sorted(fabric.links, key=lambda link: link.a.device)  # cables_of bisects
+    for link in fabric.links:
+        port = ports[link.a.device][link.a.port]
+        assert port.kind in A_END_USES, link
+        assert (port.peer, port.peer_port) == tuple(link.b), link
+        assert link.b.device in fabric.devices or link.b.device in fabric.servers
+        far = ports.get(link.b.device, {}).get(link.b.port)
+        assert far is None or far.kind not in A_END_USES or far.kind == "peer-link", link
+
+
+CABLE_EDITS = [
+    ("racks.yaml", "{id: 6, row: A, position: 6", "{id: 6, row: A, position: 2", ("cabling/rack06-leaf-a",)),
+    ("fabric.yaml", "  slack_m: 6\n", "  slack_m: 7\n", ("cabling/rack01-leaf-a",)),
+    (
+        "ports.yaml",
+        "ports: {}\n",
+        "ports:\n  rack01-leaf-b:\n    Ethernet32/1: {breakout: 2x200g}\n",
+        ("cabling/rack01-leaf-a",),
+    ),
+    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", ("cabling/rack03-leaf-a",)),
+]
+"""A rack moved, the length rule, a far end's cage (the MLAG peer's end of the peer link, broken
+out: its speed; the A end's facts are unchanged), a server gone: each changes the rows of the
+switch named."""
+
+ASSET_EDITS = [
+    (
+        "racks.yaml",
+        "{id: 6, row: A, position: 6",
+        "{id: 6, row: B, position: 6",
+        ("assets/rack06-leaf-a", "assets/rack06-gpu001"),
+    ),
+    ("fabric.yaml", "    rack_units: 4\n", "    rack_units: 3\n", ("assets/rack03-gpu001",)),
+    ("servers.csv", "rack03-gpu009,gpu-8x-h100,GPU-0309\n", "", ("assets/rack03-gpu001", "assets/rack03-leaf-a")),
+]
+"""A rack's row (every device in it), a server model's height (its servers' rack units), a
+server gone (its rack's servers, and its leaves' used ports): the runs named change."""
+
+
+@pytest.mark.parametrize(("units", "edits"), [(cabling_units, CABLE_EDITS), (asset_units, ASSET_EDITS)])
+def test_a_sections_key_holds_what_its_rows_are_made_of(
+    project: Path,
+    edit: Callable[[str, str, str], None],
+    example_compile: CompileResult,
+    units: Callable[[Intent, ResolvedFabric], Iterator[Unit]],
+    edits: list[tuple[str, str, str, tuple[str, ...]]],
+) -> None:
+    """Each edit changes the rows of the sections it names (a switch's cables, a run of a rack's
+    assets), and their keys; a section whose key is unchanged builds the same rows (the cable
+    list's header with the bill of materials too)."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    before = {unit.name: unit for unit in units(intent, fabric)}
+    for file, old, new, touched in edits:
+        edit(file, old, new)
+        changed = load_intent(project / "intent")
+        after = {unit.name: unit for unit in units(changed, resolve(changed))}
+        assert after.keys() == before.keys(), file
+        for name, unit in after.items():
+            if unit.inputs == before[name].inputs:
+                assert unit.build() == before[name].build(), (file, name)
+        for name in touched:
+            assert after[name].build() != before[name].build(), (file, name)
+            assert after[name].inputs != before[name].inputs, (file, name)
         before = after
