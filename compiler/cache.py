@@ -174,7 +174,8 @@ def sha256(data: bytes) -> str:
 
 
 class Rendered(NamedTuple):
-    """One unit's fingerprint, the sha256 of each of its files and the lines of its configs.
+    """One unit's fingerprint, the sha256 of each of its files, the lines of its configs and
+    its notes (plain data, see :attr:`compiler.artifacts.units.Unit.recall`).
 
     A record (a tuple): the record of a fleet holds thousands, each read back from its plain
     tuple at C speed (:meth:`CompileCache.load`).
@@ -183,6 +184,9 @@ class Rendered(NamedTuple):
     key: str
     files: dict[str, str]
     config_lines: int = 0
+    notes: Any = None
+    """What the unit's next build may take from this one instead of working it out again
+    (dicts, tuples, strings and numbers: it is saved with :mod:`marshal`); None for most."""
 
 
 _RENDERED = partial(tuple.__new__, Rendered)

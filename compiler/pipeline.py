@@ -111,9 +111,14 @@ class Assembly:
                             del self._kept[path]
                             self._section(path, reuse.section(path) or b"")  # there: kept() cut it
             else:
-                files = unit.build()
+                notes = None
+                if unit.recall is None:
+                    files = unit.build()
+                else:
+                    last = reuse.cache.units.get(unit.name) if reuse is not None else None
+                    files, notes = unit.recall(last.notes if last is not None and last.notes else {})
                 lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
-                record = Rendered(key, self.update(files), lines)
+                record = Rendered(key, self.update(files), lines, notes)
             self.units[unit.name] = record
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:
