@@ -267,15 +267,21 @@ def section_bill(intent: Intent, fabric: ResolvedFabric, name: str) -> SectionBi
             if end is not None and end.breakout:
                 cage = f"{device} {end.cage}"
                 if cage not in cages:
-                    optic = optics_of(*cable.kind)[side]
-                    copper = optic is not None and optic.media == "copper"
-                    cages[cage] = (None, "") if copper else (optic.name, optic.media) if optic else ("NONE", "")
+                    cages[cage] = _cage_optic(optics_of(*cable.kind)[:2][side])
     optics, stock = bill(kinds, {})
     return (
         tuple((o, m, n) for (o, m), n in optics),
         tuple((m, c, n) for (m, c), n in stock),
         tuple((cage, optic, media) for cage, (optic, media) in cages.items()),
     )
+
+
+def _cage_optic(optic: Optic | None) -> tuple[str | None, str]:
+    """A broken-out cage's optic as the bill counts it (:func:`_count`): ``None`` for copper,
+    which takes none; ``NONE`` out of reach."""
+    if optic is None:
+        return "NONE", ""
+    return (None, "") if optic.media == "copper" else (optic.name, optic.media)
 
 
 def joined_bill(sections: Iterable[SectionBill]) -> Bill:
@@ -294,15 +300,15 @@ def joined_bill(sections: Iterable[SectionBill]) -> Bill:
     stock: Counter[tuple[str, int]] = Counter()
     cages: dict[str, tuple[str | None, str]] = {}
     for section_optics, section_stock, section_cages in sections:
-        for optic, media, n in section_optics:
-            optics[optic, media] += n
-        for media, length, n in section_stock:
-            stock[media, length] += n
-        for cage, optic, media in section_cages:
-            cages.setdefault(cage, (optic, media))
-    for optic, media in cages.values():
-        if optic is not None:
-            optics[optic, media] += 1
+        for name, media, n in section_optics:
+            optics[name, media] += n
+        for medium, length, n in section_stock:
+            stock[medium, length] += n
+        for cage, cage_optic, media in section_cages:
+            cages.setdefault(cage, (cage_optic, media))
+    for cage_optic, media in cages.values():
+        if cage_optic is not None:
+            optics[cage_optic, media] += 1
     return tuple(sorted(optics.items())), tuple(sorted(stock.items()))
 
 

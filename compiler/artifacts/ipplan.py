@@ -81,8 +81,8 @@ def _block_order(block: tuple[str, str, str]) -> tuple[str, str, bytes]:
         >>> sorted([("c", "h", "10.30.10"), ("c", "h", "10.30.9")], key=_block_order)[0]
         ('c', 'h', '10.30.9')
     """
-    network, pool, block = block
-    return network, pool, inet_aton(f"{block}.0")
+    network, pool, first = block
+    return network, pool, inet_aton(f"{first}.0")
 
 
 def _allocation_rows(name: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
