@@ -133,7 +133,9 @@ def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """``cabling.csv`` and ``cabling.md`` in sections: the header with the bill of materials,
     then per switch the cables of which it is the A end (the list's order: by A end, then its
     port). A switch's cables are laid only when its unit is built (:func:`cable_keys` says what
-    keys it); the header's bill counts every cable, so it is keyed by every switch's key."""
+    keys it); the header's bill counts every cable, so it is keyed by every switch's key, and
+    keeps each switch's counts by that key in its notes (:attr:`~compiler.artifacts.units.Unit.recall`):
+    built again, it counts the cables of the switches whose keys changed, not the fleet's."""
     rule = intent.fabric.cabling
     lengths = (rule.in_rack_m, rule.slack_m, rule.rack_pitch_m, rule.row_pitch_m)
     keys = cable_keys(intent, fabric)
