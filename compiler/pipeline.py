@@ -100,9 +100,17 @@ class Assembly:
 
     def add(self, units: Iterable[Unit]) -> None:
         reuse, key_of, kept = self._reuse, self._key, self.kept
+        # Reuse.kept's first test inline: a unit whose key and files are as recorded (most
+        # are) costs no call of its own; any other asks Reuse.kept.
+        records = reuse.cache.units if reuse is not None else {}
+        known = reuse.known.items() if reuse is not None else {}.items()
         for unit in units:
             key = key_of(unit.inputs, unit.repeats)
-            record = reuse.kept(unit.name, key) if reuse is not None else None
+            record = records.get(unit.name)
+            if record is not None and record.key == key and not record.files.items() <= known:
+                record = reuse.kept(unit.name, key) if reuse is not None else None
+            elif record is not None and record.key != key:
+                record = None
             if reuse is not None and record is not None:
                 kind = unit.name.partition("/")[0]
                 kept[kind] = kept.get(kind, 0) + 1

@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape as _escape
+from operator import attrgetter
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts.cabling import Cable
@@ -123,7 +124,7 @@ def links_label(count: int, speed: str) -> str:
 
 
 @same_as_last
-def _cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]]:
+def cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]]:
     """The fabric's cables by network and kind, each in the link order: the pictures go over
     one network's cables of a kind (its uplinks: a few hundred), not over the fleet's 13,000
     at 16x once per question, most of them to a server.
@@ -131,7 +132,7 @@ def _cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]
     Example:
         >>> from compiler.facts import Cable as C, Endpoint as E
         >>> up = C("compute", "fabric", E("leaf1", "Ethernet1"), E("spine1", "Ethernet2"), "400g", "400g", 9214, 9214)
-        >>> _cables_by_kind(type("F", (), {"links": (up,)})()) == {("compute", "fabric"): [up]}
+        >>> cables_by_kind(type("F", (), {"links": (up,)})()) == {("compute", "fabric"): [up]}
         True
     """
     out: dict[tuple[str, str], list[Cable]] = {}
@@ -143,8 +144,11 @@ def _cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]
 def _cables(fabric: ResolvedFabric, network: str, *kinds: str) -> list[Cable]:
     """The cables of ``network`` of each kind of ``kinds`` (a switch's cables are of its
     network, but the management cable its Management1 takes)."""
-    by_kind = _cables_by_kind(fabric)
+    by_kind = cables_by_kind(fabric)
     return [link for kind in kinds for link in by_kind.get((network, kind), ())]
+
+
+_ENDS = attrgetter("a.device", "b.device")
 
 
 def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
@@ -157,17 +161,20 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     peers: dict[str, list[str]] = defaultdict(list)
     servers: dict[str, set[str]] = defaultdict(set)
     racks: dict[str, set[int]] = defaultdict(set)
-    for link in _cables(fabric, network, "fabric", "peer-link", "server"):
+    for link in _cables(fabric, network, "fabric", "peer-link"):
         if link.a.device not in leaves:
             continue
-        group = leaves[link.a.device].redundancy_group
         if link.kind == "fabric":
             uplinks[link.a.device].append(link.a_speed or "")
-        elif link.kind == "peer-link":
-            peers[group].append(link.a_speed or "")
-        elif link.kind == "server":
-            servers[group].add(link.b.device)
-            racks[group].add(fabric.servers[link.b.device].rack)
+        else:
+            peers[leaves[link.a.device].redundancy_group].append(link.a_speed or "")
+    # A server's cables to a leaf, once per server and leaf (a set of both ends, made at C
+    # speed): a server has several, and its network's are most of the fleet's cables.
+    for leaf, server in set(map(_ENDS, _cables(fabric, network, "server"))):
+        if leaf in leaves:
+            group = leaves[leaf].redundancy_group
+            servers[group].add(server)
+            racks[group].add(fabric.servers[server].rack)
     boxes = []
     for group, names in by_group.items():
         first = sorted(names)[0]
