@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
-from itertools import repeat
+from itertools import groupby, repeat
 from operator import itemgetter
 from socket import inet_aton
 
@@ -66,8 +66,10 @@ def ipplan_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     """
     yield header_unit("ip-plan", IP_PLAN, COLUMNS)
     blocks: dict[tuple[str, str, str], list[tuple[str, ...]]] = {}
-    for block, row in zip(_blocks(fabric.allocations), map(tuple, fabric.allocations), strict=True):
-        blocks.setdefault(block, []).append(row)
+    rows = zip(_blocks(fabric.allocations), map(tuple, fabric.allocations), strict=True)
+    # A block's allocations come in runs (a rack's hosts one after another): one step per run.
+    for block, run in groupby(rows, key=_BLOCK):
+        blocks.setdefault(block, []).extend(map(_ROW, run))
     for network, pool, block in sorted(blocks, key=_block_order):
         mine = tuple(blocks[network, pool, block])
         name = f"{network} {pool} {block}"
@@ -88,6 +90,7 @@ def _blocks(allocations: Sequence[Allocation]) -> Iterator[tuple[str, str, str]]
 
 
 _NETWORK, _POOL, _PREFIX, _BEFORE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(0)
+_BLOCK, _ROW = itemgetter(0), itemgetter(1)
 
 
 def _block_order(block: tuple[str, str, str]) -> tuple[str, str, bytes]:
