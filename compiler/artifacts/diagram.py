@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape as _escape
+from itertools import groupby
 from operator import attrgetter
 
 from compiler.fabric import ResolvedFabric
@@ -136,9 +137,12 @@ def cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]]
         True
     """
     out: dict[tuple[str, str], list[Cable]] = {}
-    for link in fabric.links:
-        out.setdefault((link.network, link.kind), []).append(link)
+    for kind, run in groupby(fabric.links, key=_NETWORK_KIND):  # a switch's cables of a kind come in runs
+        out.setdefault(kind, []).extend(run)
     return out
+
+
+_NETWORK_KIND = attrgetter("network", "kind")
 
 
 def _cables(fabric: ResolvedFabric, network: str, *kinds: str) -> list[Cable]:
