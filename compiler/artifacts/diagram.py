@@ -178,9 +178,9 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     for leaf, run in groupby(_cables(fabric, network, "server"), key=_A_DEVICE):
         if leaf in leaves:
             group = leaves[leaf].redundancy_group
-            names = set(map(_B_DEVICE, run))
-            servers[group].update(names)
-            racks[group].update(map(_RACK, map(fabric.servers.__getitem__, names)))
+            served = set(map(_B_DEVICE, run))
+            servers[group].update(served)
+            racks[group].update(map(_RACK, map(fabric.servers.__getitem__, served)))
     boxes = []
     for group, names in by_group.items():
         first = sorted(names)[0]

@@ -72,10 +72,13 @@ def _bandwidth(fabric: ResolvedFabric) -> tuple[dict[str, int], dict[str, int]]:
     # The pictures' cables by kind, each kind's A ends and speeds counted at C speed: the cables
     # to servers are most of the fleet's, and a loop in Python over them cost the docs a pass.
     for (_, kind), cables in cables_by_kind(fabric).items():
-        if kind == "server" or kind == "fabric":
+        if kind == "server":
             for (device, speed), count in Counter(map(_A_END, cables)).items():
-                if kind == "fabric" or device in devices:
-                    (down if kind == "server" else up)[device] += gbps(speed or "", 0) * count
+                if device in devices:
+                    down[device] += gbps(speed or "", 0) * count
+        elif kind == "fabric":
+            for (device, speed), count in Counter(map(_A_END, cables)).items():
+                up[device] += gbps(speed or "", 0) * count
     return down, up
 
 
