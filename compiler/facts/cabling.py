@@ -128,7 +128,8 @@ class _Plan:
         self.intent = intent
         self.topology = topology
         self.ports: dict[str, dict[str, UsedPort]] = {}
-        self.cables: list[Cable] = []
+        self.cables: dict[str, dict[str, Cable]] = {}
+        """By the device and port of their a-end: a port is taken once, so each holds one."""
         self.problems: list[Problem] = []
 
     def speed(self, device: str, name: str) -> str | None:
@@ -175,7 +176,8 @@ class _Plan:
         far_device, far_port, far_speed = b
         a_mtu, b_mtu = mtus
         ends = (record(Endpoint, (a.device, a.name)), record(Endpoint, (far_device, far_port)))
-        self.cables.append(record(Cable, (network, kind, *ends, a.speed, far_speed, a_mtu, b_mtu, subnet)))
+        cable = record(Cable, (network, kind, *ends, a.speed, far_speed, a_mtu, b_mtu, subnet))
+        self.cables.setdefault(a.device, {})[a.name] = cable
 
 
 def build_cabling(intent: Intent, topology: Topology, attachments: Attachments, addressing: Addressing) -> Cabling:
@@ -188,7 +190,12 @@ def build_cabling(intent: Intent, topology: Topology, attachments: Attachments, 
         device: {name: taken[name] for name in sorted(taken, key=eos.interface_key)}
         for device, taken in plan.ports.items()
     }
-    cables = sorted(plan.cables, key=lambda c: (c.a.device, eos.interface_key(c.a.port), c.b.device))
+    # By a-end device, then a-end port in interface order: the order of the sorted ports, so
+    # no sort of the cables (an a-end is a taken port: one cable each, no ties).
+    cables: list[Cable] = []
+    for device in sorted(plan.cables):
+        laid = plan.cables[device]
+        cables += [laid[name] for name in ports[device] if name in laid]
     return Cabling(ports, tuple(cables), tuple(plan.problems))
 
 
