@@ -56,7 +56,12 @@ def dotted(value: int) -> str:
         >>> dotted(167772417), str(IPv4Address(167772417))
         ('10.0.1.1', '10.0.1.1')
     """
-    return f"{value >> 24 & 255}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"
+    # Octets as text from a table, joined: half the cost of formatting four integers (the facts
+    # write an address per server NIC and link end, about 20,000 at 16x).
+    return ".".join((_OCTETS[value >> 24 & 255], _OCTETS[value >> 16 & 255], _OCTETS[value >> 8 & 255], _OCTETS[value & 255]))
+
+
+_OCTETS = tuple(str(octet) for octet in range(256))
 
 
 def address_value(text: str) -> int:

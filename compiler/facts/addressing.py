@@ -174,10 +174,24 @@ def build_addressing(
         # Each leaf's subnet as (first address, prefix length): a server's address is text from
         # integers, without the subnet object's properties once per NIC.
         bases = {leaf: (int(hosts.network_address), hosts.prefixlen) for leaf, hosts in subnets.items()}
+        bond = f"{net} bond"
         for nic in attachments.nics:
             if nic.network != net or (nic.side and not per_nic):
                 continue
             offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
+            if not plan.ports or (nic.server, nic.nic) not in plan.ports:
+                # Only the fabric's VLAN (most ports): its /24, inline.
+                base, length = bases[nic.switch]
+                address = record(HostAddress, (f"{dotted(base + offset)}/{length}", gateways[nic.switch]))
+                purpose = f"{net} NIC {nic.nic}" if per_nic else bond
+                if nic.retired:
+                    purpose += RESERVED
+                allocations.append(record(Allocation, (net, "hosts", address[0], nic.server, purpose)))
+                if nic.side == 0:
+                    servers[nic.server, net] = address
+                if per_nic:
+                    nics[nic.server, nic.nic] = address
+                continue
             carried = plan.of(nic.server, nic.nic)
             for vlan in carried.tagged:
                 own = _vlan_host(vlan, pair_of[nic.switch], offset)
