@@ -32,6 +32,7 @@ Example:
 # text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from compiler.facts.addressing import (
@@ -277,32 +278,29 @@ def _servers(
     links: Mapping[str, tuple[HostLink, ...]],
 ) -> dict[str, ResolvedServer]:
     nics: dict[str, list[ServerNic]] = {}
+    ports, no_ports = cabling.ports, {}
     for nic in attachments.nics:
-        port = cabling.port(nic.switch, nic.port)
+        port = ports.get(nic.switch, no_ports).get(nic.port)
         if port is not None and port.peer == nic.server and port.peer_port == nic.nic:
             entry = record(ServerNic, (nic.nic, nic.network, nic.speed, nic.numa, nic.switch, port.name))
             nics.setdefault(nic.server, []).append(entry)
     out: dict[str, ResolvedServer] = {}
-    for server in sorted(intent.servers, key=lambda s: s.name):
-        mgmt = management.servers.get(server.name)
-        compute = addressing.servers.get((server.name, "compute"))
-        storage = addressing.servers.get((server.name, "storage"))
-        out[server.name] = ResolvedServer(
-            name=server.name,
-            model=server.model,
-            asset_tag=server.asset_tag,
-            rack=server.rack,
-            position=server.position,
-            mgmt_address=mgmt.address if mgmt else "",
-            mgmt_gateway=mgmt.gateway if mgmt else "",
-            compute_address=compute.address if compute else None,
-            compute_gateway=compute.gateway if compute else None,
-            storage_address=storage.address if storage else None,
-            storage_gateway=storage.gateway if storage else None,
-            nics=tuple(sorted(nics.get(server.name, ()), key=lambda n: n.name)),
-            links=links.get(server.name, ()),
-            active=server.active,
+    by_name, none = itemgetter(0), (None, None)
+    mgmt_of, address_of = management.servers, addressing.servers
+    for server in sorted(intent.servers, key=attrgetter("name")):
+        name = server.name
+        mgmt = mgmt_of.get(name)
+        identity = (name, server.model, server.asset_tag, server.rack, server.position)
+        values = (
+            *identity,
+            *(mgmt if mgmt else ("", "")),
+            *address_of.get((name, "compute"), none),
+            *address_of.get((name, "storage"), none),
+            tuple(sorted(nics.get(name, ()), key=by_name)),
+            links.get(name, ()),
+            server.active,
         )
+        out[name] = record(ResolvedServer, values)
     return out
 
 
