@@ -49,6 +49,7 @@ from compiler.addressing import (
     dotted,
     host_in,
     host_text,
+    network_text,
     nth_subnet,
     p2p_text,
     subnet_capacity,
@@ -312,7 +313,7 @@ def _fabric(
             hosts = nth_subnet(pools.hosts, 24, pair.id)
             gateway = host_text(hosts, GATEWAY_OFFSET)
             owner = f"{net}-pair{pair.id:02d}"
-            take("hosts", str(hosts), owner, "server subnet")
+            take("hosts", network_text(hosts), owner, "server subnet")
             take("hosts", gateway, owner, "virtual-router gateway")
             peer_link = p2p_text(pools.mlag_peer, pair.id - 1)[1:]
             l3_link = p2p_text(pools.mlag_l3, pair.id - 1)[1:]
