@@ -121,7 +121,7 @@ def build_links(
     fabrics = [(net, spec, str(spec.pools.hosts)) for net, spec in sorted(intent.fabric.fabrics.items())]
     models = intent.fabric.server_models
     for server, nics in sorted(attachments.of_server.items()):
-        if any(a.retired for a in nics):
+        if any(map(_RETIRED, nics)):
             continue
         adapters = models[model_of[server]].adapters
         by_net: dict[str, list[Attachment]] = {}
@@ -139,6 +139,8 @@ def build_links(
 
 
 _SIDE = attrgetter("side")
+_RETIRED = attrgetter("retired")
+_NO_ADDRESS = (None, None)
 
 
 class _Vlans(NamedTuple):
@@ -186,6 +188,27 @@ def _link(
     """A server's link on ``net`` with the VLANs of ``vlans.yaml`` on its ports: the pool of each
     untagged address (the fabric's, or an access VLAN's) and an 802.1Q interface per tagged VLAN."""
     server = nics[0].server
+    if mode == "per-nic" and not vlans.plan.ports:
+        # No port has a VLAN of vlans.yaml (most fabrics): each NIC untagged on the fabric's pool.
+        base, pool, own_of = ROUTE_TABLES[net], vlans.fabric_pool, addressing.nics
+        fabric_only = [
+            record(
+                HostPort,
+                (
+                    a.nic,
+                    a.side,
+                    a.switch,
+                    a.numa,
+                    adapters[a.nic],
+                    *own_of.get((server, a.nic), _NO_ADDRESS),
+                    base + a.side if a.side else None,
+                    pool,
+                    None,
+                ),
+            )
+            for a in nics
+        ]
+        return record(HostLink, (net, mode, tuple(fabric_only), None, None, None, None, rdma, None, None, ()))
     if mode == "per-nic":
         ports = []
         tagged: list[HostVlan] = []
