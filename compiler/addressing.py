@@ -69,7 +69,9 @@ def dotted(value: int) -> str:
     """
     # Octets as text from a table, joined: half the cost of formatting four integers (the facts
     # write an address per server NIC and link end, about 20,000 at 16x).
-    return ".".join((_OCTETS[value >> 24 & 255], _OCTETS[value >> 16 & 255], _OCTETS[value >> 8 & 255], _OCTETS[value & 255]))
+    return ".".join(
+        (_OCTETS[value >> 24 & 255], _OCTETS[value >> 16 & 255], _OCTETS[value >> 8 & 255], _OCTETS[value & 255])
+    )
 
 
 _OCTETS = tuple(str(octet) for octet in range(256))

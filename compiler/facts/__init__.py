@@ -289,7 +289,8 @@ def _servers(
     links: Mapping[str, tuple[HostLink, ...]],
 ) -> dict[str, ResolvedServer]:
     nics: dict[str, list[ServerNic]] = {}
-    ports, no_ports = cabling.ports, {}
+    ports = cabling.ports
+    no_ports: Mapping[str, UsedPort] = {}
     for nic in attachments.nics:
         port = ports.get(nic.switch, no_ports).get(nic.port)
         if port is not None and port.peer == nic.server and port.peer_port == nic.nic:

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
-from compiler.facts.common import FabricNetwork, Network, Problem, record
+from compiler.facts.common import Network, Problem, record
 from compiler.facts.servers import Attachments
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.intent import Intent
@@ -168,9 +168,7 @@ class _Plan:
             self.problems.append(Problem(rule, device, f"{port.purpose}: {layout.why_absent(name)}"))
         return port
 
-    def servers(
-        self, device: str, network: Network, nics: list[_ServerNic], mtus: tuple[int, int]
-    ) -> None:
+    def servers(self, device: str, network: Network, nics: list[_ServerNic], mtus: tuple[int, int]) -> None:
         """:meth:`take` and :meth:`cable` for each server NIC on ``device`` (port, server, NIC, its
         speed, port-channel, retired): inline for a free port that exists, the bulk of the ports
         (a method call or two per port was a third of the cabling at 16x)."""
@@ -325,4 +323,3 @@ def _spine_leaf(
     for pod in fabric.pods:
         for spine in pod.spines:
             plan.uplinks(spine, net, links.get(spine, []), mtu)
-

@@ -148,7 +148,11 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
                 switches[fabric_switch.name] = HostAddress(address, gateway_address)
     # Each rack switch's server subnet as (first address, prefix length, gateway), once.
     server_nets = {
-        r.switch: (int(server_subnets[r.switch].network_address), server_subnets[r.switch].prefixlen, r.server_gateway.split("/")[0])
+        r.switch: (
+            int(server_subnets[r.switch].network_address),
+            server_subnets[r.switch].prefixlen,
+            r.server_gateway.split("/")[0],
+        )
         for r in racks.values()
     }
     for nic in attachments.nics:

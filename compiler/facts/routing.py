@@ -34,7 +34,7 @@ from ipaddress import IPv4Network
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
-from compiler.facts.cabling import Cabling
+from compiler.facts.cabling import Cabling, UsedPort
 from compiler.facts.common import record
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.facts.vlans import VlanPlan
@@ -148,7 +148,8 @@ def _fabric(
         asn.update(dict.fromkeys(fabric.super_spines, bgp.super_spine_asn or 0))
     # Each switch's sessions, keyed by the interface it runs over.
     sessions: dict[str, list[tuple[str, BgpSession]]] = {}
-    ports, unused = cabling.ports, {}
+    ports = cabling.ports
+    unused: Mapping[str, UsedPort] = {}
     for link in addressing.fabric_links.values():
         if link.network != net:
             continue
