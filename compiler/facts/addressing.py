@@ -346,15 +346,8 @@ def _fabric(
                 take("mlag_peer", peer_link[side], name, peer_name)
                 take("mlag_l3", l3_link[side], name, l3_name)
                 loopbacks[name] = loopback
-                leaves[name] = LeafAddresses(
-                    loopback,
-                    svi,
-                    gateway.partition("/")[0],
-                    peer_link[side],
-                    peer_link[1 - side],
-                    l3_link[side],
-                    l3_link[1 - side],
-                )
+                mlag = (peer_link[side], peer_link[1 - side], l3_link[side], l3_link[1 - side])
+                leaves[name] = record(LeafAddresses, (loopback, svi, gateway.partition("/")[0], *mlag))
                 local = pod.local_index(index)
                 for number, spine in enumerate(pod.spines[: fabric.uplinks], start=1):
                     if local > len(spine_downlinks):
@@ -363,16 +356,8 @@ def _fabric(
                     take("p2p", spine_end, spine, f"P2P to {name}")
                     take("p2p", leaf_end, name, f"P2P to {spine}")
                     leaf_port = uplink_ports[number - 1]
-                    links[name, leaf_port] = FabricLink(
-                        net,
-                        name,
-                        leaf_port,
-                        spine,
-                        spine_downlinks[local - 1],
-                        subnet,
-                        leaf_end,
-                        spine_end,
-                    )
+                    ends = (name, leaf_port, spine, spine_downlinks[local - 1])
+                    links[name, leaf_port] = record(FabricLink, (net, *ends, subnet, leaf_end, spine_end))
         for number, spine in enumerate(pod.spines, start=1):
             if fabric.three_stage and pools.spine_loopbacks is not None:
                 loopback = dotted(int(pools.spine_loopbacks.network_address) + (pod.id - 1) * per_pod + number)
@@ -423,9 +408,8 @@ def _super_spines(
                 super_spine = supers[target]
                 take("spine_p2p", upper, super_spine, f"P2P to {spine}")
                 take("spine_p2p", lower, spine, f"P2P to {super_spine}")
-                links[spine, spine_port] = FabricLink(
-                    net, spine, spine_port, super_spine, downlinks[index], subnet, lower, upper
-                )
+                ends = (spine, spine_port, super_spine, downlinks[index])
+                links[spine, spine_port] = record(FabricLink, (net, *ends, subnet, lower, upper))
 
 
 def pool_use(
