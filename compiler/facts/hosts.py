@@ -119,11 +119,11 @@ def build_links(
     out: dict[str, list[HostLink]] = {}
     model_of = {s.name: s.model for s in intent.servers}
     fabrics = [(net, spec, str(spec.pools.hosts)) for net, spec in sorted(intent.fabric.fabrics.items())]
-    models = intent.fabric.server_models
+    adapters_of = {name: model.adapters for name, model in intent.fabric.server_models.items()}
     for server, nics in sorted(attachments.of_server.items()):
         if any(map(_RETIRED, nics)):
             continue
-        adapters = models[model_of[server]].adapters
+        adapters = adapters_of[model_of[server]]
         by_net: dict[str, list[Attachment]] = {}
         for a in nics:
             by_net.setdefault(a.network, []).append(a)

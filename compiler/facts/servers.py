@@ -83,8 +83,9 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
     nics: list[Attachment] = []
     problems: list[Problem] = []
     server_ports = topology.layouts.mgmt.sets["servers"]
+    management_nics = {name: model.nics_on("management") for name, model in spec.server_models.items()}
     for server in intent.servers:
-        mgmt_nics = spec.server_models[server.model].nics_on("management")
+        mgmt_nics = management_nics[server.model]
         if not mgmt_nics:
             continue
         switch = topology.rack_switches[server.rack]
