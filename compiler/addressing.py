@@ -135,7 +135,8 @@ def p2p_text(pool: IPv4Network, index: int) -> tuple[str, str, str]:
         ('10.31.4.10/31', '10.31.4.11/31')
     """
     even = int(pool.network_address) + 2 * index
-    return f"{dotted(even)}/31", f"{dotted(even)}/31", f"{dotted(even + 1)}/31"
+    subnet = f"{dotted(even)}/31"  # the /31 and its even end are one text
+    return subnet, subnet, f"{dotted(even + 1)}/31"
 
 
 def subnet_capacity(pool: IPv4Network, prefixlen: int) -> int:
