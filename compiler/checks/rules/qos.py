@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from compiler.checks.base import rule
+from compiler.checks.base import device_rule, rule
 from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts.qos import ECN_CODEPOINTS
@@ -173,25 +173,20 @@ def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]
             yield device.name, message
 
 
-@rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")
-def watchdog_timing(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")
+def watchdog_timing(device: Device) -> Iterator[str]:
     """Yield each switch whose PFC watchdog polling interval exceeds half its shortest timer."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        qos = device.config.qos
-        if qos is None:
-            continue
-        wd = qos.watchdog
-        polling, timeout, recovery = (float(v) for v in (wd.polling_interval, wd.timeout, wd.recovery_time))
-        limit = min(timeout, recovery) / 2
-        if polling > limit:
-            yield (
-                name,
-                (
-                    f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
-                    f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
-                ),
-            )
+    qos = device.config.qos
+    if qos is None:
+        return
+    wd = qos.watchdog
+    polling, timeout, recovery = (float(v) for v in (wd.polling_interval, wd.timeout, wd.recovery_time))
+    limit = min(timeout, recovery) / 2
+    if polling > limit:
+        yield (
+            f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
+            f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
+        )
 
 
 @rule("QOS003", "error", "C4/N4", "Only RoCE and CNP markings reach the no-drop and CNP classes")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from compiler.addressing import address_value, address_values, dotted
-from compiler.checks.base import rule
+from compiler.checks.base import device_rule, rule
 from compiler.checks.rules._common import MASKS, Held, fabric_spec, fleet, held, interfaces, links_of, subnet_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
@@ -323,10 +323,8 @@ def _bfd_problems(device: Device) -> Iterator[str]:
         )
 
 
-@rule("RTE004", "error", "N3", "BFD on the underlay takes a dead link out in under a second")
-def bfd(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("RTE004", "error", "N3", "BFD on the underlay takes a dead link out in under a second")
+def bfd(device: Device) -> Iterator[str]:
     """Yield each leaf or spine whose underlay runs without BFD or with BFD too slow for a fabric."""
-    del intent
-    for device in _fabric_switches(fabric):
-        for message in _bfd_problems(device):
-            yield device.name, message
+    if device.role in FABRIC_ROLES:
+        yield from _bfd_problems(device)
