@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from compiler.checks.base import device_rule, rule
-from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of, memo
+from compiler.checks.rules._common import design_spec, devices, fabric_spec, gbps, interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts.qos import ECN_CODEPOINTS
 from compiler.intent import ROCE_DSCPS, Intent, QosProfile
@@ -84,6 +84,22 @@ def _profile(intent: Intent, device: Device) -> QosProfile | None:
     if spec is None or spec.qos is None:
         return None
     return intent.fabric.qos_profiles.get(spec.qos)
+
+
+ROCE_ROLES = ("leaf", "spine", "super-spine")
+"""The roles whose switches carry RoCE on a fabric with a QoS profile (:func:`_roce_devices`)."""
+
+
+def _design_profile(device: Device) -> QosProfile | None:
+    """:func:`_profile` from the switch's own design (``device.facts.design``, the intent's), for
+    a switch of :data:`ROCE_ROLES`: what :func:`_roce_devices` pairs it with, for a switch rule."""
+    if device.role not in ROCE_ROLES:
+        return None
+    design = device.facts.design
+    spec = design_spec(design, device.network)
+    if spec is None or spec.qos is None:
+        return None
+    return design.qos_profiles.get(spec.qos)
 
 
 def _roce_devices(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Device, QosProfile, QosConfig | None]]:
@@ -256,17 +272,16 @@ def host_marking(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
             )
 
 
-@rule("QOS006", "error", "C4/N4", "PFC watchdog on every lossless port")
-def watchdog_on_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("QOS006", "error", "C4/N4", "PFC watchdog on every lossless port")
+def watchdog_on_ports(device: Device) -> Iterator[str]:
     """Yield each switch with lossless ports whose profile does not run the PFC watchdog."""
-    for device, _, qos in _roce_devices(intent, fabric):
-        if qos is None:
-            continue
-        off = {p.name for p in qos.profiles if not p.pfc_watchdog}
-        ports = [i.name for i in device.config.interfaces if i.service_profile in off]
-        if ports:
-            yield (
-                device.name,
-                f"no PFC watchdog on {len(ports)} lossless port(s) ({join(ports, 4)}): the global timers "
-                "alone stop no pause storm (qos_profiles.<name>.watchdog.enabled)",
-            )
+    qos = device.config.qos if _design_profile(device) is not None else None
+    if qos is None:
+        return
+    off = {p.name for p in qos.profiles if not p.pfc_watchdog}
+    ports = [i.name for i in device.config.interfaces if i.service_profile in off]
+    if ports:
+        yield (
+            f"no PFC watchdog on {len(ports)} lossless port(s) ({join(ports, 4)}): the global timers "
+            "alone stop no pause storm (qos_profiles.<name>.watchdog.enabled)"
+        )
