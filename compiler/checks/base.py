@@ -34,7 +34,12 @@ Judge = Callable[[Device], Iterable[str]]
 """A rule over one switch, given nothing but the switch: the messages of its findings about it."""
 
 Judgement = tuple[tuple[str, str], ...]
-"""Every finding of the switch rules about one switch: (rule id, message), in registry order."""
+"""Every finding of the switch rules about one switch: (rule id, message), in registry order; or
+every finding of a keyed rule: (subject, message), in its order (see :func:`checked`)."""
+
+Key = Callable[[Intent, ResolvedFabric, Mapping[str, str]], object]
+"""Everything a keyed rule's findings are made of, as plain data (given the switches' facts
+digests): its findings are kept under the fingerprint of that."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +47,8 @@ class Rule:
     """A design rule: ``check`` yields ``(subject, message)`` pairs, one per violation.
 
     ``judge``: for a switch rule (:func:`device_rule`), the rule over one switch; ``check`` runs
-    it over every switch.
+    it over every switch. ``key``: for a fleet rule whose findings are made of few inputs, those
+    inputs (:data:`Key`).
     """
 
     id: str
@@ -51,6 +57,7 @@ class Rule:
     title: str
     check: Check
     judge: Judge | None = None
+    key: Key | None = None
 
 
 RULES: dict[str, Rule] = {}
@@ -62,11 +69,12 @@ def _register(found: Rule) -> None:
     RULES[found.id] = found
 
 
-def rule(id: str, severity: Severity, requirement: str, title: str) -> Callable[[Check], Check]:
-    """Register a check function under ``id``."""
+def rule(id: str, severity: Severity, requirement: str, title: str, key: Key | None = None) -> Callable[[Check], Check]:
+    """Register a check function under ``id`` (``key``: what its findings are made of, when a
+    compile may keep them from the last one while that is unchanged: :func:`checked`)."""
 
     def register(check: Check) -> Check:
-        _register(Rule(id, severity, requirement, title, check))
+        _register(Rule(id, severity, requirement, title, check, key=key))
         return check
 
     return register
@@ -133,26 +141,35 @@ def checked(
     intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str], kept: Mapping[str, Judgement]
 ) -> tuple[list[Finding], dict[str, Judgement]]:
     """:func:`run_checks`, the switch rules' findings about a switch taken from ``kept`` under
-    its facts digest (``digests``) where they are there; and, for the next compile, the switch
-    rules' findings about every switch, by its digest.
+    its facts digest (``digests``) where they are there, a keyed rule's under ``<id>:<fingerprint
+    of its key>``; and, for the next compile, both: the switch rules' findings about every
+    switch, by its digest, and each keyed rule's, by its key.
 
     The same findings in the same order as :func:`run_checks`: a judge reads the switch alone,
-    which its digest stands for (see :func:`device_rule`), and the runner sorts every finding.
-    A judgement naming a rule that is not a switch rule (a file from elsewhere) is judged again.
+    which its digest stands for (see :func:`device_rule`), a keyed rule what its key holds, and
+    the runner sorts every finding. A judgement naming a rule that is not a switch rule (a file
+    from elsewhere) is judged again.
     """
+    from compiler.cache import fingerprint
     from compiler.checks import rules  # noqa: F401  (registers the rules)
     from compiler.checks.rules._common import fleet
 
     fleet(fabric).build()
     judges = [(r, r.judge) for r in RULES.values() if r.judge is not None]
     by_id = {r.id: r for r, _ in judges}
-    findings = [
-        Finding(r.id, r.severity, r.requirement, subject, message)
-        for r in RULES.values()
-        if r.judge is None
-        for subject, message in r.check(intent, fabric)
-    ]
+    findings: list[Finding] = []
     judged: dict[str, Judgement] = {}
+    for r in RULES.values():
+        if r.judge is not None:
+            continue
+        found: Iterable[tuple[str, str]]
+        if r.key is None:
+            found = r.check(intent, fabric)
+        else:
+            name = f"{r.id}:{fingerprint(r.key(intent, fabric, digests))}"
+            keyed = kept.get(name)
+            found = judged[name] = tuple(r.check(intent, fabric)) if keyed is None else keyed
+        findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in found)
     for name, device in fabric.devices.items():
         digest = digests[name]
         judgement = kept.get(digest)

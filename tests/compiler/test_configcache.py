@@ -234,7 +234,7 @@ def test_the_switch_rules_findings_are_kept_beside_the_configs(saved: Path, exam
     lent = cache.lend(fabric, digests)
     assert cache.judged == {}  # the fixture kept configs alone
     findings, judged = checked(intent, lent, digests, cache.judged)
-    assert findings == example_compile.findings and set(judged) == set(digests.values())
+    assert findings == example_compile.findings and set(digests.values()) < set(judged)
     cache.save(lent, digests, judged)
     again = ConfigCache(saved)
     lent = again.lend(fresh(intent), digests)

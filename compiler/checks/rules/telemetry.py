@@ -15,10 +15,11 @@ TEL002    error     O2           every Prometheus rule queries metrics and label
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from ipaddress import IPv4Address
 
 from compiler.artifacts import monitoring
+from compiler.artifacts.units import digest_of
 from compiler.checks.base import rule
 from compiler.checks.rules._common import per_run
 from compiler.fabric import Device, ResolvedFabric
@@ -67,19 +68,41 @@ def gnmi_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
             yield device.name, message
 
 
-@rule("TEL002", "error", "O2", "Alerts query what the collector produces")
+def _standing(fabric: ResolvedFabric) -> list[Device]:
+    """One switch per network and role, the first by name: it stands for the others in TEL002."""
+    standing: dict[tuple[str, str], Device] = {}
+    for _, device in sorted(fabric.devices.items()):
+        standing.setdefault((device.network, device.role), device)
+    return list(standing.values())
+
+
+def alerts_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> object:
+    """What TEL002's findings are made of: the thresholds and, per standing switch, its name,
+    network, lossless queue and facts digest (its cabled ends are made of its used ports, facts),
+    which its alert group is made of (:func:`compiler.artifacts.monitoring.device_rules`, keyed
+    the same way for ``generated/``: ``rule_units``); and the subscriptions, what the collector
+    produces (:func:`compiler.artifacts.monitoring.produced_series`). A server row leaves them
+    as they are."""
+    return (
+        digest_of(intent.fabric.thresholds),
+        _gnmic_config(intent, fabric)["subscriptions"],
+        tuple(
+            (device.name, device.network, monitoring.ecn_queue(fabric, device), digests[device.name])
+            for device in _standing(fabric)
+        ),
+    )
+
+
+@rule("TEL002", "error", "O2", "Alerts query what the collector produces", key=alerts_key)
 def alerts_match_collection(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each alert of a switch's rules whose metric or label no gNMIc subscription produces.
 
     One switch per network and role stands for the others: their rules differ only in names.
     """
     config = _gnmic_config(intent, fabric)
-    standing: dict[tuple[str, str], Device] = {}
-    for _, device in sorted(fabric.devices.items()):
-        standing.setdefault((device.network, device.role), device)
-    ends = monitoring.cabled_ends(fabric, {device.name for device in standing.values()})
-    for device in standing.values():
+    for device in _standing(fabric):
         name = device.name
-        rules = monitoring.device_rules(intent, device, ends.get(name, []), monitoring.ecn_queue(fabric, device))
+        ends = monitoring.switch_ends(device.facts.ports)
+        rules = monitoring.device_rules(intent, device, ends, monitoring.ecn_queue(fabric, device))
         for problem in monitoring.unproduced_queries(rules, config):
             yield f"monitoring/rules/{name}.rules.yaml", problem
