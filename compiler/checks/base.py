@@ -37,9 +37,12 @@ Judgement = tuple[tuple[str, str], ...]
 """Every finding of the switch rules about one switch: (rule id, message), in registry order; or
 every finding of a keyed rule: (subject, message), in its order (see :func:`checked`)."""
 
-Key = Callable[[Intent, ResolvedFabric, Mapping[str, str]], object]
-"""Everything a keyed rule's findings are made of, as plain data (given the switches' facts
-digests): its findings are kept under the fingerprint of that."""
+Part = tuple[object, Callable[[], Iterable[tuple[str, str]]]]
+"""One part of a keyed rule: everything its findings are made of, as plain data, and how to find
+them. Its findings are kept under the fingerprint of the first (:func:`checked`)."""
+
+Key = Callable[[Intent, ResolvedFabric, Mapping[str, str]], Iterable[Part]]
+"""A keyed rule's parts (given the switches' facts digests): together, its findings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +50,8 @@ class Rule:
     """A design rule: ``check`` yields ``(subject, message)`` pairs, one per violation.
 
     ``judge``: for a switch rule (:func:`device_rule`), the rule over one switch; ``check`` runs
-    it over every switch. ``key``: for a fleet rule whose findings are made of few inputs, those
-    inputs (:data:`Key`).
+    it over every switch. ``key``: for a fleet rule whose findings come in parts made of few
+    inputs each, those parts (:data:`Key`).
     """
 
     id: str
@@ -70,8 +73,8 @@ def _register(found: Rule) -> None:
 
 
 def rule(id: str, severity: Severity, requirement: str, title: str, key: Key | None = None) -> Callable[[Check], Check]:
-    """Register a check function under ``id`` (``key``: what its findings are made of, when a
-    compile may keep them from the last one while that is unchanged: :func:`checked`)."""
+    """Register a check function under ``id`` (``key``: its parts and what each is made of, when
+    a compile may keep a part's findings from the last one while that is unchanged: :func:`checked`)."""
 
     def register(check: Check) -> Check:
         _register(Rule(id, severity, requirement, title, check, key=key))
@@ -141,12 +144,12 @@ def checked(
     intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str], kept: Mapping[str, Judgement]
 ) -> tuple[list[Finding], dict[str, Judgement]]:
     """:func:`run_checks`, the switch rules' findings about a switch taken from ``kept`` under
-    its facts digest (``digests``) where they are there, a keyed rule's under ``<id>:<fingerprint
-    of its key>``; and, for the next compile, both: the switch rules' findings about every
-    switch, by its digest, and each keyed rule's, by its key.
+    its facts digest (``digests``) where they are there, a keyed rule's part's under
+    ``<id>:<fingerprint of its inputs>``; and, for the next compile, both: the switch rules'
+    findings about every switch, by its digest, and each keyed part's, by its inputs.
 
     The same findings in the same order as :func:`run_checks`: a judge reads the switch alone,
-    which its digest stands for (see :func:`device_rule`), a keyed rule what its key holds, and
+    which its digest stands for (see :func:`device_rule`), a keyed part what its inputs hold, and
     the runner sorts every finding. A judgement naming a rule that is not a switch rule (a file
     from elsewhere) is judged again.
     """
@@ -162,13 +165,12 @@ def checked(
     for r in RULES.values():
         if r.judge is not None:
             continue
-        found: Iterable[tuple[str, str]]
-        if r.key is None:
-            found = r.check(intent, fabric)
-        else:
-            name = f"{r.id}:{fingerprint(r.key(intent, fabric, digests))}"
-            keyed = kept.get(name)
-            found = judged[name] = tuple(r.check(intent, fabric)) if keyed is None else keyed
+        found: Iterable[tuple[str, str]] = r.check(intent, fabric) if r.key is None else ()
+        for inputs, find in r.key(intent, fabric, digests) if r.key is not None else ():
+            name = f"{r.id}:{fingerprint(inputs)}"
+            part = kept.get(name)
+            judged[name] = part = tuple(find()) if part is None else part
+            findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in part)
         findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in found)
     for name, device in fabric.devices.items():
         digest = digests[name]
