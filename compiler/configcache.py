@@ -12,7 +12,10 @@ one this compile would build.
 ``.fabricops-cache/configs.marshal`` (outside git, safe to delete) is one file: :mod:`marshal`
 of the code digest, a pickle of the **fleet**'s configs as of some compile (per switch its facts
 digest and config) and the **changed** ones since, each pickled on its own; a changed entry
-stands before the fleet's. Measured at 16x (768 configs, 5 changed by a server row), against
+stands before the fleet's. Beside them, the findings the checks may keep (**judged**, plain
+strings: :func:`compiler.checks.checked`): the switch rules' per switch, by facts digest, and
+the parts of the keyed rules, by their inputs' fingerprint; those of the last compile only.
+Measured at 16x (768 configs, 5 changed by a server row), against
 building them (0.15 to 0.2 s of CPU):
 
 * one pickle of every config loads fastest (0.04 s: what switches share, their QoS, ACLs and
