@@ -153,25 +153,43 @@ def checked(
     the runner sorts every finding. A judgement naming a rule that is not a switch rule (a file
     from elsewhere) is judged again.
     """
-    from compiler.cache import fingerprint
     from compiler.checks import rules  # noqa: F401  (registers the rules)
     from compiler.checks.rules._common import fleet
 
     fleet(fabric).build()
-    judges = [(r, r.judge) for r in RULES.values() if r.judge is not None]
-    by_id = {r.id: r for r, _ in judges}
     findings: list[Finding] = []
     judged: dict[str, Judgement] = {}
     for r in RULES.values():
-        if r.judge is not None:
-            continue
-        found: Iterable[tuple[str, str]] = r.check(intent, fabric) if r.key is None else ()
-        for inputs, find in r.key(intent, fabric, digests) if r.key is not None else ():
-            name = f"{r.id}:{fingerprint(inputs)}"
-            part = kept.get(name)
-            judged[name] = part = tuple(find()) if part is None else part
-            findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in part)
-        findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in found)
+        if r.judge is None:
+            found = (
+                r.check(intent, fabric) if r.key is None else _parts(r, r.key(intent, fabric, digests), kept, judged)
+            )
+            findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in found)
+    findings.extend(_judged(fabric, digests, kept, judged))
+    return _ordered(findings), judged
+
+
+def _parts(
+    r: Rule, parts: Iterable[Part], kept: Mapping[str, Judgement], judged: dict[str, Judgement]
+) -> Iterator[tuple[str, str]]:
+    """A keyed rule's findings, part by part: kept under its inputs' fingerprint, or found; each
+    part's put in ``judged``."""
+    from compiler.cache import fingerprint
+
+    for inputs, find in parts:
+        name = f"{r.id}:{fingerprint(inputs)}"
+        part = kept.get(name)
+        judged[name] = part = tuple(find()) if part is None else part
+        yield from part
+
+
+def _judged(
+    fabric: ResolvedFabric, digests: Mapping[str, str], kept: Mapping[str, Judgement], judged: dict[str, Judgement]
+) -> Iterator[Finding]:
+    """The switch rules' findings, switch by switch: kept under its facts digest, or judged;
+    each switch's put in ``judged``."""
+    judges = [(r, r.judge) for r in RULES.values() if r.judge is not None]
+    by_id = {r.id: r for r, _ in judges}
     for name, device in fabric.devices.items():
         digest = digests[name]
         judgement = kept.get(digest)
@@ -180,5 +198,4 @@ def checked(
         judged[digest] = judgement
         for rule_id, message in judgement:
             r = by_id[rule_id]
-            findings.append(Finding(r.id, r.severity, r.requirement, name, message))
-    return _ordered(findings), judged
+            yield Finding(r.id, r.severity, r.requirement, name, message)
