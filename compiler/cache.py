@@ -10,8 +10,9 @@
   one switch's alert rules and its section of the expected counters, one switch's provenance,
   one section of a big table such as the cable list: :mod:`compiler.artifacts.units`), the
   **fingerprint** of the inputs it is built from (sha256 of the code digest and their pickle:
-  keys in order, types distinct, every field of every record) and the sha256 of each of its
-  files and sections. A unit whose fingerprint is
+  keys in order, types distinct, every field of every record), the sha256 of each of its
+  files and sections, and for the few units that keep any, their notes for their next build
+  (:attr:`Rendered.notes`: the cable list's bill per switch). A unit whose fingerprint is
   unchanged, and whose files in ``generated/`` are still the ones written, is taken as it is
   instead of being built again;
 * per fleet-wide file joined from sections (:func:`compiler.artifacts.units.section_path`), its
@@ -174,7 +175,8 @@ def sha256(data: bytes) -> str:
 
 
 class Rendered(NamedTuple):
-    """One unit's fingerprint, the sha256 of each of its files and the lines of its configs.
+    """One unit's fingerprint, the sha256 of each of its files, the lines of its configs and
+    its notes (plain data, see :attr:`compiler.artifacts.units.Unit.recall`).
 
     A record (a tuple): the record of a fleet holds thousands, each read back from its plain
     tuple at C speed (:meth:`CompileCache.load`).
@@ -183,6 +185,9 @@ class Rendered(NamedTuple):
     key: str
     files: dict[str, str]
     config_lines: int = 0
+    notes: Any = None
+    """What the unit's next build may take from this one instead of working it out again
+    (dicts, tuples, strings and numbers: it is saved with :mod:`marshal`); None for most."""
 
 
 _RENDERED = partial(tuple.__new__, Rendered)

@@ -88,6 +88,8 @@ class Assembly:
         self._built: dict[str, bytes] = {}
         self._digests: dict[str, str] = {}
         self._sections: dict[str, dict[str, Chunk]] = {}
+        self._joined: set[str] = set()
+        """The files with a section built now: joined and hashed again."""
         self._kept: dict[str, str] = {}
         """The digest of each file of the units kept (their sections apart)."""
         self.kept: dict[str, int] = {}
@@ -111,9 +113,14 @@ class Assembly:
                             del self._kept[path]
                             self._section(path, reuse.section(path) or b"")  # there: kept() cut it
             else:
-                files = unit.build()
+                notes = None
+                if unit.recall is None:
+                    files = unit.build()
+                else:
+                    last = reuse.cache.units.get(unit.name) if reuse is not None else None
+                    files, notes = unit.recall(last.notes if last is not None and last.notes else {})
                 lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
-                record = Rendered(key, self.update(files), lines)
+                record = Rendered(key, self.update(files), lines, notes)
             self.units[unit.name] = record
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:
@@ -123,19 +130,32 @@ class Assembly:
             data = text.encode()
             digests[path] = sha256(data)
             if "#" in path:
-                self._section(path, data)
+                self._section(path, data, built=True)
             else:
                 self._built[path] = data
                 self._digests[path] = digests[path]
         return digests
 
-    def _section(self, path: str, data: Chunk) -> None:
+    def _section(self, path: str, data: Chunk, built: bool = False) -> None:
         file, _, name = path.partition("#")
         self._sections.setdefault(file, {})[name] = data
+        if built:
+            self._joined.add(file)
 
     def files(self, intent_digest: str) -> CompiledFiles:
-        """Every file, ``MANIFEST.json`` included (kept files are read only when asked)."""
+        """Every file, ``MANIFEST.json`` included (kept files are read only when asked).
+
+        A file joined from sections that were all kept, in the order the last compile joined
+        them, is that compile's file (each section was cut from it, and its layout names them
+        all): kept as it is, neither joined nor hashed again.
+        """
+        recorded = self._reuse.cache.sections if self._reuse is not None else {}
         for file, sections in self._sections.items():
+            layout = recorded.get(file) if file not in self._joined else None
+            if layout is not None and _names(layout) == list(sections):
+                self._kept[file] = layout.digest
+                self.layouts[file] = layout
+                continue
             data = b"".join(sections.values())
             self._built[file] = data
             self._digests[file] = sha256(data)
@@ -148,6 +168,10 @@ class Assembly:
         self._digests[MANIFEST] = sha256(manifest)
         read = self._reuse.read if self._reuse is not None else _nothing_kept
         return CompiledFiles(self._built, kept, read, self._digests)
+
+
+def _names(layout: Layout) -> list[str]:
+    return [name for name, _ in layout.parts]
 
 
 def _nothing_kept(path: str) -> bytes:

@@ -17,13 +17,13 @@ import hashlib
 import pickle
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache, partial
 
-from compiler.artifacts.physical import BrokenOut, Kind, Run, cable_kinds, laid, length_class, optics_of, run_of
+from compiler.artifacts.physical import BrokenOut, Kind, Run, laid, length_class, optics_of, run_of
 from compiler.artifacts.servers import server_digests
 from compiler.artifacts.tables import HEAD, csv_rows, markdown_rows, markdown_table
-from compiler.artifacts.units import Unit, built, facts_digests, section_path, shared_digest
+from compiler.artifacts.units import Notes, Recall, Unit, built, facts_digests, section_path, shared_digest
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable, Endpoint
 from compiler.intent import Intent
@@ -133,11 +133,14 @@ def cabling_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """``cabling.csv`` and ``cabling.md`` in sections: the header with the bill of materials,
     then per switch the cables of which it is the A end (the list's order: by A end, then its
     port). A switch's cables are laid only when its unit is built (:func:`cable_keys` says what
-    keys it); the header's bill counts every cable, so it is keyed by every switch's key."""
+    keys it); the header's bill counts every cable, so it is keyed by every switch's key, and
+    keeps each switch's counts by that key in its notes (:attr:`~compiler.artifacts.units.Unit.recall`):
+    built again, it counts the cables of the switches whose keys changed, not the fleet's."""
     rule = intent.fabric.cabling
     lengths = (rule.in_rack_m, rule.slack_m, rule.rack_pitch_m, rule.row_pitch_m)
     keys = cable_keys(intent, fabric)
-    yield Unit(f"cabling/{HEAD}", (lengths, tuple(keys.items())), partial(_head, intent, fabric, lengths))
+    head = partial(_head, intent, fabric, lengths, keys)
+    yield Unit(f"cabling/{HEAD}", (lengths, tuple(keys.items())), partial(_files_of, head), recall=head)
     for name, key in keys.items():
         yield Unit(f"cabling/{name}", key, partial(_switch_rows, intent, fabric, name))
 
@@ -213,9 +216,23 @@ def _a_end(cable: Cable) -> str:
     return cable.a.device
 
 
-def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, float, float]) -> dict[str, str]:
+def _files_of(recall: Recall) -> dict[str, str]:
+    return recall({})[0]
+
+
+def _head(
+    intent: Intent,
+    fabric: ResolvedFabric,
+    lengths: tuple[float, float, float, float],
+    keys: dict[str, str],
+    last: Notes,
+) -> tuple[dict[str, str], Notes]:
+    """The header sections, and what each switch's cables add to the bill by its section's key
+    (:func:`cable_keys`) for the next build: a one-row change lays the cables of the few
+    switches whose keys changed, not the fleet's (``last``: the notes of the last build)."""
     in_rack, slack, rack_pitch, row_pitch = lengths
-    optics, stock = bill(*cable_kinds(intent, fabric))
+    notes = {key: last.get(key) or section_bill(intent, fabric, name) for name, key in keys.items()}
+    optics, stock = joined_bill(notes.values())
     md = [
         "# Cabling plan\n",
         "One row per cable. Lengths: in-rack runs are "
@@ -230,7 +247,71 @@ def _head(intent: Intent, fabric: ResolvedFabric, lengths: tuple[float, float, f
         "## Cables\n",
         markdown_table(TABLE, []),
     ]
-    return {section_path(CSV, HEAD): csv_rows([COLUMNS]), section_path(MD, HEAD): "\n".join(md)}
+    return {section_path(CSV, HEAD): csv_rows([COLUMNS]), section_path(MD, HEAD): "\n".join(md)}, notes
+
+
+SectionBill = tuple[
+    tuple[tuple[str, str, int], ...], tuple[tuple[str, int, int], ...], tuple[tuple[str, str | None, str], ...]
+]
+"""What one switch's cables add to the bill: optics (type, media, count) at every cable end
+but a broken-out cage's, cables (media, length class, count), and each broken-out cage its
+cables reach, in their order (``<device> <cage>``, and its optic's type and media when it
+counts: ``None`` for copper). Plain tuples, as a unit's notes are saved."""
+
+
+def section_bill(intent: Intent, fabric: ResolvedFabric, name: str) -> SectionBill:
+    """:func:`bill`'s counts over the cables switch ``name`` is the A end of."""
+    kinds: list[Kind] = []
+    cages: dict[str, tuple[str | None, str]] = {}
+    for cable in laid(intent, fabric, cables_of(fabric, name)):
+        kinds.append(cable.kind)
+        for end, side, device in ((cable.a_end, 0, cable.link.a.device), (cable.b_end, 1, cable.link.b.device)):
+            if end is not None and end.breakout:
+                cage = f"{device} {end.cage}"
+                if cage not in cages:
+                    cages[cage] = _cage_optic(optics_of(*cable.kind)[:2][side])
+    optics, stock = bill(kinds, {})
+    return (
+        tuple((o, m, n) for (o, m), n in optics),
+        tuple((m, c, n) for (m, c), n in stock),
+        tuple((cage, optic, media) for cage, (optic, media) in cages.items()),
+    )
+
+
+def _cage_optic(optic: Optic | None) -> tuple[str | None, str]:
+    """A broken-out cage's optic as the bill counts it (:func:`_count`): ``None`` for copper,
+    which takes none; ``NONE`` out of reach."""
+    if optic is None:
+        return "NONE", ""
+    return (None, "") if optic.media == "copper" else (optic.name, optic.media)
+
+
+def joined_bill(sections: Iterable[SectionBill]) -> Bill:
+    """The bill of the cables of ``sections`` (in the list's order): the counts added, each
+    broken-out cage counted once, with the optic its first cable in the list gives it (as
+    :func:`bill` over the whole list).
+
+    Example:
+        >>> sr8, dr4 = ("s1 Ethernet1", "400GBASE-SR8", "multimode"), ("s1 Ethernet1", "400GBASE-DR4", "single-mode")
+        >>> a = ((("400GBASE-SR8", "multimode", 2),), (("multimode", 3, 1),), (sr8,))
+        >>> b = ((), (("multimode", 3, 1),), (dr4,))
+        >>> joined_bill([a, b])
+        (((('400GBASE-SR8', 'multimode'), 3),), ((('multimode', 3), 2),))
+    """
+    optics: Counter[tuple[str, str]] = Counter()
+    stock: Counter[tuple[str, int]] = Counter()
+    cages: dict[str, tuple[str | None, str]] = {}
+    for section_optics, section_stock, section_cages in sections:
+        for name, media, n in section_optics:
+            optics[name, media] += n
+        for medium, length, n in section_stock:
+            stock[medium, length] += n
+        for cage, cage_optic, media in section_cages:
+            cages.setdefault(cage, (cage_optic, media))
+    for cage_optic, media in cages.values():
+        if cage_optic is not None:
+            optics[cage_optic, media] += 1
+    return tuple(sorted(optics.items())), tuple(sorted(stock.items()))
 
 
 def _switch_rows(intent: Intent, fabric: ResolvedFabric, name: str) -> dict[str, str]:

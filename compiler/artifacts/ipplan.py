@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
-from itertools import groupby
 from socket import inet_aton
 
 from compiler.artifacts.tables import csv_rows, header_unit, markdown_table, percent
@@ -55,27 +54,40 @@ IP_PLAN = "inventory/ip-plan.csv"
 
 def ipplan_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     """``ip-plan.csv`` in sections: the header, then per network, pool and /24 its allocations
-    in address order (a rack's hosts share theirs), from those allocations."""
+    in address order (a rack's hosts share theirs), from those allocations.
+
+    The allocations are grouped by block in one pass and only the blocks are sorted: a block
+    keeps the allocations in the fabric's order as its key, and sorts them only when built
+    (the order of the whole plan, as each block's are contiguous in it; a stable sort of the
+    fabric's order, as the whole plan's was). Sorting the fleet's 18,000 allocations by address
+    was most of the plan's cost when one rack's block changed.
+    """
     yield header_unit("ip-plan", IP_PLAN, COLUMNS)
-    allocations = sorted(fabric.allocations, key=_sort_key)
-    for (network, pool, block), run in groupby(allocations, key=_block):
-        mine = tuple(map(tuple, run))
+    blocks: dict[tuple[str, str, str], list[tuple[str, ...]]] = {}
+    for a in fabric.allocations:
+        prefix = a[2]
+        blocks.setdefault((a[0], a[1], prefix[: prefix.rindex(".")]), []).append(tuple(a))
+    for network, pool, block in sorted(blocks, key=_block_order):
+        mine = tuple(blocks[network, pool, block])
         name = f"{network} {pool} {block}"
         yield Unit(f"ip-plan/{name}", mine, partial(_allocation_rows, name, mine))
 
 
-def _block(a: Allocation) -> tuple[str, str, str]:
-    """Network, pool and the /24 the allocation's address is in (its first three octets).
+def _block_order(block: tuple[str, str, str]) -> tuple[str, str, bytes]:
+    """A block's place in the plan: network, pool, then its /24 as a number (as its addresses
+    are, see :func:`_sort_key`).
 
     Example:
-        >>> _block(Allocation("compute", "hosts", "10.30.1.11/24", "gpu1", "nic"))
-        ('compute', 'hosts', '10.30.1')
+        >>> sorted([("c", "h", "10.30.10"), ("c", "h", "10.30.9")], key=_block_order)[0]
+        ('c', 'h', '10.30.9')
     """
-    return a.network, a.pool, a.prefix.rsplit(".", 1)[0]
+    network, pool, first = block
+    return network, pool, inet_aton(f"{first}.0")
 
 
 def _allocation_rows(name: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
-    return {section_path(IP_PLAN, name): csv_rows(_row(Allocation._make(a)) for a in allocations)}
+    ordered = sorted(map(Allocation._make, allocations), key=_sort_key)
+    return {section_path(IP_PLAN, name): csv_rows(map(_row, ordered))}
 
 
 def ipplan_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:

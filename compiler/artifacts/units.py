@@ -53,6 +53,18 @@ class Unit:
     repeats: bool = False
     """Whether ``inputs`` hold one object many times over: keyed with a memo, which writes it
     once (:func:`compiler.cache.fingerprinter`)."""
+    recall: Recall | None = None
+    """``build`` for a unit whose parts outlive it: given the notes its last build left (empty
+    when there are none), its files and its notes for the next. A fleet-wide summary keeps
+    there what each of its parts came to, by the part's own key, and works out again only the
+    parts whose keys changed (the cable list's bill of materials, from each switch's cables).
+    The notes are plain data (:attr:`compiler.cache.Rendered.notes`)."""
+
+
+Notes = dict[str, Any]
+"""A unit's notes for its next build: plain data by the key of what it was worked out from."""
+
+Recall = Callable[[Notes], tuple[dict[str, str], Notes]]
 
 
 def digest_of(inputs: object) -> str:

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.artifacts.units import Unit
-from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, stamps, unrecorded
-from compiler.output import read_tree
+from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, sha256, stamps, unrecorded
+from compiler.output import CompiledFiles, read_tree
 from compiler.pipeline import Assembly, CompileResult, compile_intent
 from fabricops.cli import cli
 from tests.conftest import EXAMPLE_INTENT
@@ -222,6 +222,35 @@ def test_a_kept_units_section_is_cut_from_the_file_as_written(tmp_path: Path) ->
     record = CompileCache(tmp_path, code_digest(), units=first.units, sections=first.layouts)
     record.save()
     assert CompileCache.load(tmp_path).sections == first.layouts
+
+
+def test_a_file_of_kept_sections_is_kept_as_written(tmp_path: Path) -> None:
+    """Every section of a file kept, in the order its layout names them: the file is the one
+    generated/ holds, kept (read when asked, neither joined nor hashed again) with its layout.
+    A section built again, or a section fewer, and the file is joined again."""
+    first = Assembly()
+    first.add([_sectioned(1, "leaf1"), _sectioned(2, "leaf2")])
+    files = first.files("digest")
+    cache = CompileCache(tmp_path, code_digest(), units=first.units, sections=first.layouts)
+
+    def assemble(*units: Unit) -> tuple[Assembly, CompiledFiles]:
+        parts = Assembly(Reuse(cache, files.digests, files))
+        parts.add(units)
+        return parts, parts.files("digest")
+
+    kept, compiled = assemble(_sectioned(1, "leaf1"), _sectioned(2, "leaf2"))
+    assert "counters.yaml" not in compiled.built()
+    assert compiled.kept["counters.yaml"] == files.digests["counters.yaml"]
+    assert compiled["counters.yaml"] == files["counters.yaml"]
+    assert kept.layouts == first.layouts
+    for units, text in (
+        ((_sectioned(1, "leaf1"), _sectioned(3, "leaf2")), b"leaf1: 1\nleaf2: 3\n"),
+        ((_sectioned(1, "leaf1"),), b"leaf1: 1\n"),
+        ((_sectioned(2, "leaf2"), _sectioned(1, "leaf1")), b"leaf2: 2\nleaf1: 1\n"),
+    ):
+        parts, compiled = assemble(*units)
+        assert "counters.yaml" in compiled.built() and compiled["counters.yaml"] == text
+        assert parts.layouts["counters.yaml"].digest == sha256(text)
 
 
 def test_fingerprints_do_not_depend_on_the_hash_seed(example_compile: CompileResult) -> None:

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from compiler.artifacts.assets import asset_units
-from compiler.artifacts.cabling import A_END_USES, cabling_units
+from compiler.artifacts.cabling import A_END_USES, bill, cable_keys, cabling_units, joined_bill, section_bill
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
+from compiler.artifacts.physical import cable_kinds
 from compiler.artifacts.servers import server_key
+from compiler.artifacts.tables import HEAD
 from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
@@ -246,3 +248,48 @@ def test_a_sections_key_holds_what_its_rows_are_made_of(
             assert after[name].build() != before[name].build(), (file, name)
             assert after[name].inputs != before[name].inputs, (file, name)
         before = after
+
+
+@pytest.mark.parametrize("scale", ["example", "16x"])
+def test_the_bill_from_each_switchs_counts_is_the_whole_lists(
+    scale: str, example_compile: CompileResult, fabric_16x: tuple[Intent, ResolvedFabric]
+) -> None:
+    """The bill of materials added up from each switch's section (a broken-out cage counted
+    once, with its first cable's optic) is the bill counted over every cable of the list, in
+    two- and three-stage fabrics."""
+    intent, fabric = (example_compile.intent, example_compile.fabric) if scale == "example" else fabric_16x
+    keys = cable_keys(intent, fabric)
+    sections = [section_bill(intent, fabric, name) for name in keys]
+    assert any(cages for _, _, cages in sections), "no broken-out cage to count"
+    assert joined_bill(sections) == bill(*cable_kinds(intent, fabric))
+
+
+def _head(units: Iterator[Unit]) -> Unit:
+    head = next(units)
+    assert head.name == f"cabling/{HEAD}" and head.recall is not None
+    return head
+
+
+def test_the_bills_counts_are_kept_by_the_key_of_their_section(
+    project: Path, edit: Callable[[str, str, str], None], example_compile: CompileResult
+) -> None:
+    """The cable list's header keeps what each switch's cables add to the bill by the key of
+    the switch's section: after each edit of an input of a section's key (its rack's place,
+    the length rule, a far end's cage, a server gone or added), the header built from the
+    last build's notes is the header built from nothing, and the bill changed with it."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    recall = _head(cabling_units(intent, fabric)).recall
+    assert recall is not None
+    files, notes = recall({})
+    assert set(notes) == set(cable_keys(intent, fabric).values())
+    row, gone = "rack03-gpu008,gpu-8x-h100,GPU-0308\n", "rack03-gpu009,gpu-8x-h100,GPU-0309\n"
+    for file, old, new, _ in [*CABLE_EDITS, ("servers.csv", row, row + gone, ())]:  # the server back
+        edit(file, old, new)
+        changed = load_intent(project / "intent")
+        recall = _head(cabling_units(changed, resolve(changed))).recall
+        assert recall is not None
+        again, kept = recall(notes)
+        fresh, anew = recall({})
+        assert again == fresh and kept == anew, file
+        assert again != files, file
+        files, notes = again, kept

@@ -11,10 +11,12 @@ import pytest
 
 from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import cabling_units
-from compiler.artifacts.ipplan import ipplan_units
+from compiler.artifacts.ipplan import _row, _sort_key, ipplan_units
 from compiler.artifacts.tables import HEAD
 from compiler.artifacts.units import Unit, built
 from compiler.artifacts.validation import link_test_units
+from compiler.fabric import ResolvedFabric
+from compiler.intent import Intent
 from compiler.pipeline import CompileResult
 
 
@@ -105,3 +107,16 @@ def test_the_bill_of_materials_counts_every_cable(example_compile: CompileResult
     table = files["inventory/cabling.md"].split("## Cables")[0].split("| media | length class (m) | cables |")[1]
     rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
     assert sum(int(line.rsplit("|", 2)[1]) for line in rows) == len(example_compile.fabric.links)
+
+
+@pytest.mark.parametrize("scale", ["example", "16x"])
+def test_the_ip_plan_is_every_allocation_in_address_order(
+    scale: str, example_compile: CompileResult, fabric_16x: tuple[Intent, ResolvedFabric]
+) -> None:
+    """The blocks, each sorted when built, join into every allocation sorted by network, pool
+    and address (ties in the fabric's order), as one sort of the whole plan would."""
+    fabric = example_compile.fabric if scale == "example" else fabric_16x[1]
+    sections = _sections(ipplan_units(fabric), "inventory/ip-plan.csv")
+    rows = [row for name, rows in sections.items() if name != HEAD for row in rows]
+    assert rows == [list(_row(a)) for a in sorted(fabric.allocations, key=_sort_key)]
+    assert len(sections) > 2
