@@ -12,7 +12,10 @@ one this compile would build.
 ``.fabricops-cache/configs.marshal`` (outside git, safe to delete) is one file: :mod:`marshal`
 of the code digest, a pickle of the **fleet**'s configs as of some compile (per switch its facts
 digest and config) and the **changed** ones since, each pickled on its own; a changed entry
-stands before the fleet's. Measured at 16x (768 configs, 5 changed by a server row), against
+stands before the fleet's. Beside them, the findings the checks may keep (**judged**, plain
+strings: :func:`compiler.checks.checked`): the switch rules' per switch, by facts digest, and
+the parts of the keyed rules, by their inputs' fingerprint; those of the last compile only.
+Measured at 16x (768 configs, 5 changed by a server row), against
 building them (0.15 to 0.2 s of CPU):
 
 * one pickle of every config loads fastest (0.04 s: what switches share, their QoS, ACLs and
@@ -73,6 +76,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from compiler.cache import CACHE_DIR, CompileCache, code_digest
+from compiler.checks.base import Judgement
 from compiler.fabric import ResolvedFabric
 from compiler.structured import DeviceConfig
 from compiler.structured import model as _model
@@ -80,7 +84,7 @@ from compiler.structured import model as _model
 T = TypeVar("T")
 
 CONFIGS_FILE = "configs.marshal"
-FORMAT = 2
+FORMAT = 3
 _STALE_TEMPORARY = 60.0
 """Seconds after which a temporary file left by a writer that was killed is removed."""
 
@@ -104,6 +108,9 @@ class ConfigCache:
         self._changed: dict[str, tuple[str, bytes]] = {}
         self._from_fleet: set[str] = set()
         self._from_changed: dict[str, bytes] = {}
+        self.judged: dict[str, Judgement] = {}
+        """The switch rules' findings the file holds, by facts digest (:func:`compiler.checks.checked`),
+        as the last :meth:`lend` read them."""
 
     @classmethod
     def of_record(cls, record: CompileCache, write: bool = True) -> ConfigCache:
@@ -120,6 +127,7 @@ class ConfigCache:
         (``digests``: :func:`~compiler.artifacts.units.facts_digests`) replaced by a copy
         carrying that config; the others are ``fabric``'s own (a config the checks build for
         them is the render's too)."""
+        self.judged = {}
         fleet = self._load() if self.read else {}
         self._fleet_entries, self._from_fleet, self._from_changed = len(fleet), set(), {}
         devices = dict(fabric.devices)
@@ -139,25 +147,33 @@ class ConfigCache:
         self.kept = len(self._from_fleet) + len(self._from_changed)
         return replace(fabric, devices=devices) if self.kept else fabric
 
-    def save(self, fabric: ResolvedFabric, digests: Mapping[str, str]) -> None:
+    def save(
+        self, fabric: ResolvedFabric, digests: Mapping[str, str], judged: Mapping[str, Judgement] | None = None
+    ) -> None:
         """Keep the config of every switch of ``fabric`` (as :meth:`lend` gave it) that has one:
         switches without one, gone or changed are left out (see the module docstring for when
-        the fleet is pickled again). Written only when that differs from the file; an
-        ``OSError`` only costs the next compile the configs it would have kept."""
+        the fleet is pickled again); and ``judged`` (the switch rules' findings by facts digest,
+        those of this compile's switches: :func:`compiler.checks.checked`), or, when not given,
+        the findings read. Written only when that differs from the file; an ``OSError`` only
+        costs the next compile what it would have kept."""
         if not self.write:
             return
+        findings = self.judged if judged is None else dict(judged)
+        new_findings = findings != self.judged
         configs = {name: device.config for name, device in fabric.devices.items() if device.config_built}
         changed = [name for name in configs if name not in self._from_fleet]
         stale = self._fleet_entries - len(self._from_fleet)
         if len(changed) + stale > len(configs) // 4:
             share = _Sharing()
             fleet = _pickled({name: (digests[name], share(config)) for name, config in configs.items()})
-            self._write(fleet, {})
+            self._write(fleet, {}, findings)
             return
         built = {name: _pickled(configs[name]) for name in changed if name not in self._from_changed}
-        if built or len(changed) != len(self._changed):
+        if built or len(changed) != len(self._changed) or new_findings:
             self._write(
-                self._fleet, {name: (digests[name], built.get(name) or self._from_changed[name]) for name in changed}
+                self._fleet,
+                {name: (digests[name], built.get(name) or self._from_changed[name]) for name in changed},
+                findings,
             )
 
     def _load(self) -> dict[str, tuple[str, DeviceConfig]]:
@@ -181,15 +197,18 @@ class ConfigCache:
             and isinstance(entry[0], str)
             and isinstance(entry[1], bytes)
         }
+        self.judged = _judgements(data.get("judged"))
         entries = _unpickled_fleet(fleet)
         if entries:
             self._fleet = fleet
         return entries
 
-    def _write(self, fleet: bytes, changed: dict[str, tuple[str, bytes]]) -> None:
+    def _write(self, fleet: bytes, changed: dict[str, tuple[str, bytes]], judged: dict[str, Judgement]) -> None:
         """The file, atomically; temporary files of killed writers cleared (an ``OSError``
         ignored: the next compile builds what it would have kept)."""
-        data = marshal.dumps({"format": FORMAT, "code": code_digest(), "fleet": fleet, "changed": changed})
+        data = marshal.dumps(
+            {"format": FORMAT, "code": code_digest(), "fleet": fleet, "changed": changed, "judged": judged}
+        )
         try:
             self.directory.mkdir(exist_ok=True)
             ignore = self.directory / ".gitignore"
@@ -221,6 +240,28 @@ def _clear_stale(directory: Path) -> None:
                         os.unlink(entry.path)
                 except OSError:
                     pass
+
+
+def _judgements(value: object) -> dict[str, Judgement]:
+    """The switch rules' findings as the file holds them (by facts digest, (rule id, message)
+    pairs), those of the right shape; none when ``value`` is no mapping.
+
+    Example:
+        >>> _judgements({"d1": (("VLN001", "m"),), "d2": ((1, "m"),), "d3": ()})
+        {'d1': (('VLN001', 'm'),), 'd3': ()}
+    """
+    if not isinstance(value, dict):
+        return {}
+    return {
+        digest: judgement
+        for digest, judgement in value.items()
+        if isinstance(digest, str)
+        and isinstance(judgement, tuple)
+        and all(
+            isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], str)
+            for pair in judgement
+        )
+    }
 
 
 def _record(cls: type[tuple[object, ...]], values: tuple[object, ...]) -> tuple[object, ...]:

@@ -21,7 +21,7 @@ from compiler.artifacts.site import fleet_artifacts, site_units
 from compiler.artifacts.units import Unit, facts_digests, switch_units
 from compiler.beside import Beside
 from compiler.cache import Chunk, Layout, Rendered, Reuse, code_digest, fingerprinter, sha256
-from compiler.checks import Finding, run_checks
+from compiler.checks import Finding, checked, run_checks
 from compiler.configcache import ConfigCache
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
@@ -273,7 +273,9 @@ def _checks(
     intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str], configs: ConfigCache | None
 ) -> tuple[list[Finding], int]:
     """The findings, and how many configs they read from ``configs``: the checks run over the
-    fabric with the configs kept there, then every config they read is kept for the next compile.
+    fabric with the configs kept there, the switch rules' findings about a switch whose facts
+    digest is unchanged taken from there too (:func:`compiler.checks.checked`), then every config
+    they read and those findings are kept for the next compile.
 
     The checks' process writes the file, before it answers. It alone holds every config and the
     file as read (the render builds the configs of the switches it renders, nothing else), and
@@ -288,8 +290,8 @@ def _checks(
     if configs is None:
         return run_checks(intent, fabric), 0
     lent = configs.lend(fabric, digests)
-    findings = run_checks(intent, lent)
-    configs.save(lent, digests)
+    findings, judged = checked(intent, lent, digests, configs.judged)
+    configs.save(lent, digests, judged)
     return findings, configs.kept
 
 

@@ -8,6 +8,6 @@ Example:
 
 from __future__ import annotations
 
-from compiler.checks.base import RULES, Finding, Rule, Severity, run_checks
+from compiler.checks.base import RULES, Finding, Judgement, Rule, Severity, checked, device_rule, run_checks
 
-__all__ = ["RULES", "Finding", "Rule", "Severity", "run_checks"]
+__all__ = ["RULES", "Finding", "Judgement", "Rule", "Severity", "checked", "device_rule", "run_checks"]

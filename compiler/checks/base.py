@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from compiler.collection import paused
-from compiler.fabric import ResolvedFabric
+from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 
 Severity = Literal["error", "warning", "info"]
@@ -29,32 +30,98 @@ class Finding:
 
 
 Check = Callable[[Intent, ResolvedFabric], Iterable[tuple[str, str]]]
+Judge = Callable[[Device], Iterable[str]]
+"""A rule over one switch, given nothing but the switch: the messages of its findings about it."""
+
+Judgement = tuple[tuple[str, str], ...]
+"""Every finding of the switch rules about one switch: (rule id, message), in registry order; or
+every finding of a keyed rule: (subject, message), in its order (see :func:`checked`)."""
+
+Part = tuple[object, Callable[[], Iterable[tuple[str, str]]]]
+"""One part of a keyed rule: everything its findings are made of, as plain data, and how to find
+them. Its findings are kept under the fingerprint of the first (:func:`checked`)."""
+
+Key = Callable[[Intent, ResolvedFabric, Mapping[str, str]], Iterable[Part]]
+"""A keyed rule's parts (given the switches' facts digests): together, its findings."""
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A design rule: ``check`` yields ``(subject, message)`` pairs, one per violation."""
+    """A design rule: ``check`` yields ``(subject, message)`` pairs, one per violation.
+
+    ``judge``: for a switch rule (:func:`device_rule`), the rule over one switch; ``check`` runs
+    it over every switch. ``key``: for a fleet rule whose findings come in parts made of few
+    inputs each, those parts (:data:`Key`).
+    """
 
     id: str
     severity: Severity
     requirement: str
     title: str
     check: Check
+    judge: Judge | None = None
+    key: Key | None = None
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(id: str, severity: Severity, requirement: str, title: str) -> Callable[[Check], Check]:
-    """Register a check function under ``id``."""
+def _register(found: Rule) -> None:
+    if found.id in RULES:
+        raise ValueError(f"rule {found.id} is registered twice")
+    RULES[found.id] = found
+
+
+def rule(id: str, severity: Severity, requirement: str, title: str, key: Key | None = None) -> Callable[[Check], Check]:
+    """Register a check function under ``id`` (``key``: its parts and what each is made of, when
+    a compile may keep a part's findings from the last one while that is unchanged: :func:`checked`)."""
 
     def register(check: Check) -> Check:
-        if id in RULES:
-            raise ValueError(f"rule {id} is registered twice")
-        RULES[id] = Rule(id, severity, requirement, title, check)
+        _register(Rule(id, severity, requirement, title, check, key=key))
         return check
 
     return register
+
+
+def device_rule(id: str, severity: Severity, requirement: str, title: str) -> Callable[[Judge], Judge]:
+    """Register a switch rule under ``id``: ``judge(device)`` yields the messages of its findings
+    about that switch, each found under the switch's name.
+
+    A judge is given the switch alone (its identity, its facts and the structured config built
+    from them), so what it finds is a function of the switch's facts digest
+    (:func:`compiler.artifacts.units.facts_digests`) under the running code: a compile keeps it
+    from the last one for a switch whose digest is unchanged (:func:`checked`).
+
+    Example:
+        >>> @device_rule("XMP001", "info", "-", "example")
+        ... def hostname(device: Device) -> Iterator[str]:
+        ...     yield f"named {device.config.hostname}"
+        >>> from pathlib import Path
+        >>> from compiler.intent import load_intent
+        >>> from compiler.fabric import resolve
+        >>> fabric = resolve(load_intent(Path("intent")))
+        >>> next(iter(RULES.pop("XMP001").check(None, fabric)))  # type: ignore[arg-type]
+        ('mgmt-core01', 'named mgmt-core01')
+    """
+
+    def register(judge: Judge) -> Judge:
+        @functools.wraps(judge)  # its module and name, where the rule is written
+        def check(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+            del intent
+            for name, device in sorted(fabric.devices.items()):
+                for message in judge(device):
+                    yield name, message
+
+        _register(Rule(id, severity, requirement, title, check, judge))
+        return judge
+
+    return register
+
+
+def _ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings once each, sorted by severity, rule, subject and message: the runner's order,
+    whatever order they were found in."""
+    return sorted(set(findings), key=lambda f: (SEVERITY_ORDER[f.severity], f.rule, f.subject, f.message))
 
 
 @paused
@@ -69,4 +136,66 @@ def run_checks(intent: Intent, fabric: ResolvedFabric) -> list[Finding]:
         for r in RULES.values()
         for subject, message in r.check(intent, fabric)
     ]
-    return sorted(set(findings), key=lambda f: (SEVERITY_ORDER[f.severity], f.rule, f.subject, f.message))
+    return _ordered(findings)
+
+
+@paused
+def checked(
+    intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str], kept: Mapping[str, Judgement]
+) -> tuple[list[Finding], dict[str, Judgement]]:
+    """:func:`run_checks`, the switch rules' findings about a switch taken from ``kept`` under
+    its facts digest (``digests``) where they are there, a keyed rule's part's under
+    ``<id>:<fingerprint of its inputs>``; and, for the next compile, both: the switch rules'
+    findings about every switch, by its digest, and each keyed part's, by its inputs.
+
+    The same findings in the same order as :func:`run_checks`: a judge reads the switch alone,
+    which its digest stands for (see :func:`device_rule`), a keyed part what its inputs hold, and
+    the runner sorts every finding. A judgement naming a rule that is not a switch rule (a file
+    from elsewhere) is judged again.
+    """
+    from compiler.checks import rules  # noqa: F401  (registers the rules)
+    from compiler.checks.rules._common import fleet
+
+    fleet(fabric).build()
+    findings: list[Finding] = []
+    judged: dict[str, Judgement] = {}
+    for r in RULES.values():
+        if r.judge is None:
+            found = (
+                r.check(intent, fabric) if r.key is None else _parts(r, r.key(intent, fabric, digests), kept, judged)
+            )
+            findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in found)
+    findings.extend(_judged(fabric, digests, kept, judged))
+    return _ordered(findings), judged
+
+
+def _parts(
+    r: Rule, parts: Iterable[Part], kept: Mapping[str, Judgement], judged: dict[str, Judgement]
+) -> Iterator[tuple[str, str]]:
+    """A keyed rule's findings, part by part: kept under its inputs' fingerprint, or found; each
+    part's put in ``judged``."""
+    from compiler.cache import fingerprint
+
+    for inputs, find in parts:
+        name = f"{r.id}:{fingerprint(inputs)}"
+        part = kept.get(name)
+        judged[name] = part = tuple(find()) if part is None else part
+        yield from part
+
+
+def _judged(
+    fabric: ResolvedFabric, digests: Mapping[str, str], kept: Mapping[str, Judgement], judged: dict[str, Judgement]
+) -> Iterator[Finding]:
+    """The switch rules' findings, switch by switch: kept under its facts digest, or judged;
+    each switch's put in ``judged``."""
+    judges = [(r, r.judge) for r in RULES.values() if r.judge is not None]
+    by_id = {r.id: r for r, _ in judges}
+    for name, device in fabric.devices.items():
+        digest = digests[name]
+        judgement = kept.get(digest)
+        if judgement is None or not all(rule_id in by_id for rule_id, _ in judgement):
+            judgement = tuple((r.id, message) for r, judge in judges for message in judge(device))
+        judged[digest] = judgement
+        for rule_id, message in judgement:
+            r = by_id[rule_id]
+            yield Finding(r.id, r.severity, r.requirement, name, message)

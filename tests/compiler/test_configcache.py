@@ -16,7 +16,7 @@ import pytest
 
 from compiler import configcache
 from compiler.artifacts.units import facts_digests
-from compiler.checks import run_checks
+from compiler.checks import checked, run_checks
 from compiler.configcache import CONFIGS_FILE, FORMAT, ConfigCache
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent
@@ -222,3 +222,26 @@ def test_parts_only_equal_are_not_shared() -> None:
     assert repr(share((VrfHost("10.0.0.1", None, as_int),))) == "(VrfHost(address='10.0.0.1', vrf=None, prefer=0),)"
     assert share((0.0,)) == (0.0,) and str(share((-0.0,))) == "(-0.0,)"
     assert share(VrfHost("10.0.0.1", None, False)) is host
+
+
+def test_the_switch_rules_findings_are_kept_beside_the_configs(saved: Path, example_compile: CompileResult) -> None:
+    """The findings given to ``save`` are read by the next ``lend`` (not after ``compile --full``),
+    and the file is written again only when they change."""
+    intent = example_compile.intent
+    fabric = fresh(intent)
+    digests = facts_digests(fabric)
+    cache = ConfigCache(saved)
+    lent = cache.lend(fabric, digests)
+    assert cache.judged == {}  # the fixture kept configs alone
+    findings, judged = checked(intent, lent, digests, cache.judged)
+    assert findings == example_compile.findings and set(digests.values()) < set(judged)
+    cache.save(lent, digests, judged)
+    again = ConfigCache(saved)
+    lent = again.lend(fresh(intent), digests)
+    assert again.judged == judged
+    before = (saved / CONFIGS_FILE).stat().st_mtime_ns
+    again.save(lent, digests, checked(intent, lent, digests, again.judged)[1])
+    assert (saved / CONFIGS_FILE).stat().st_mtime_ns == before
+    full = ConfigCache(saved, read=False)
+    full.lend(fresh(intent), digests)
+    assert full.judged == {}

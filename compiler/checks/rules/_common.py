@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 from compiler.addressing import address_value, address_values
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Cable, Network
-from compiler.intent import SPEEDS_GBPS, FabricIntent, Intent
+from compiler.intent import SPEEDS_GBPS, FabricFile, FabricIntent, Intent
 from compiler.structured import Interface
 
 T = TypeVar("T")
@@ -266,7 +266,13 @@ def devices(fabric: ResolvedFabric, role: str, network: Network | None = None) -
 
 def fabric_spec(intent: Intent, network: str) -> FabricIntent | None:
     """The spine-leaf fabric of ``network`` in the intent, or None (management)."""
-    for name, spec in intent.fabric.fabrics.items():
+    return design_spec(intent.fabric, network)
+
+
+def design_spec(design: FabricFile, network: str) -> FabricIntent | None:
+    """The spine-leaf fabric of ``network`` in the design, or None (management): a switch rule
+    reads its switch's (``device.facts.design``, the intent's design)."""
+    for name, spec in design.fabrics.items():
         if name == network:
             return spec
     return None

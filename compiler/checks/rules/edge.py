@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from compiler.artifacts.docs import oversubscription, ratio
-from compiler.checks.base import rule
-from compiler.checks.rules._common import interfaces, join, links_of, memo
+from compiler.checks.base import device_rule, rule
+from compiler.checks.rules._common import join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -32,21 +32,24 @@ STORM_LIMIT_PERCENT = 10.0
 CAPPED_KINDS = ("broadcast", "multicast")
 
 
-def server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
+def server_facing(device: Device) -> list[Interface]:
     """The interfaces that carry a server's traffic: its access port, or its port-channel (a port
     shut on purpose, a decommissioned server's or one ``ports.yaml`` shuts, carries none), in
     EOS's interface order."""
-    return sorted(_server_facing(fabric, device), key=lambda iface: eos.interface_key(iface.name))
+    return sorted(_server_facing(device), key=lambda iface: eos.interface_key(iface.name))
 
 
-def _server_facing(fabric: ResolvedFabric, device: Device) -> list[Interface]:
+def _server_facing(device: Device) -> list[Interface]:
     """:func:`server_facing` unsorted: a rule sorts only the ports it names (the sort was most of
     STC001, which names none on a sound fabric). Sorting a part of this list gives that part in
-    the order :func:`server_facing` gives it (the sort is stable, the list in one order)."""
-    ifaces = interfaces(fabric, device)
+    the order :func:`server_facing` gives it (the sort is stable, the list in one order).
+
+    The used ports are the switch's facts' (``ResolvedFabric.ports`` gives the same: the facts of
+    a switch are made with them), so the rule reads the switch alone."""
+    ifaces = {iface.name: iface for iface in device.config.interfaces}
     names = {
         port.name if port.channel is None else eos.port_channel(port.channel)
-        for port in fabric.ports(device.name)
+        for port in device.facts.ports
         if port.kind == "server"
     }
     return [ifaces[n] for n in names if n in ifaces and not ifaces[n].shutdown]
@@ -57,27 +60,29 @@ def _uncapped(iface: Interface) -> list[str]:
     return [k for k in CAPPED_KINDS if levels.get(k, 100.0) > STORM_LIMIT_PERCENT]
 
 
-@rule("STC001", "error", "C2", "Storm-control on every server-facing port")
-def storm_control(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+_UNCAPPED: dict[object, list[str]] = {}
+"""The kinds each storm-control setting leaves uncapped (the ports share a few settings; the
+answer is a function of the setting alone, held for the process)."""
+
+
+@device_rule("STC001", "error", "C2", "Storm-control on every server-facing port")
+def storm_control(device: Device) -> Iterator[str]:
     """Yield each switch with server-facing ports that do not cap broadcast and multicast."""
-    del intent
-    uncapped: dict[object, list[str]] = {}  # by storm-control settings: the ports share a few
-    for name, device in sorted(fabric.devices.items()):
-        bad: dict[str, list[str]] = {}
-        for iface in _server_facing(fabric, device):
-            try:  # the settings judged already, most often: a look-up, not a call
-                kinds = uncapped[iface.storm_control]
-            except (KeyError, TypeError):
-                kinds = memo(uncapped, iface.storm_control, lambda: _uncapped(iface))  # noqa: B023
-            for kind in kinds:
-                bad.setdefault(kind, []).append(iface.name)
-        for kind, names in sorted(bad.items()):
-            names.sort(key=eos.interface_key)
-            yield (
-                name,
-                f"{len(names)} server-facing port(s) without {kind} storm-control at or below "
-                f"{STORM_LIMIT_PERCENT:g}% ({join(names, 4)}): set storm_control.{kind} in fabric.yaml",
-            )
+    uncapped = _UNCAPPED
+    bad: dict[str, list[str]] = {}
+    for iface in _server_facing(device):
+        try:  # the settings judged already, most often: a look-up, not a call
+            kinds = uncapped[iface.storm_control]
+        except (KeyError, TypeError):
+            kinds = memo(uncapped, iface.storm_control, lambda: _uncapped(iface))  # noqa: B023
+        for kind in kinds:
+            bad.setdefault(kind, []).append(iface.name)
+    for kind, names in sorted(bad.items()):
+        names.sort(key=eos.interface_key)
+        yield (
+            f"{len(names)} server-facing port(s) without {kind} storm-control at or below "
+            f"{STORM_LIMIT_PERCENT:g}% ({join(names, 4)}): set storm_control.{kind} in fabric.yaml"
+        )
 
 
 def _uplinks_as_designed(fabric: ResolvedFabric, network: str) -> bool:

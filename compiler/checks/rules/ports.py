@@ -38,9 +38,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 
-from compiler.checks.base import rule
+from compiler.checks.base import device_rule, rule
 from compiler.checks.rules._common import devices, fabric_spec, gbps, links_of, problems
-from compiler.fabric import ResolvedFabric
+from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Cable
 from compiler.facts.hardware import Layout
 from compiler.facts.ports import PortSetting
@@ -227,23 +227,20 @@ def oversubscription(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         yield leaf.name, f"{down_text or 'no servers'} down, {up_text or 'nothing'} up: {ratio}"
 
 
-@rule("VLN001", "error", "N3", "The internal-VLAN range serves every routed port")
-def internal_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("VLN001", "error", "N3", "The internal-VLAN range serves every routed port")
+def internal_vlans(device: Device) -> Iterator[str]:
     """Yield each switch whose routed ports outnumber its internal-VLAN range, or whose range holds
     a VLAN it carries: EOS error-disables a routed port that finds no internal VLAN
     (``no-internal-vlan``). A switch without the line has EOS's own range (``core/hardware/eos.yaml``),
     from which EOS skips the VLANs configured: only its size counts there."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        config = device.config
-        routed = sum(1 for iface in config.interfaces if iface.routed)
-        if config.vlan_internal_range is not None:
-            first, last = (int(v) for v in config.vlan_internal_range.split())
-            configured, in_use = VlanRange(first, last), [v.id for v in config.vlans]
-        else:
-            configured, in_use = catalog().internal_vlans, []
-        for problem in internal_vlan_problems(routed, configured, in_use):
-            yield name, problem
+    config = device.config
+    routed = sum(1 for iface in config.interfaces if iface.routed)
+    if config.vlan_internal_range is not None:
+        first, last = (int(v) for v in config.vlan_internal_range.split())
+        configured, in_use = VlanRange(first, last), [v.id for v in config.vlans]
+    else:
+        configured, in_use = catalog().internal_vlans, []
+    yield from internal_vlan_problems(routed, configured, in_use)
 
 
 SWITCH_FACING = {

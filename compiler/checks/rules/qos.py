@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from compiler.checks.base import rule
-from compiler.checks.rules._common import devices, fabric_spec, gbps, interfaces, join, links_of, memo
+from compiler.checks.base import device_rule, rule
+from compiler.checks.rules._common import design_spec, devices, fabric_spec, gbps, interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts.qos import ECN_CODEPOINTS
 from compiler.intent import ROCE_DSCPS, Intent, QosProfile
@@ -84,6 +84,22 @@ def _profile(intent: Intent, device: Device) -> QosProfile | None:
     if spec is None or spec.qos is None:
         return None
     return intent.fabric.qos_profiles.get(spec.qos)
+
+
+ROCE_ROLES = ("leaf", "spine", "super-spine")
+"""The roles whose switches carry RoCE on a fabric with a QoS profile (:func:`_roce_devices`)."""
+
+
+def _design_profile(device: Device) -> QosProfile | None:
+    """:func:`_profile` from the switch's own design (``device.facts.design``, the intent's), for
+    a switch of :data:`ROCE_ROLES`: what :func:`_roce_devices` pairs it with, for a switch rule."""
+    if device.role not in ROCE_ROLES:
+        return None
+    design = device.facts.design
+    spec = design_spec(design, device.network)
+    if spec is None or spec.qos is None:
+        return None
+    return design.qos_profiles.get(spec.qos)
 
 
 def _roce_devices(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Device, QosProfile, QosConfig | None]]:
@@ -173,25 +189,20 @@ def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]
             yield device.name, message
 
 
-@rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")
-def watchdog_timing(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")
+def watchdog_timing(device: Device) -> Iterator[str]:
     """Yield each switch whose PFC watchdog polling interval exceeds half its shortest timer."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        qos = device.config.qos
-        if qos is None:
-            continue
-        wd = qos.watchdog
-        polling, timeout, recovery = (float(v) for v in (wd.polling_interval, wd.timeout, wd.recovery_time))
-        limit = min(timeout, recovery) / 2
-        if polling > limit:
-            yield (
-                name,
-                (
-                    f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
-                    f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
-                ),
-            )
+    qos = device.config.qos
+    if qos is None:
+        return
+    wd = qos.watchdog
+    polling, timeout, recovery = (float(v) for v in (wd.polling_interval, wd.timeout, wd.recovery_time))
+    limit = min(timeout, recovery) / 2
+    if polling > limit:
+        yield (
+            f"pfc watchdog polling-interval {wd.polling_interval} exceeds "
+            f"min(timeout {wd.timeout}, recovery-time {wd.recovery_time}) / 2 = {limit:g}"
+        )
 
 
 @rule("QOS003", "error", "C4/N4", "Only RoCE and CNP markings reach the no-drop and CNP classes")
@@ -261,17 +272,16 @@ def host_marking(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
             )
 
 
-@rule("QOS006", "error", "C4/N4", "PFC watchdog on every lossless port")
-def watchdog_on_ports(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("QOS006", "error", "C4/N4", "PFC watchdog on every lossless port")
+def watchdog_on_ports(device: Device) -> Iterator[str]:
     """Yield each switch with lossless ports whose profile does not run the PFC watchdog."""
-    for device, _, qos in _roce_devices(intent, fabric):
-        if qos is None:
-            continue
-        off = {p.name for p in qos.profiles if not p.pfc_watchdog}
-        ports = [i.name for i in device.config.interfaces if i.service_profile in off]
-        if ports:
-            yield (
-                device.name,
-                f"no PFC watchdog on {len(ports)} lossless port(s) ({join(ports, 4)}): the global timers "
-                "alone stop no pause storm (qos_profiles.<name>.watchdog.enabled)",
-            )
+    qos = device.config.qos if _design_profile(device) is not None else None
+    if qos is None:
+        return
+    off = {p.name for p in qos.profiles if not p.pfc_watchdog}
+    ports = [i.name for i in device.config.interfaces if i.service_profile in off]
+    if ports:
+        yield (
+            f"no PFC watchdog on {len(ports)} lossless port(s) ({join(ports, 4)}): the global timers "
+            "alone stop no pause storm (qos_profiles.<name>.watchdog.enabled)"
+        )

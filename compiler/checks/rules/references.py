@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from compiler.checks.base import RULES, rule
-from compiler.checks.rules._common import interfaces, problems
+from compiler.checks.base import RULES, device_rule, rule
+from compiler.checks.rules._common import problems
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -62,30 +62,27 @@ def _iface_refs(iface: Interface, vlans: set[int], profiles: list[str] | None) -
         yield f"{iface.name}: VLAN {vlan} is not defined on the device"
 
 
-@rule("REF001", "error", "N1/C4", "Every referenced QoS profile and VLAN exists")
-def profiles_and_vlans(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("REF001", "error", "N1/C4", "Every referenced QoS profile and VLAN exists")
+def profiles_and_vlans(device: Device) -> Iterator[str]:
     """Yield each interface naming a service-profile or VLAN its device does not define."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        config = device.config
-        profiles = [p.name for p in config.qos.profiles] if config.qos is not None else None
-        vlans: set[int] | None = None
-        for iface in config.interfaces:
-            profile = iface.service_profile
-            if profile is None or (profiles is not None and profile in profiles):
-                # Nothing to report unless a VLAN is missing: most ports are routed, or server
-                # ports in a VLAN the device defines (one set look-up, not _iface_refs' set).
-                access, trunk = iface.switchport_access_vlan, iface.switchport_trunk_allowed_vlan
-                if access is None and not trunk:
-                    continue
-                if vlans is None:
-                    vlans = {v.id for v in config.vlans}
-                if not trunk and access in vlans:
-                    continue
+    config = device.config
+    profiles = [p.name for p in config.qos.profiles] if config.qos is not None else None
+    vlans: set[int] | None = None
+    for iface in config.interfaces:
+        profile = iface.service_profile
+        if profile is None or (profiles is not None and profile in profiles):
+            # Nothing to report unless a VLAN is missing: most ports are routed, or server
+            # ports in a VLAN the device defines (one set look-up, not _iface_refs' set).
+            access, trunk = iface.switchport_access_vlan, iface.switchport_trunk_allowed_vlan
+            if access is None and not trunk:
+                continue
             if vlans is None:
                 vlans = {v.id for v in config.vlans}
-            for message in _iface_refs(iface, vlans, profiles):
-                yield name, message
+            if not trunk and access in vlans:
+                continue
+        if vlans is None:
+            vlans = {v.id for v in config.vlans}
+        yield from _iface_refs(iface, vlans, profiles)
 
 
 @rule("REF002", "error", "G1", "The intent names existing devices, servers and racks")
@@ -111,7 +108,9 @@ def extra_config_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tup
                     yield intent.where(element), f"no rack {member.rack} in racks.yaml"
 
 
-def _routing_refs(fabric: ResolvedFabric, device: Device) -> Iterator[str]:
+@device_rule("REF003", "error", "N3", "Every routing reference resolves")
+def routing_references(device: Device) -> Iterator[str]:
+    """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
     config = device.config
     route_maps = {entry.name for entry in config.route_maps}
     prefix_lists = {p.name for p in config.prefix_lists}
@@ -132,17 +131,8 @@ def _routing_refs(fabric: ResolvedFabric, device: Device) -> Iterator[str]:
                 yield f"route-map {entry.name} {entry.seq}: prefix-list {matched} is not defined"
     ospf = config.router_ospf
     if ospf is not None:
-        for name in sorted(set(ospf.active_interfaces) - set(interfaces(fabric, device))):
+        for name in sorted(set(ospf.active_interfaces) - {iface.name for iface in config.interfaces}):
             yield f"router ospf activates {name}, which is not configured"
-
-
-@rule("REF003", "error", "N3", "Every routing reference resolves")
-def routing_references(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each peer group, route map, prefix list or OSPF interface used but not defined."""
-    del intent
-    for name, device in sorted(fabric.devices.items()):
-        for message in _routing_refs(fabric, device):
-            yield name, message
 
 
 @rule("RES001", "error", "G1", "Every resolution problem is reported")

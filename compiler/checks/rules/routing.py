@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from compiler.addressing import address_value, address_values, dotted
-from compiler.checks.base import rule
-from compiler.checks.rules._common import MASKS, Held, fabric_spec, fleet, held, interfaces, links_of, subnet_of
+from compiler.checks.base import device_rule, rule
+from compiler.checks.rules._common import MASKS, Held, design_spec, fleet, held, interfaces, links_of, subnet_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -37,29 +37,27 @@ def _fabric_switches(fabric: ResolvedFabric) -> list[Device]:
     return [d for _, d in sorted(fabric.devices.items()) if d.role in FABRIC_ROLES]
 
 
-@rule("RTE001", "error", "N3", "ECMP maximum-paths covers every spine")
-def ecmp_paths(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("RTE001", "error", "N3", "ECMP maximum-paths covers every spine")
+def ecmp_paths(device: Device) -> Iterator[str]:
     """Yield each leaf or spine whose underlay cannot use all spines at once."""
-    for device in _fabric_switches(fabric):
-        spec = fabric_spec(intent, device.network)
-        spines = spec.spines.count if spec else 0
-        config = device.config
-        protocols = [
-            (name, router.maximum_paths)
-            for name, router in (("bgp", config.router_bgp), ("ospf", config.router_ospf))
-            if router is not None
-        ]
-        if not protocols:
-            yield device.name, "no underlay routing (neither router bgp nor router ospf)"
-        for name, paths in protocols:
-            if paths < spines:
-                yield (
-                    device.name,
-                    (
-                        f"router {name} maximum-paths {paths} < {spines} spines: "
-                        f"ECMP would leave {spines - paths} spine(s) unused"
-                    ),
-                )
+    if device.role not in FABRIC_ROLES:
+        return
+    spec = design_spec(device.facts.design, device.network)
+    spines = spec.spines.count if spec else 0
+    config = device.config
+    protocols = [
+        (name, router.maximum_paths)
+        for name, router in (("bgp", config.router_bgp), ("ospf", config.router_ospf))
+        if router is not None
+    ]
+    if not protocols:
+        yield "no underlay routing (neither router bgp nor router ospf)"
+    for name, paths in protocols:
+        if paths < spines:
+            yield (
+                f"router {name} maximum-paths {paths} < {spines} spines: "
+                f"ECMP would leave {spines - paths} spine(s) unused"
+            )
 
 
 class _Peering:
@@ -323,10 +321,8 @@ def _bfd_problems(device: Device) -> Iterator[str]:
         )
 
 
-@rule("RTE004", "error", "N3", "BFD on the underlay takes a dead link out in under a second")
-def bfd(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+@device_rule("RTE004", "error", "N3", "BFD on the underlay takes a dead link out in under a second")
+def bfd(device: Device) -> Iterator[str]:
     """Yield each leaf or spine whose underlay runs without BFD or with BFD too slow for a fabric."""
-    del intent
-    for device in _fabric_switches(fabric):
-        for message in _bfd_problems(device):
-            yield device.name, message
+    if device.role in FABRIC_ROLES:
+        yield from _bfd_problems(device)

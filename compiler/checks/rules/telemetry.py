@@ -15,11 +15,14 @@ TEL002    error     O2           every Prometheus rule queries metrics and label
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from functools import partial
 from ipaddress import IPv4Address
+from typing import Any
 
 from compiler.artifacts import monitoring
-from compiler.checks.base import rule
+from compiler.artifacts.units import digest_of
+from compiler.checks.base import Part, rule
 from compiler.checks.rules._common import per_run
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
@@ -67,19 +70,44 @@ def gnmi_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
             yield device.name, message
 
 
-@rule("TEL002", "error", "O2", "Alerts query what the collector produces")
+def _standing(fabric: ResolvedFabric) -> list[Device]:
+    """One switch per network and role, the first by name: it stands for the others in TEL002."""
+    standing: dict[tuple[str, str], Device] = {}
+    for _, device in sorted(fabric.devices.items()):
+        standing.setdefault((device.network, device.role), device)
+    return list(standing.values())
+
+
+def alerts_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """TEL002 in parts, one per standing switch, each made of: the thresholds, the switch's name,
+    network, lossless queue and facts digest (its cabled ends are made of its used ports, facts),
+    which its alert group is made of (:func:`compiler.artifacts.monitoring.device_rules`, keyed
+    the same way for ``generated/``: ``rule_units``); and the subscriptions, what the collector
+    produces (:func:`compiler.artifacts.monitoring.produced_series`). A server row changes the
+    part of the leaf it is cabled to, at most."""
+    config = _gnmic_config(intent, fabric)
+    shared = (digest_of(intent.fabric.thresholds), digest_of(config["subscriptions"]))
+    for device in _standing(fabric):
+        inputs = (*shared, device.name, device.network, monitoring.ecn_queue(fabric, device), digests[device.name])
+        yield inputs, partial(_unproduced, intent, fabric, config, device)
+
+
+def _unproduced(
+    intent: Intent, fabric: ResolvedFabric, config: dict[str, Any], device: Device
+) -> Iterator[tuple[str, str]]:
+    """What the alert group of ``device`` queries that the collector (``config``) does not produce."""
+    ends = monitoring.switch_ends(device.facts.ports)
+    rules = monitoring.device_rules(intent, device, ends, monitoring.ecn_queue(fabric, device))
+    for problem in monitoring.unproduced_queries(rules, config):
+        yield f"monitoring/rules/{device.name}.rules.yaml", problem
+
+
+@rule("TEL002", "error", "O2", "Alerts query what the collector produces", key=alerts_key)
 def alerts_match_collection(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each alert of a switch's rules whose metric or label no gNMIc subscription produces.
 
     One switch per network and role stands for the others: their rules differ only in names.
     """
     config = _gnmic_config(intent, fabric)
-    standing: dict[tuple[str, str], Device] = {}
-    for _, device in sorted(fabric.devices.items()):
-        standing.setdefault((device.network, device.role), device)
-    ends = monitoring.cabled_ends(fabric, {device.name for device in standing.values()})
-    for device in standing.values():
-        name = device.name
-        rules = monitoring.device_rules(intent, device, ends.get(name, []), monitoring.ecn_queue(fabric, device))
-        for problem in monitoring.unproduced_queries(rules, config):
-            yield f"monitoring/rules/{name}.rules.yaml", problem
+    for device in _standing(fabric):
+        yield from _unproduced(intent, fabric, config, device)

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from compiler.checks import run_checks
+from compiler.artifacts.units import facts_digests
+from compiler.checks import checked, run_checks
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
 from compiler.structured import DeviceConfig, Interface
@@ -221,3 +222,19 @@ def test_each_scenario_finds_something(scenario: str) -> None:
     golden = GOLDEN.read_text().split("## ")
     body = next(part for part in golden if part.startswith(f"{scenario}\n"))
     assert scenario == "example" or body.count("\n") > 1
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_the_compiles_runner_finds_the_same(tmp_path: Path, scenario: str) -> None:
+    """``checked`` (a compile's runner: switch rules judged one switch at a time, keyed rules
+    under their key) finds what ``run_checks`` finds, cold and keeping what it found."""
+    edits, change = SCENARIOS[scenario]
+    intent = _intent(tmp_path, edits)
+    fabric = resolve(intent)
+    digests = facts_digests(fabric)
+    if change is not None:
+        fabric = change(fabric)
+    expected = run_checks(intent, fabric)
+    found, kept = checked(intent, fabric, digests, {})
+    assert found == expected
+    assert checked(intent, fabric, digests, kept) == (expected, kept)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.checks.rules.edge import server_facing, storm_control
+from compiler.checks import RULES
+from compiler.checks.rules.edge import server_facing
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 from compiler.platforms import eos
@@ -14,12 +15,12 @@ def test_uncapped_ports_named_in_interface_order(resolved_example: tuple[Intent,
     them (Ethernet9 before Ethernet10, which text puts first), whatever order they were found in."""
     intent, fabric = resolved_example
     leaf = "rack01-stor-leaf-a"
-    ports = [p.name for p in server_facing(fabric, fabric.devices[leaf])]
+    ports = [p.name for p in server_facing(fabric.devices[leaf])]
     assert ports == sorted(ports, key=eos.interface_key)
     uncapped = ports[8:12]
     assert sorted(uncapped) != uncapped  # text order differs from the interface order
     changed = with_interfaces(fabric, leaf, {name: {"storm_control": (("multicast", "1"),)} for name in uncapped})
-    found = [(subject, message) for subject, message in storm_control(intent, changed) if subject == leaf]
+    found = [(subject, message) for subject, message in RULES["STC001"].check(intent, changed) if subject == leaf]
     assert found == [
         (
             leaf,

@@ -3,7 +3,7 @@ be caught, alone or beside another on the same interface."""
 
 from __future__ import annotations
 
-from compiler.checks.rules.references import profiles_and_vlans
+from compiler.checks import RULES
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 from tests.compiler.checks.conftest import with_interfaces
@@ -11,7 +11,7 @@ from tests.compiler.checks.conftest import with_interfaces
 
 def test_every_kind_of_dangling_reference(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
     intent, fabric = resolved_example
-    assert list(profiles_and_vlans(intent, fabric)) == []
+    assert list(RULES["REF001"].check(intent, fabric)) == []
     fabric = with_interfaces(
         fabric,
         "rack07-leaf-a",
@@ -22,7 +22,7 @@ def test_every_kind_of_dangling_reference(resolved_example: tuple[Intent, Resolv
         },
     )
     fabric = with_interfaces(fabric, "rack01-mgmt", {"Ethernet1": {"service_profile": "ROCE-LEAF-100G"}})
-    assert list(profiles_and_vlans(intent, fabric)) == [
+    assert list(RULES["REF001"].check(intent, fabric)) == [
         ("rack01-mgmt", "Ethernet1: service-profile ROCE-LEAF-100G but no qos profile"),
         ("rack07-leaf-a", "Ethernet1/1: VLAN 998 is not defined on the device"),
         ("rack07-leaf-a", "Ethernet1/3: VLAN 997 is not defined on the device"),
