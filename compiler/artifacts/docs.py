@@ -7,7 +7,6 @@ the power budget; details live in the tables under ``inventory/`` it links to.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from itertools import compress
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -17,7 +16,6 @@ from compiler.artifacts.tables import markdown_table, percent
 from compiler.fabric import ResolvedFabric
 from compiler.intent import SPEEDS_GBPS, Intent
 from compiler.memo import same_as_last
-from compiler.structured.qos import ROCE_PORT_KINDS
 
 
 def ratio(down: float, up: float) -> str:
@@ -85,31 +83,6 @@ def _bandwidth(fabric: ResolvedFabric) -> tuple[dict[str, int], dict[str, int]]:
 _A_END = attrgetter("a.device", "a_speed")
 
 
-def roce_speeds(fabric: ResolvedFabric, network: str) -> set[str]:
-    """:meth:`ResolvedFabric.roce_speeds`, each switch's ports read at C speed (getters and
-    ``compress``): a loop in Python over the ports of every switch of a fabric was a third of
-    the docs at 16x.
-
-    Example:
-        >>> from pathlib import Path
-        >>> from compiler.fabric import resolve
-        >>> from compiler.intent import load_intent
-        >>> fabric = resolve(load_intent(Path("intent")))
-        >>> roce_speeds(fabric, "compute") == fabric.roce_speeds("compute") == {"100g", "400g"}
-        True
-    """
-    speeds: set[str | None] = set()
-    for device in fabric.devices.values():
-        if device.network == network and device.facts.qos is not None:
-            ports = device.facts.ports
-            speeds.update(compress(map(_SPEED, ports), map(_ROCE_KINDS.__contains__, map(_KIND, ports))))
-    speeds.discard(None)
-    return speeds  # type: ignore[return-value]  # None discarded
-
-
-_SPEED, _KIND, _ROCE_KINDS = attrgetter("speed"), attrgetter("kind"), frozenset(ROCE_PORT_KINDS)
-
-
 def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
     return [
         (
@@ -163,7 +136,7 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
     ]
     for net, roce in sorted(fabric.facts.qos.fabrics.items()):
         q = spec.qos_profiles[roce.profile]
-        used = roce_speeds(fabric, net)
+        used = fabric.roce_speeds(net)
         bands = ", ".join(f"{speed} {b.min_kbytes}-{b.max_kbytes} KB" for speed, b in roce.ecn_bands if speed in used)
         watchdog = f"{q.watchdog.action} after {q.watchdog.timeout:g} s"
         parts += [
