@@ -80,36 +80,33 @@ def fingerprint(inputs: object, code: str | None = None) -> str:
     no pydantic models (pass :func:`~compiler.artifacts.units.digest_of`). A switch's inputs are
     already a digest of its facts (:func:`~compiler.artifacts.units.facts_digests`).
     """
-    return fingerprinter(code)(inputs, False)
+    return fingerprinter(code)(inputs)
 
 
-def fingerprinter(code: str | None = None) -> Callable[[object, bool], str]:
+def fingerprinter(code: str | None = None) -> Callable[[object], str]:
     """:func:`fingerprint` under ``code``, for the thousands of units of one compile: the
     code's part hashed once, each unit's from a copy of it, one pickler for them all.
 
-    Without a memo by default, so a unit's pickle is its values' alone, not which of them
-    happen to be one object; ``memo=True`` for inputs that hold one object many times over (a
-    switch's provenance: one source record per port of a server), which it then writes once.
-    The memo is cleared only for those: clearing it costs its whole table, which one large
-    key grows to thousands of entries (6 us for each of the ~6,000 units after it at 16x).
+    Without a memo, so a unit's pickle is its values' alone, never which of them happen to be
+    one object (that would follow what the process did before: caches, interned strings), and
+    the memo's table is never cleared (6 us for each of the ~6,000 units at 16x once one large
+    key grew it).
 
     Example:
         >>> key, part = fingerprinter("code"), "".join(["a", "b"])
-        >>> key((1, "a"), False) == fingerprint((1, "a"), "code") != key((1.0, "a"), False)
+        >>> key((1, "a")) == fingerprint((1, "a"), "code") != key((1.0, "a"))
         True
-        >>> key((part, part), False) == key((part, "ab"), False)
+        >>> key((part, part)) == key((part, "ab"))
         True
     """
     seed = hashlib.sha256(f"{code or code_digest()}\0".encode())
     out = io.BytesIO()
     pickler = _KeyPickler(out, protocol=5)
+    pickler.fast = True  # no memo: inputs are plain data, without cycles
 
-    def key(inputs: object, memo: bool = False) -> str:
+    def key(inputs: object) -> str:
         out.seek(0)
         out.truncate()
-        pickler.fast = not memo  # "fast": no memo (inputs hold no cycles: plain data)
-        if memo:
-            pickler.clear_memo()
         pickler.dump(inputs)
         digest = seed.copy()
         with out.getbuffer() as data:

@@ -106,7 +106,7 @@ class Assembly:
         records = reuse.cache.units if reuse is not None else {}
         known = reuse.known.items() if reuse is not None else {}.items()
         for unit in units:
-            key = key_of(unit.inputs, unit.repeats)
+            key = key_of(unit.inputs)
             record = records.get(unit.name)
             if record is not None and record.key == key:
                 files = record.files

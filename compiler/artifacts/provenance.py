@@ -35,8 +35,7 @@ def provenance_units(devices: Iterable[str], provenance: Provenance) -> Iterator
             provenance.vlans.get(name, {}),
             provenance.settings.get(name, {}),
         )
-        # A server's source record stands behind each of its ports: keyed with a memo.
-        yield Unit(f"provenance/{name}", (name, found), partial(_provenance_file, name, *found), repeats=True)
+        yield Unit(f"provenance/{name}", (name, found), partial(_provenance_file, name, *found))
 
 
 def _provenance_file(name: str, *found: Any) -> dict[str, str]:

@@ -51,9 +51,6 @@ class Unit:
     name: str
     inputs: object
     build: Callable[[], dict[str, str]]
-    repeats: bool = False
-    """Whether ``inputs`` hold one object many times over: keyed with a memo, which writes it
-    once (:func:`compiler.cache.fingerprinter`)."""
     recall: Recall | None = None
     """``build`` for a unit whose parts outlive it: given the notes its last build left (empty
     when there are none), its files and its notes for the next. A fleet-wide summary keeps
