@@ -175,8 +175,8 @@ def checked(
 
     The same findings in the same order as :func:`run_checks`: a judge reads the switch alone,
     which its digest stands for (see :func:`device_rule`), a keyed part what its inputs hold, a
-    rule with ``reads`` what its fingerprint is made of, and the runner sorts every finding. A judgement naming a rule that is not a switch rule (a file
-    from elsewhere) is judged again.
+    rule with ``reads`` what its fingerprint is made of, and the runner sorts every finding. A
+    judgement naming a rule that is not a switch rule (a file from elsewhere) is judged again.
     """
     from compiler.checks import rules  # noqa: F401  (registers the rules)
 
@@ -186,6 +186,7 @@ def checked(
     judged: dict[str, Judgement] = {}
     for r in RULES.values():
         if r.judge is None:
+            found: Iterable[tuple[str, str]]
             if r.reads is not None:
                 found = _whole(r, intent, fabric, digests, kept, judged)
             elif r.key is not None:
@@ -202,10 +203,11 @@ def _parts(
 ) -> Iterator[tuple[str, str]]:
     """A keyed rule's findings, part by part: kept under its inputs' fingerprint, or found; each
     part's put in ``judged``."""
-    from compiler.cache import fingerprint
+    from compiler.cache import fingerprinter
 
+    take = fingerprinter()
     for inputs, find in parts:
-        name = f"{r.id}:{fingerprint(inputs)}"
+        name = f"{r.id}:{take(inputs, False)}"
         part = kept.get(name)
         judged[name] = part = tuple(find()) if part is None else part
         yield from part
@@ -249,10 +251,8 @@ def _read(
     for name, device in sorted(fabric.devices.items()):
         at = f"{rule_id}@{digests[name]}"
         held = kept.get(at)
-        if held is not None and len(held) == 1 and held[0][0] == "":
-            summary = held[0][1]
-        else:
-            summary = take(reads(device), False)
+        kept_one = held is not None and len(held) == 1 and held[0][0] == ""
+        summary = held[0][1] if held is not None and kept_one else take(reads(device), False)
         judged[at] = (("", summary),)
         yield name, summary
 
