@@ -21,10 +21,11 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from functools import partial
+from functools import cached_property, partial
 from ipaddress import IPv4Network
 
 from compiler.addressing import address_value
+from compiler.cache import fingerprint
 from compiler.checks.base import Part, rule
 from compiler.checks.rules._common import MASKS, PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
@@ -47,11 +48,16 @@ def _guarded(device: Device) -> dict[str, str | None]:
 
 def _server_side(fabric: ResolvedFabric) -> list[tuple[IPv4Network, str]]:
     """What no management ACL may admit: servers' management subnets, fabric host pools."""
+    return [(IPv4Network(subnet), label) for subnet, label in _server_side_text(fabric)]
+
+
+def _server_side_text(fabric: ResolvedFabric) -> list[tuple[str, str]]:
+    """:func:`_server_side` as written (each subnet's text, parsed only when a switch is judged)."""
     sides = [
-        (IPv4Network(r.server_subnet), f"the servers' management subnet of rack {r.rack}")
+        (r.server_subnet, f"the servers' management subnet of rack {r.rack}")
         for r in fabric.facts.management.racks.values()
     ]
-    sides += [(IPv4Network(p.cidr), f"the {p.network} host pool") for p in fabric.pools if p.name == "hosts"]
+    sides += [(p.cidr, f"the {p.network} host pool") for p in fabric.pools if p.name == "hosts"]
     return sides
 
 
@@ -60,9 +66,9 @@ def acls_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str])
     management subnets and the host pools, with how they are named) and the switch's name and
     facts digest (its services and ACLs are its config's). A server row changes none."""
     del intent
-    sides = _server_side(fabric)
-    shared = tuple((str(net), label) for net, label in sides)
-    judge = _AclJudge(sides)
+    sides = _server_side_text(fabric)
+    shared = fingerprint(tuple(sides))  # once, not in every part
+    judge = _AclJudge(fabric)
     for name, device in sorted(fabric.devices.items()):
         yield (shared, name, digests[name]), partial(judge, device)
 
@@ -71,9 +77,13 @@ class _AclJudge:
     """MGT001 over one switch at a time; every switch lists the same few sources, each parsed
     and looked up once."""
 
-    def __init__(self, sides: list[tuple[IPv4Network, str]]) -> None:
-        self.forbidden = PrefixIndex(sides)
+    def __init__(self, fabric: ResolvedFabric) -> None:
+        self.fabric = fabric
         self.verdicts: dict[str, tuple[IPv4Network | None, list[str]]] = {}
+
+    @cached_property
+    def forbidden(self) -> PrefixIndex[str]:
+        return PrefixIndex(_server_side(self.fabric))
 
     def __call__(self, device: Device) -> Iterator[tuple[str, str]]:
         name = device.name
@@ -110,7 +120,7 @@ class _AclJudge:
 def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch whose management services are open, or open to servers."""
     del intent
-    judge = _AclJudge(_server_side(fabric))
+    judge = _AclJudge(fabric)
     for _, device in sorted(fabric.devices.items()):
         yield from judge(device)
 

@@ -62,8 +62,9 @@ def targets_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, st
     config = _gnmic_config(intent, fabric)
     yield (config.get("skip-verify"), config.get("tls-ca")), partial(_verifies, config)
     collectors = intent.fabric.services.collectors.gnmi
+    dialling = tuple(str(c) for c in collectors)
     for device, port in _targets(fabric, config):
-        inputs = (port, device.name, digests[device.name], tuple(str(c) for c in collectors))
+        inputs = (port, device.name, digests[device.name], dialling)
         yield inputs, partial(_target, device, port, collectors)
 
 
