@@ -49,6 +49,17 @@ def host_text(subnet: IPv4Network, offset: int) -> str:
     return f"{dotted(int(subnet.network_address) + offset)}/{subnet.prefixlen}"
 
 
+def network_text(subnet: IPv4Network) -> str:
+    """``str(subnet)`` from its integer: the ``ipaddress`` text costs ten times as much, once
+    per rack and leaf pair.
+
+    Example:
+        >>> network_text(IPv4Network("10.30.4.0/24")), str(IPv4Network("10.30.4.0/24"))
+        ('10.30.4.0/24', '10.30.4.0/24')
+    """
+    return f"{dotted(int(subnet.network_address))}/{subnet.prefixlen}"
+
+
 def dotted(value: int) -> str:
     """An address as text from its integer, as ``str(IPv4Address(value))`` gives it.
 
@@ -56,7 +67,14 @@ def dotted(value: int) -> str:
         >>> dotted(167772417), str(IPv4Address(167772417))
         ('10.0.1.1', '10.0.1.1')
     """
-    return f"{value >> 24 & 255}.{value >> 16 & 255}.{value >> 8 & 255}.{value & 255}"
+    # Octets as text from a table, joined: half the cost of formatting four integers (the facts
+    # write an address per server NIC and link end, about 20,000 at 16x).
+    return ".".join(
+        (_OCTETS[value >> 24 & 255], _OCTETS[value >> 16 & 255], _OCTETS[value >> 8 & 255], _OCTETS[value & 255])
+    )
+
+
+_OCTETS = tuple(str(octet) for octet in range(256))
 
 
 def address_value(text: str) -> int:
@@ -117,7 +135,8 @@ def p2p_text(pool: IPv4Network, index: int) -> tuple[str, str, str]:
         ('10.31.4.10/31', '10.31.4.11/31')
     """
     even = int(pool.network_address) + 2 * index
-    return f"{dotted(even)}/31", f"{dotted(even)}/31", f"{dotted(even + 1)}/31"
+    subnet = f"{dotted(even)}/31"  # the /31 and its even end are one text
+    return subnet, subnet, f"{dotted(even + 1)}/31"
 
 
 def subnet_capacity(pool: IPv4Network, prefixlen: int) -> int:

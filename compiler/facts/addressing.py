@@ -49,16 +49,17 @@ from compiler.addressing import (
     dotted,
     host_in,
     host_text,
+    network_text,
     nth_subnet,
     p2p_text,
     subnet_capacity,
 )
 from compiler.facts.common import FabricNetwork, Network, record
 from compiler.facts.hardware import Layouts
-from compiler.facts.servers import RESERVED, Attachments
+from compiler.facts.servers import RESERVED, Attachment, Attachments
 from compiler.facts.topology import SpineLeaf, Topology
-from compiler.facts.vlans import FabricVlan, VlanPlan
-from compiler.intent import Intent
+from compiler.facts.vlans import FabricVlan, PortVlans, VlanPlan
+from compiler.intent import FabricIntent, Intent
 from compiler.platforms import eos
 
 LEAF_LOOPBACK_OFFSET = 64
@@ -167,42 +168,76 @@ def build_addressing(
         added = len(allocations)
         _fabric(intent, topology, fabric, loopbacks, leaves, links, allocations)
         spec = intent.fabric.fabrics[net]
-        per_nic = spec.bonding == "per-nic"
-        stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
-        subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
-        gateways = {leaf: host_text(hosts, GATEWAY_OFFSET).partition("/")[0] for leaf, hosts in subnets.items()}
-        # Each leaf's subnet as (first address, prefix length): a server's address is text from
-        # integers, without the subnet object's properties once per NIC.
-        bases = {leaf: (int(hosts.network_address), hosts.prefixlen) for leaf, hosts in subnets.items()}
-        for nic in attachments.nics:
-            if nic.network != net or (nic.side and not per_nic):
-                continue
-            offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
-            carried = plan.of(nic.server, nic.nic)
-            for vlan in carried.tagged:
-                own = _vlan_host(vlan, pair_of[nic.switch], offset)
-                if own is not None:
-                    tagged[nic.server, nic.nic, vlan.id] = own
-                    allocations.append(_vlan_allocation(vlan, own, nic.server, f"{net} NIC {nic.nic} VLAN {vlan.id}"))
-            if carried.access is not None:
-                address = _vlan_host(carried.access, pair_of[nic.switch], offset)
-                if address is None:
-                    continue  # a layer-2 VLAN: the port has no address
-                purpose = f"{net} NIC {nic.nic}" if per_nic else f"{net} bond"
-                allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
-            else:
-                base, length = bases[nic.switch]
-                address = record(HostAddress, (f"{dotted(base + offset)}/{length}", gateways[nic.switch]))
-                purpose = (f"{net} NIC {nic.nic}" if per_nic else f"{net} bond") + (RESERVED if nic.retired else "")
-                allocations.append(record(Allocation, (net, "hosts", address.address, nic.server, purpose)))
-            if nic.side == 0:
-                servers[nic.server, net] = address
-            if per_nic:
-                nics[nic.server, nic.nic] = address
+        hosts = _Hosts(servers, nics, tagged, allocations)
+        _server_hosts(spec, fabric, attachments, plan, pair_of, hosts)
         pools.extend(_pool_uses(intent, topology.layouts, fabric, allocations[added:]))
     svis = _vlan_svis(topology, plan, pair_of, allocations)
     pools.extend(_vlan_pools(plan, pair_of, allocations))
     return Addressing(loopbacks, leaves, links, servers, nics, tuple(allocations), tuple(pools), tagged, svis)
+
+
+class _Hosts(NamedTuple):
+    """Where the servers' addresses go as they are taken."""
+
+    servers: dict[tuple[str, Network], HostAddress]
+    nics: dict[tuple[str, str], HostAddress]
+    tagged: dict[tuple[str, str, int], HostAddress]
+    allocations: list[Allocation]
+
+
+def _server_hosts(
+    spec: FabricIntent,
+    fabric: SpineLeaf,
+    attachments: Attachments,
+    plan: VlanPlan,
+    pair_of: Mapping[str, int],
+    out: _Hosts,
+) -> None:
+    """Every server NIC's addresses on ``fabric``: its bond's (leaf a) or its own (per NIC), on its
+    pair's /24 or its access VLAN's, and on its tagged VLANs."""
+    net = fabric.network
+    per_nic = spec.bonding == "per-nic"
+    stride = spec.leaves.racks_per_pair * spec.leaves.ports_per_rack
+    subnets = {leaf: nth_subnet(spec.pools.hosts, 24, pair.id) for pair in fabric.pairs for leaf in pair.leaves}
+    gateways = {leaf: host_text(hosts, GATEWAY_OFFSET).partition("/")[0] for leaf, hosts in subnets.items()}
+    # Each leaf's subnet as (first address, prefix length): a server's address is text from
+    # integers, without the subnet object's properties once per NIC.
+    bases = {leaf: (int(hosts.network_address), hosts.prefixlen) for leaf, hosts in subnets.items()}
+    bond, on_ports = f"{net} bond", plan.ports
+    for nic in attachments.nics:
+        if nic.network != net or (nic.side and not per_nic):
+            continue
+        offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
+        # Most ports have only the fabric's VLAN: no VLAN lookup without a port in vlans.yaml.
+        carried = on_ports.get((nic.server, nic.nic)) if on_ports else None
+        if carried is not None:
+            _tagged_hosts(nic, carried, pair_of[nic.switch], offset, out)
+        purpose = f"{net} NIC {nic.nic}" if per_nic else bond
+        if carried is None or carried.access is None:
+            base, length = bases[nic.switch]
+            address = record(HostAddress, (f"{dotted(base + offset)}/{length}", gateways[nic.switch]))
+            owned = (net, "hosts", address[0], nic.server, purpose + RESERVED if nic.retired else purpose)
+            out.allocations.append(record(Allocation, owned))
+        else:
+            found = _vlan_host(carried.access, pair_of[nic.switch], offset)
+            if found is None:
+                continue  # a layer-2 VLAN: the port has no address
+            address = found
+            out.allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
+        if nic.side == 0:
+            out.servers[nic.server, net] = address
+        if per_nic:
+            out.nics[nic.server, nic.nic] = address
+
+
+def _tagged_hosts(nic: Attachment, carried: PortVlans, pair: int, offset: int, out: _Hosts) -> None:
+    """A NIC's addresses on the tagged VLANs of its port that have a pool."""
+    for vlan in carried.tagged:
+        own = _vlan_host(vlan, pair, offset)
+        if own is not None:
+            out.tagged[nic.server, nic.nic, vlan.id] = own
+            purpose = f"{nic.network} NIC {nic.nic} VLAN {vlan.id}"
+            out.allocations.append(_vlan_allocation(vlan, own, nic.server, purpose))
 
 
 def vlan_pool_name(vlan: FabricVlan) -> str:
@@ -298,7 +333,7 @@ def _fabric(
             hosts = nth_subnet(pools.hosts, 24, pair.id)
             gateway = host_text(hosts, GATEWAY_OFFSET)
             owner = f"{net}-pair{pair.id:02d}"
-            take("hosts", str(hosts), owner, "server subnet")
+            take("hosts", network_text(hosts), owner, "server subnet")
             take("hosts", gateway, owner, "virtual-router gateway")
             peer_link = p2p_text(pools.mlag_peer, pair.id - 1)[1:]
             l3_link = p2p_text(pools.mlag_l3, pair.id - 1)[1:]
@@ -311,15 +346,8 @@ def _fabric(
                 take("mlag_peer", peer_link[side], name, peer_name)
                 take("mlag_l3", l3_link[side], name, l3_name)
                 loopbacks[name] = loopback
-                leaves[name] = LeafAddresses(
-                    loopback,
-                    svi,
-                    gateway.partition("/")[0],
-                    peer_link[side],
-                    peer_link[1 - side],
-                    l3_link[side],
-                    l3_link[1 - side],
-                )
+                mlag_ends = (peer_link[side], peer_link[1 - side], l3_link[side], l3_link[1 - side])
+                leaves[name] = record(LeafAddresses, (loopback, svi, gateway.partition("/")[0], *mlag_ends))
                 local = pod.local_index(index)
                 for number, spine in enumerate(pod.spines[: fabric.uplinks], start=1):
                     if local > len(spine_downlinks):
@@ -328,16 +356,8 @@ def _fabric(
                     take("p2p", spine_end, spine, f"P2P to {name}")
                     take("p2p", leaf_end, name, f"P2P to {spine}")
                     leaf_port = uplink_ports[number - 1]
-                    links[name, leaf_port] = FabricLink(
-                        net,
-                        name,
-                        leaf_port,
-                        spine,
-                        spine_downlinks[local - 1],
-                        subnet,
-                        leaf_end,
-                        spine_end,
-                    )
+                    ends = (name, leaf_port, spine, spine_downlinks[local - 1])
+                    links[name, leaf_port] = record(FabricLink, (net, *ends, subnet, leaf_end, spine_end))
         for number, spine in enumerate(pod.spines, start=1):
             if fabric.three_stage and pools.spine_loopbacks is not None:
                 loopback = dotted(int(pools.spine_loopbacks.network_address) + (pod.id - 1) * per_pod + number)
@@ -388,9 +408,8 @@ def _super_spines(
                 super_spine = supers[target]
                 take("spine_p2p", upper, super_spine, f"P2P to {spine}")
                 take("spine_p2p", lower, spine, f"P2P to {super_spine}")
-                links[spine, spine_port] = FabricLink(
-                    net, spine, spine_port, super_spine, downlinks[index], subnet, lower, upper
-                )
+                ends = (spine, spine_port, super_spine, downlinks[index])
+                links[spine, spine_port] = record(FabricLink, (net, *ends, subnet, lower, upper))
 
 
 def pool_use(

@@ -28,6 +28,7 @@ Example:
 # text of every field's annotation as the module loads, at every start.
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
@@ -118,19 +119,28 @@ def build_links(
     out: dict[str, list[HostLink]] = {}
     model_of = {s.name: s.model for s in intent.servers}
     fabrics = [(net, spec, str(spec.pools.hosts)) for net, spec in sorted(intent.fabric.fabrics.items())]
+    adapters_of = {name: model.adapters for name, model in intent.fabric.server_models.items()}
     for server, nics in sorted(attachments.of_server.items()):
-        if any(a.retired for a in nics):
+        if any(map(_RETIRED, nics)):
             continue
-        models = intent.fabric.server_models[model_of[server]]
-        adapters = models.adapters
+        adapters = adapters_of[model_of[server]]
+        by_net: dict[str, list[Attachment]] = {}
+        for a in nics:
+            by_net.setdefault(a.network, []).append(a)
         for net, spec, pool in fabrics:
-            on_net = sorted((a for a in nics if a.network == net), key=lambda a: a.side)
+            on_net = by_net.get(net)
             if not on_net:
                 continue
-            vlans_of = _Vlans(server, pool, plan, addressing)
+            on_net.sort(key=_SIDE)
+            vlans_of = record(_Vlans, (server, pool, plan, addressing))
             link = _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing, vlans_of)
             out.setdefault(server, []).append(link)
     return {name: tuple(links) for name, links in out.items()}
+
+
+_SIDE = attrgetter("side")
+_RETIRED = attrgetter("retired")
+_NO_ADDRESS = (None, None)
 
 
 class _Vlans(NamedTuple):
@@ -178,6 +188,27 @@ def _link(
     """A server's link on ``net`` with the VLANs of ``vlans.yaml`` on its ports: the pool of each
     untagged address (the fabric's, or an access VLAN's) and an 802.1Q interface per tagged VLAN."""
     server = nics[0].server
+    if mode == "per-nic" and not vlans.plan.ports:
+        # No port has a VLAN of vlans.yaml (most fabrics): each NIC untagged on the fabric's pool.
+        base, pool, own_of = ROUTE_TABLES[net], vlans.fabric_pool, addressing.nics
+        fabric_only = [
+            record(
+                HostPort,
+                (
+                    a.nic,
+                    a.side,
+                    a.switch,
+                    a.numa,
+                    adapters[a.nic],
+                    *own_of.get((server, a.nic), _NO_ADDRESS),
+                    base + a.side if a.side else None,
+                    pool,
+                    None,
+                ),
+            )
+            for a in nics
+        ]
+        return record(HostLink, (net, mode, tuple(fabric_only), None, None, None, None, rdma, None, None, ()))
     if mode == "per-nic":
         ports = []
         tagged: list[HostVlan] = []
@@ -190,24 +221,25 @@ def _link(
             values = (a.nic, a.side, a.switch, a.numa, adapters[a.nic], *address, table, vlans.pool_of(access))
             ports.append(record(HostPort, (*values, access.id if access else None)))
             tagged += vlans.tagged_on(a.nic, a.nic, carried)
-        return HostLink(net, mode, tuple(ports), rdma=rdma, tagged=tuple(tagged))
-    ports = [HostPort(a.nic, a.side, a.switch, a.numa, adapters[a.nic]) for a in nics]
+        return record(HostLink, (net, mode, tuple(ports), None, None, None, None, rdma, None, None, tuple(tagged)))
+    unset = (None, None, None, None, None)  # a bond's NIC has no address, table, pool, VLAN
+    ports = [record(HostPort, (a.nic, a.side, a.switch, a.numa, adapters[a.nic], *unset)) for a in nics]
     side = primary_side(nics[0].host, primary_rule) if mode == "active-backup" else 0
     primary = next((p.nic for p in ports if p.side == side), ports[0].nic) if mode == "active-backup" else None
     bond = addressing.servers.get((server, net))
     first = nics[0].nic
     carried = vlans.plan.of(server, first)
     access = carried.access
-    return HostLink(
+    values = (
         net,
         mode,
         tuple(ports),
         BOND_NAMES[net],
         primary,
-        bond.address if bond else None,
-        bond.gateway if bond else None,
+        *(bond if bond else (None, None)),
         rdma,
         vlans.pool_of(access),
         access.id if access else None,
         tuple(vlans.tagged_on(BOND_NAMES[net], first, carried)),
     )
+    return record(HostLink, values)

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from ipaddress import IPv4Interface, IPv4Network
 from typing import NamedTuple
 
-from compiler.addressing import host_in, host_text, nth_subnet
+from compiler.addressing import dotted, host_in, host_text, network_text, nth_subnet
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
 from compiler.facts.common import record
 from compiler.facts.servers import RESERVED, Attachments
@@ -121,8 +121,9 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
         server_subnets[switch] = server_subnet
         gateway, own = host_text(subnet, GATEWAY_OFFSET), host_text(subnet, RACK_SWITCH_OFFSET)
         server_gateway = host_text(server_subnet, GATEWAY_OFFSET)
-        take("pool", subnet, f"rack{rack:02d}", "switch management subnet")
-        take("pool", server_subnet, f"rack{rack:02d}", "server management subnet")
+        subnet_text, server_subnet_text = network_text(subnet), network_text(server_subnet)
+        take("pool", subnet_text, f"rack{rack:02d}", "switch management subnet")
+        take("pool", server_subnet_text, f"rack{rack:02d}", "server management subnet")
         take("pool", own, switch, "management switch SVI")
         take("pool", gateway, topology.core, f"gateway of rack {rack} switches")
         take("pool", server_gateway, topology.core, f"gateway of rack {rack} servers")
@@ -131,12 +132,12 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
             switch,
             mgmt.vlan_base + rack,
             mgmt.vlan_name.format(rack=rack),
-            str(subnet),
+            subnet_text,
             gateway,
             own,
             mgmt.server_vlan_base + rack,
             mgmt.server_vlan_name.format(rack=rack),
-            str(server_subnet),
+            server_subnet_text,
             server_gateway,
         )
         gateway_address = gateway.partition("/")[0]
@@ -145,13 +146,22 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
                 address = host_text(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
                 take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
                 switches[fabric_switch.name] = HostAddress(address, gateway_address)
-    by_switch = {r.switch: r for r in racks.values()}
+    # Each rack switch's server subnet as (first address, prefix length, gateway), once.
+    server_nets = {
+        r.switch: (
+            int(server_subnets[r.switch].network_address),
+            server_subnets[r.switch].prefixlen,
+            r.server_gateway.split("/")[0],
+        )
+        for r in racks.values()
+    }
     for nic in attachments.nics:
         if nic.network == "management":
-            rack_facts = by_switch[nic.switch]
-            server_address = host_text(server_subnets[nic.switch], SERVER_OFFSET + nic.host)
-            take("pool", server_address, nic.server, "server management" + ("" if not nic.retired else RESERVED))
-            servers[nic.server] = record(HostAddress, (server_address, rack_facts.server_gateway.split("/")[0]))
+            base, length, server_gateway = server_nets[nic.switch]
+            server_address = f"{dotted(base + SERVER_OFFSET + nic.host)}/{length}"
+            purpose = "server management" + ("" if not nic.retired else RESERVED)
+            allocations.append(record(Allocation, ("management", "pool", server_address, nic.server, purpose)))
+            servers[nic.server] = record(HostAddress, (server_address, server_gateway))
     up = mgmt.upstream
     upstream = host_in(up.subnet, UPSTREAM_OFFSET)
     take("upstream", up.subnet, topology.core, "upstream transit")

@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from compiler.platforms.eos import port_channel, vlan_interface
@@ -86,7 +87,10 @@ class ProvenanceBook:
     def origins(self, device: str, sources: Iterable[tuple[str, Source]]) -> None:
         """Record what each of ``device``'s interfaces is used for: :meth:`port` for a whole
         switch at once (one call per port was most of recording the design at 16x)."""
-        slots = self._interfaces.setdefault(device, {})
+        slots = self._interfaces.get(device)
+        if slots is None:  # the first record of the switch (the design's): one dict per port, made at once
+            self._interfaces[device] = {interface: {ORIGIN: source} for interface, source in sources}
+            return
         for interface, source in sources:
             slots.setdefault(interface, {})[ORIGIN] = source
 
@@ -128,16 +132,23 @@ def record_design(
     racks' VLANs."""
     racks = {rack: index for index, rack in enumerate(intent.rack_order)}
     fabric_yaml = Source("fabric.yaml")
-    # Ports of one kind share their source: one record per kind and network, per server.
+    # Ports of one kind share their source: one record per kind, network and role; a server's
+    # ports share its row's (by server: no key to build for most ports).
     origins: dict[tuple[str, str, str], Source] = {}
+    rows: dict[str, Source] = {}
     for device, ports in cabling.ports.items():
         role = topology.switches[device].role
         found = []
         for name, port in ports.items():
-            key = (port.kind, port.network if port.kind != "server" else port.peer, role)
-            origin = origins.get(key)
-            if origin is None:
-                origin = origins[key] = _port_origin(port, role, fabric_yaml)
+            if port.kind == "server":
+                origin = rows.get(port.peer)
+                if origin is None:
+                    origin = rows[port.peer] = _port_origin(port, role, fabric_yaml)
+            else:
+                key = (port.kind, port.network, role)
+                origin = origins.get(key)
+                if origin is None:
+                    origin = origins[key] = _port_origin(port, role, fabric_yaml)
             found.append((name, origin))
         book.origins(device, found)
     mlag = fabric_yaml.child("mlag")
@@ -219,9 +230,11 @@ def record_specifics(book: ProvenanceBook, intent: Intent, topology: Topology, p
 def record_retired(book: ProvenanceBook, cabling: Cabling) -> None:
     """A decommissioned server's ports are shut and described by its ``status``."""
     for device, used in cabling.ports.items():
-        for name, port in used.items():
-            if port.retired:
-                book.port(device, name, Source("servers.csv", (port.peer, "status")), ("shutdown", "description"))
+        for port in filter(_RETIRED, used.values()):  # few: found by a C-level filter
+            book.port(device, port.name, Source("servers.csv", (port.peer, "status")), ("shutdown", "description"))
+
+
+_RETIRED = attrgetter("retired")
 
 
 def record_vlans(book: ProvenanceBook, cabling: Cabling, plan: VlanPlan) -> None:

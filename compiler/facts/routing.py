@@ -34,7 +34,7 @@ from ipaddress import IPv4Network
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
-from compiler.facts.cabling import Cabling
+from compiler.facts.cabling import Cabling, UsedPort
 from compiler.facts.common import record
 from compiler.facts.topology import SpineLeaf, Topology
 from compiler.facts.vlans import VlanPlan
@@ -148,30 +148,19 @@ def _fabric(
         asn.update(dict.fromkeys(fabric.super_spines, bgp.super_spine_asn or 0))
     # Each switch's sessions, keyed by the interface it runs over.
     sessions: dict[str, list[tuple[str, BgpSession]]] = {}
+    ports = cabling.ports
+    unused: Mapping[str, UsedPort] = {}
     for link in addressing.fabric_links.values():
         if link.network != net:
             continue
-        up = cabling.port(link.lower, link.lower_port)
-        if up is None or up.peer != link.upper:
+        _, lower, lower_port, upper, upper_port, _, lower_address, upper_address = link
+        up = ports.get(lower, unused).get(lower_port)
+        if up is None or up.peer != upper:
             continue
-        sessions.setdefault(link.lower, []).append(
-            (
-                link.lower_port,
-                record(
-                    BgpSession,
-                    (address_of(link.upper_address), link.upper, link.upper_port, asn.get(link.upper), False),
-                ),
-            )
-        )
-        sessions.setdefault(link.upper, []).append(
-            (
-                link.upper_port,
-                record(
-                    BgpSession,
-                    (address_of(link.lower_address), link.lower, link.lower_port, asn.get(link.lower), False),
-                ),
-            )
-        )
+        to_upper = (upper_address.partition("/")[0], upper, upper_port, asn.get(upper), False)
+        sessions.setdefault(lower, []).append((lower_port, record(BgpSession, to_upper)))
+        to_lower = (lower_address.partition("/")[0], lower, lower_port, asn.get(lower), False)
+        sessions.setdefault(upper, []).append((upper_port, record(BgpSession, to_lower)))
     uplinks = len(topology.layouts.spine[net].sets.get("uplinks", ()))
     share = uplinks // spec.pods.super_spines.per_plane if spec.pods is not None else 0
     out = _leaves(intent, fabric, cabling, addressing, asn, sessions)
@@ -219,7 +208,8 @@ def _leaves(
     out: dict[str, SwitchRouting] = {}
     for pair in fabric.pairs:
         for side, leaf in enumerate(pair.leaves):
-            peers = [p._replace(remote_as=None) for p in _in_port_order(sessions.get(leaf, []))]
+            # The spines' ASN is the peer group's: no remote-as per session.
+            peers = [record(BgpSession, (*p[:3], None, p.mlag)) for p in _in_port_order(sessions.get(leaf, []))]
             own = addressing.leaves[leaf]
             peer = pair.leaves[1 - side]
             peers.append(BgpSession(address_of(own.mlag_l3_remote), peer, mlag=True))

@@ -83,8 +83,9 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
     nics: list[Attachment] = []
     problems: list[Problem] = []
     server_ports = topology.layouts.mgmt.sets["servers"]
+    management_nics = {name: model.nics_on("management") for name, model in spec.server_models.items()}
     for server in intent.servers:
-        mgmt_nics = spec.server_models[server.model].nics_on("management")
+        mgmt_nics = management_nics[server.model]
         if not mgmt_nics:
             continue
         switch = topology.rack_switches[server.rack]
@@ -94,8 +95,19 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
             continue
         nic = mgmt_nics[0]
         port = server_ports[server.position - 1]
-        values = (server.name, "management", nic.name, nic.speed, nic.numa, switch, port, server.position, 0)
-        nics.append(record(Attachment, (*values, not server.active)))
+        values = (
+            server.name,
+            "management",
+            nic.name,
+            nic.speed,
+            nic.numa,
+            switch,
+            port,
+            server.position,
+            0,
+            not server.active,
+        )
+        nics.append(record(Attachment, values))
     for net, fabric in sorted(topology.fabrics.items()):
         per_rack = spec.fabrics[net].leaves.ports_per_rack
         downlinks = topology.layouts.leaf[net].sets["downlinks"]
@@ -127,8 +139,19 @@ def build_attachments(intent: Intent, topology: Topology) -> Attachments:
                         problems.append(Problem("PRT002", leaf, message))
                         continue
                     nic = net_nics[side]
-                    values = (server.name, net, nic.name, nic.speed, nic.numa, leaf, port, host, side)
-                    nics.append(record(Attachment, (*values, not server.active)))
+                    values = (
+                        server.name,
+                        net,
+                        nic.name,
+                        nic.speed,
+                        nic.numa,
+                        leaf,
+                        port,
+                        host,
+                        side,
+                        not server.active,
+                    )
+                    nics.append(record(Attachment, values))
     return Attachments(tuple(nics), tuple(problems))
 
 

@@ -330,8 +330,9 @@ def _spine_leaf(intent: Intent, net: FabricNetwork, fab: FabricIntent) -> tuple[
     pods = fab.pods
     pod_racks = pods.racks if pods is not None else None
     members: dict[int, list[Server]] = defaultdict(list)
+    on_net = {name: bool(model.nics_on(net)) for name, model in models.items()}  # per model, not per server
     for server in intent.servers:
-        if models[server.model].nics_on(net):
+        if on_net[server.model]:
             members[pair_of(server.rack, per)].append(server)
     pairs = []
     for pair_id, servers in sorted(members.items()):

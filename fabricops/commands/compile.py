@@ -20,6 +20,9 @@ from core.generated import GENERATED, INTENT
 if TYPE_CHECKING:
     from compiler.beside import Beside
     from compiler.cache import CompileCache, Stamp
+    from compiler.checks import Finding
+    from compiler.fabric import ResolvedFabric
+    from compiler.intent import Intent
     from compiler.output import CompiledFiles, StagedWrite, Staleness
     from compiler.pipeline import CompileResult
 
@@ -222,21 +225,22 @@ def _remember(
 def check_cmd(root: Path, fmt: str) -> None:
     """Run the design rules over the intent and print every finding.
 
-    Exits 1 when any rule reports an error.
+    Exits 1 when any rule reports an error. After a compile, the structured configs and the
+    switch rules' findings it kept for unchanged switches are read, not built again (the
+    findings are the same; nothing is written).
 
     \b
     Examples:
       fabricops check
       fabricops check --format json | jq '.[] | select(.severity == "error")'
     """
-    from compiler.checks import run_checks
     from compiler.fabric import resolve
     from compiler.intent import load_intent
     from core.errors import CompileError
 
     intent_dir, _ = _paths(root)
     intent = load_intent(intent_dir)
-    findings = run_checks(intent, resolve(intent))
+    findings = _findings(root, intent, resolve(intent))
     if fmt == "json":
         click.echo(json.dumps([asdict(f) for f in findings], indent=2))
     else:
@@ -247,3 +251,21 @@ def check_cmd(root: Path, fmt: str) -> None:
     errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise CompileError(f"{len(errors)} check error(s)")
+
+
+def _findings(root: Path, intent: Intent, fabric: ResolvedFabric) -> list[Finding]:
+    """Every finding, as a compile's checks find them: with what the last compile of ``root``
+    kept beside its record (:mod:`compiler.configcache`: each unchanged switch's structured
+    config and switch rules' findings, under its facts digest, for this code only), else from
+    nothing. Read only: the file is the compile's to write."""
+    from compiler.cache import CACHE_DIR
+    from compiler.checks import checked, run_checks
+    from compiler.configcache import ConfigCache
+
+    configs = ConfigCache(root / CACHE_DIR, write=False)
+    if not configs.path.is_file():
+        return run_checks(intent, fabric)
+    from compiler.artifacts.units import facts_digests
+
+    digests = facts_digests(fabric)
+    return checked(intent, configs.lend(fabric, digests), digests, configs.judged)[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,36 @@ def test_check_json(project: Path) -> None:
     findings = result.json()
     assert all({"rule", "severity", "requirement", "subject", "message"} <= set(f) for f in findings)
     assert not [f for f in findings if f["severity"] == "error"]
+
+
+def test_check_after_a_compile_reads_what_it_kept_and_finds_the_same(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check`` after a compile lends the configs the compile kept (every switch unchanged but
+    the one edited) and prints what a check from nothing prints: here one new STC001 error."""
+    from compiler.configcache import ConfigCache
+
+    assert run_cli("compile").code == 0
+    (project / "intent" / "ports.yaml").write_text(
+        "ports:\n  rack01-leaf-a:\n    Ethernet1/3:\n      storm_control: {broadcast: 50}\n"
+    )
+    lent: list[int] = []
+    lend = ConfigCache.lend
+
+    def counted(self: ConfigCache, *args: object) -> object:
+        view = lend(self, *args)  # type: ignore[arg-type]
+        lent.append(self.kept)
+        return view
+
+    monkeypatch.setattr(ConfigCache, "lend", counted)
+    kept = run_cli("check")
+    assert lent == [54], "every switch but the edited leaf lent from the compile"
+    shutil.rmtree(project / ".fabricops-cache")
+    cold = run_cli("check")
+    assert lent == [54], "nothing kept: no lend"
+    assert kept.code == cold.code == 1
+    assert kept.out == cold.out
+    assert "error STC001 [" in kept.out and "rack01-leaf-a" in kept.out
 
 
 def test_check_reports_the_seed_contradiction(project: Path) -> None:
