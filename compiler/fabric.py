@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from itertools import compress
+from operator import attrgetter
 
 from compiler.collection import paused
 from compiler.facts import (
@@ -38,7 +40,7 @@ from compiler.facts import (
 )
 from compiler.intent import Intent
 from compiler.structured import DeviceConfig, structured_config
-from compiler.structured.qos import roce_speeds
+from compiler.structured.qos import ROCE_PORT_KINDS
 
 
 class _Built:
@@ -119,7 +121,9 @@ class ResolvedFabric:
 
     def roce_speeds(self, network: Network) -> set[str]:
         """The speeds of the RoCE-carrying ports of ``network``'s switches: each speed is a QoS
-        profile of their configs (from the facts: no config is built).
+        profile of their configs (from the facts: no config is built; each switch's ports read
+        at C speed, getters and ``compress``: a loop in Python over them was a third of the
+        docs at 16x).
 
         Example:
             >>> from pathlib import Path
@@ -127,12 +131,16 @@ class ResolvedFabric:
             >>> sorted(resolve(load_intent(Path("intent"))).roce_speeds("compute"))
             ['100g', '400g']
         """
-        return {
-            speed
-            for device in self.devices.values()
-            if device.network == network and device.facts.qos is not None
-            for speed in roce_speeds(device.facts)
-        }
+        speeds: set[str | None] = set()
+        for device in self.devices.values():
+            if device.network == network and device.facts.qos is not None:
+                ports = device.facts.ports
+                speeds.update(compress(map(_SPEED, ports), map(_ROCE_KINDS.__contains__, map(_KIND, ports))))
+        speeds.discard(None)
+        return speeds  # type: ignore[return-value]  # None discarded
+
+
+_SPEED, _KIND, _ROCE_KINDS = attrgetter("speed"), attrgetter("kind"), frozenset(ROCE_PORT_KINDS)
 
 
 @paused

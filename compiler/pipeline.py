@@ -100,28 +100,53 @@ class Assembly:
 
     def add(self, units: Iterable[Unit]) -> None:
         reuse, key_of, kept = self._reuse, self._key, self.kept
+        # Reuse.kept inline: a unit whose key and files are as recorded (most are) costs no
+        # call of its own, and a kept unit's sections are cut once (Reuse.kept would cut them
+        # to check them, then again to take them).
+        records = reuse.cache.units if reuse is not None else {}
+        known = reuse.known.items() if reuse is not None else {}.items()
         for unit in units:
             key = key_of(unit.inputs, unit.repeats)
-            record = reuse.kept(unit.name, key) if reuse is not None else None
-            if reuse is not None and record is not None:
-                kind = unit.name.partition("/")[0]
-                kept[kind] = kept.get(kind, 0) + 1
-                self._kept.update(record.files)  # at C speed: the few sections taken out below
-                if "#" in "".join(record.files):  # at C speed too: most units have no section
-                    for path in record.files:
-                        if "#" in path:
-                            del self._kept[path]
-                            self._section(path, reuse.section(path) or b"")  # there: kept() cut it
+            record = records.get(unit.name)
+            if record is not None and record.key == key:
+                files = record.files
+                sections = () if files.items() <= known else self._kept_sections(files)
+                if sections is not None:
+                    kind = unit.name.partition("/")[0]
+                    kept[kind] = kept.get(kind, 0) + 1
+                    self._kept.update(files)  # at C speed: the few sections taken out below
+                    for path, data in sections:
+                        del self._kept[path]
+                        self._section(path, data)
+                    self.units[unit.name] = record
+                    continue
+            notes = None
+            if unit.recall is None:
+                built = unit.build()
             else:
-                notes = None
-                if unit.recall is None:
-                    files = unit.build()
-                else:
-                    last = reuse.cache.units.get(unit.name) if reuse is not None else None
-                    files, notes = unit.recall(last.notes if last is not None and last.notes else {})
-                lines = sum(text.count("\n") for path, text in files.items() if path.startswith("configs/"))
-                record = Rendered(key, self.update(files), lines, notes)
-            self.units[unit.name] = record
+                last = records.get(unit.name)
+                built, notes = unit.recall(last.notes if last is not None and last.notes else {})
+            lines = sum(text.count("\n") for path, text in built.items() if path.startswith("configs/"))
+            self.units[unit.name] = Rendered(key, self.update(built), lines, notes)
+
+    def _kept_sections(self, files: Mapping[str, str]) -> list[tuple[str, Chunk]] | None:
+        """The sections of a unit's recorded ``files``, each cut from its file as the last compile
+        wrote it, when each of them is (and each other file still has its digest); else None.
+        A section is not hashed again: its layout and the record were saved by one compile,
+        which hashed it to its digest, and the file is that compile's (:meth:`Reuse.kept`)."""
+        reuse = self._reuse
+        if reuse is None:
+            return None
+        known, sections = reuse.known, []
+        for path, digest in files.items():
+            if "#" in path:
+                data = reuse.section(path)
+                if data is None:
+                    return None
+                sections.append((path, data))
+            elif known.get(path) != digest:
+                return None
+        return sections
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:
         """Add files (and sections) built now; their sha256."""

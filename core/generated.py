@@ -156,13 +156,36 @@ def manifest_of(digests: Mapping[str, str], digest: str) -> bytes:
         paths.remove(MANIFEST)
     shas = list(map(digests.__getitem__, paths))
     if _plain_json(paths) and _plain_json(shas):
-        # A fleet's paths and digests: rows joined at C speed, no call per row.
-        rows = '    "' + '",\n    "'.join(map('": "'.join, zip(paths, shas, strict=True))) + '"' if paths else ""
+        rows = _rows(paths, shas)
     else:
         quote = encode_basestring_ascii
         rows = ",\n".join(f"    {quote(path)}: {quote(sha)}" for path, sha in zip(paths, shas, strict=True))
     files = f"{{\n{rows}\n  }}" if rows else "{}"
     return f'{{\n  "files": {files},\n  "intent_digest": {encode_basestring_ascii(digest)}\n}}\n'.encode()
+
+
+def _rows(paths: list[str], shas: list[str]) -> str:
+    """The rows of plain paths and digests, ``    "path": "sha"`` joined by ``,\n``: one join
+    over the paths, digests and the text between them laid out by slice assignment, at C speed
+    (a string per row joined at C speed as well cost twice as much: 18,700 rows at 16x).
+
+    Example:
+        >>> print(_rows(["a", "b"], ["01", "02"]))
+            "a": "01",
+            "b": "02"
+        >>> _rows([], [])
+        ''
+    """
+    count = len(paths)
+    if not count:
+        return ""
+    parts = [""] * (4 * count)
+    parts[0::4] = paths
+    parts[1::4] = ['": "'] * count
+    parts[2::4] = shas
+    parts[3::4] = ['",\n    "'] * count
+    parts[-1] = '"'
+    return '    "' + "".join(parts)
 
 
 def _plain_json(texts: list[str]) -> bool:

@@ -23,6 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape as _escape
+from itertools import groupby
+from operator import attrgetter
 
 from compiler.fabric import ResolvedFabric
 from compiler.facts.cabling import Cable
@@ -123,7 +125,7 @@ def links_label(count: int, speed: str) -> str:
 
 
 @same_as_last
-def _cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]]:
+def cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]]:
     """The fabric's cables by network and kind, each in the link order: the pictures go over
     one network's cables of a kind (its uplinks: a few hundred), not over the fleet's 13,000
     at 16x once per question, most of them to a server.
@@ -131,20 +133,26 @@ def _cables_by_kind(fabric: ResolvedFabric) -> dict[tuple[str, str], list[Cable]
     Example:
         >>> from compiler.facts import Cable as C, Endpoint as E
         >>> up = C("compute", "fabric", E("leaf1", "Ethernet1"), E("spine1", "Ethernet2"), "400g", "400g", 9214, 9214)
-        >>> _cables_by_kind(type("F", (), {"links": (up,)})()) == {("compute", "fabric"): [up]}
+        >>> cables_by_kind(type("F", (), {"links": (up,)})()) == {("compute", "fabric"): [up]}
         True
     """
     out: dict[tuple[str, str], list[Cable]] = {}
-    for link in fabric.links:
-        out.setdefault((link.network, link.kind), []).append(link)
+    for kind, run in groupby(fabric.links, key=_NETWORK_KIND):  # a switch's cables of a kind come in runs
+        out.setdefault(kind, []).extend(run)
     return out
+
+
+_NETWORK_KIND = attrgetter("network", "kind")
 
 
 def _cables(fabric: ResolvedFabric, network: str, *kinds: str) -> list[Cable]:
     """The cables of ``network`` of each kind of ``kinds`` (a switch's cables are of its
     network, but the management cable its Management1 takes)."""
-    by_kind = _cables_by_kind(fabric)
+    by_kind = cables_by_kind(fabric)
     return [link for kind in kinds for link in by_kind.get((network, kind), ())]
+
+
+_A_DEVICE, _B_DEVICE, _RACK = attrgetter("a.device"), attrgetter("b.device"), attrgetter("rack")
 
 
 def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
@@ -157,17 +165,22 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     peers: dict[str, list[str]] = defaultdict(list)
     servers: dict[str, set[str]] = defaultdict(set)
     racks: dict[str, set[int]] = defaultdict(set)
-    for link in _cables(fabric, network, "fabric", "peer-link", "server"):
+    for link in _cables(fabric, network, "fabric", "peer-link"):
         if link.a.device not in leaves:
             continue
-        group = leaves[link.a.device].redundancy_group
         if link.kind == "fabric":
             uplinks[link.a.device].append(link.a_speed or "")
-        elif link.kind == "peer-link":
-            peers[group].append(link.a_speed or "")
-        elif link.kind == "server":
-            servers[group].add(link.b.device)
-            racks[group].add(fabric.servers[link.b.device].rack)
+        else:
+            peers[leaves[link.a.device].redundancy_group].append(link.a_speed or "")
+    # A leaf's cables to servers come in a run: each run's servers and their racks gathered at
+    # C speed (getters, set updates), one step in Python per run, not per cable (a server has
+    # several, and its network's are most of the fleet's cables).
+    for leaf, run in groupby(_cables(fabric, network, "server"), key=_A_DEVICE):
+        if leaf in leaves:
+            group = leaves[leaf].redundancy_group
+            served = set(map(_B_DEVICE, run))
+            servers[group].update(served)
+            racks[group].update(map(_RACK, map(fabric.servers.__getitem__, served)))
     boxes = []
     for group, names in by_group.items():
         first = sorted(names)[0]
@@ -277,7 +290,7 @@ def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     """The SVG text of one spine-leaf fabric."""
     spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
     uplinks = _cables(fabric, network, "fabric")
-    downlinks = Counter(link.b.device for link in uplinks if link.b.device in spines)
+    downlinks = Counter(map(_B_DEVICE, uplinks))  # read for the spines alone
     down_speed = {link.b.device: link.b_speed or "" for link in uplinks}
     boxes = pair_boxes(fabric, network)
     leaves = sum(len(b.leaves) for b in boxes)

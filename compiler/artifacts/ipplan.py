@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
+from itertools import groupby, repeat
+from operator import itemgetter
 from socket import inet_aton
 
 from compiler.artifacts.tables import csv_rows, header_unit, markdown_table, percent
@@ -64,13 +66,31 @@ def ipplan_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     """
     yield header_unit("ip-plan", IP_PLAN, COLUMNS)
     blocks: dict[tuple[str, str, str], list[tuple[str, ...]]] = {}
-    for a in fabric.allocations:
-        prefix = a[2]
-        blocks.setdefault((a[0], a[1], prefix[: prefix.rindex(".")]), []).append(tuple(a))
+    rows = zip(_blocks(fabric.allocations), map(tuple, fabric.allocations), strict=True)
+    # A block's allocations come in runs (a rack's hosts one after another): one step per run.
+    for block, run in groupby(rows, key=_BLOCK):
+        blocks.setdefault(block, []).extend(map(_ROW, run))
     for network, pool, block in sorted(blocks, key=_block_order):
         mine = tuple(blocks[network, pool, block])
         name = f"{network} {pool} {block}"
         yield Unit(f"ip-plan/{name}", mine, partial(_allocation_rows, name, mine))
+
+
+def _blocks(allocations: Sequence[Allocation]) -> Iterator[tuple[str, str, str]]:
+    """Each allocation's network, pool and /24 (its prefix up to the last dot), made at C speed
+    (maps of getters and ``str.rpartition``, no call in Python per allocation: there are 18,000
+    at 16x).
+
+    Example:
+        >>> list(_blocks([Allocation("compute", "hosts", "10.30.1.11/24", "gpu1", "nic")]))
+        [('compute', 'hosts', '10.30.1')]
+    """
+    prefixes = map(str.rpartition, map(_PREFIX, allocations), repeat("."))
+    return zip(map(_NETWORK, allocations), map(_POOL, allocations), map(_BEFORE, prefixes), strict=True)
+
+
+_NETWORK, _POOL, _PREFIX, _BEFORE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(0)
+_BLOCK, _ROW = itemgetter(0), itemgetter(1)
 
 
 def _block_order(block: tuple[str, str, str]) -> tuple[str, str, bytes]:

@@ -23,8 +23,9 @@ Per server:
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from ipaddress import IPv4Interface
@@ -544,20 +545,41 @@ def server_digests(fabric: ResolvedFabric) -> dict[str, str]:
     every unit keyed by a server (its directory, its rows of the cable list and asset table,
     its link tests).
 
+    Each key is pickled by one pickler without a memo (:func:`key_bytes`): its bytes are its
+    values' alone (not which of them happen to be one object), and no pickler is made per server.
+
     Example:
         >>> from pathlib import Path
         >>> from compiler.fabric import resolve
         >>> from compiler.intent import load_intent
         >>> fabric = resolve(load_intent(Path("intent")))
         >>> server = next(iter(fabric.servers.values()))
-        >>> key = pickle.dumps(server_key(server), protocol=5)
-        >>> server_digests(fabric)[server.name] == hashlib.sha256(key).hexdigest()
+        >>> server_digests(fabric)[server.name] == hashlib.sha256(key_bytes()(server_key(server))).hexdigest()
         True
     """
-    return {
-        name: hashlib.sha256(pickle.dumps(server_key(server), protocol=5)).hexdigest()
-        for name, server in fabric.servers.items()
-    }
+    pickled = key_bytes()
+    return {name: hashlib.sha256(pickled(server_key(server))).hexdigest() for name, server in fabric.servers.items()}
+
+
+def key_bytes() -> Callable[[object], bytes]:
+    """A pickler of plain data without a memo (no cycles), reused call after call.
+
+    Example:
+        >>> pickled, part = key_bytes(), "".join(["a", "b"])
+        >>> pickled((part, part)) == pickled(("ab", "ab")) != pickle.dumps((part, part), protocol=5)
+        True
+    """
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=5)
+    pickler.fast = True
+
+    def pickled(value: object) -> bytes:
+        out.seek(0)
+        out.truncate()
+        pickler.dump(value)
+        return out.getvalue()
+
+    return pickled
 
 
 def server_key(server: ResolvedServer) -> tuple[object, ...]:

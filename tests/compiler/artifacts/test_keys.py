@@ -3,6 +3,8 @@ files are built from: each is checked against the records it stands for."""
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,10 +15,11 @@ from compiler.artifacts.cabling import A_END_USES, bill, cable_keys, cabling_uni
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.physical import cable_kinds
-from compiler.artifacts.servers import server_key
+from compiler.artifacts.servers import key_bytes, server_digests, server_key
 from compiler.artifacts.tables import HEAD
 from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
 from compiler.fabric import ResolvedFabric, resolve
+from compiler.facts import ResolvedServer
 from compiler.intent import Intent, load_intent
 from compiler.pipeline import CompileResult
 from core.hardware import ModelFiles, catalog
@@ -293,3 +296,32 @@ def test_the_bills_counts_are_kept_by_the_key_of_their_section(
         assert again == fresh and kept == anew, file
         assert again != files, file
         files, notes = again, kept
+
+
+def _other(value: object) -> object:
+    """A value unlike ``value`` of its kind (a tuple grown by its first item)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, tuple):
+        return value + value[:1]
+    return "x"  # None
+
+
+def test_a_servers_digest_follows_each_field_not_which_values_are_one_object(example_compile: CompileResult) -> None:
+    """Each field of a server edited changes its digest; a copy of the record (equal values, other
+    objects) keeps it."""
+    fabric = example_compile.fabric
+    digests = server_digests(fabric)
+    server = next(s for s in fabric.servers.values() if s.links and s.nics)
+
+    def digest(record: ResolvedServer) -> str:
+        return hashlib.sha256(key_bytes()(server_key(record))).hexdigest()
+
+    assert digest(server) == digests[server.name]
+    assert digest(pickle.loads(pickle.dumps(server))) == digests[server.name]
+    for name, value in zip(server._fields, server, strict=True):
+        assert digest(server._replace(**{name: _other(value)})) != digests[server.name], name
