@@ -273,9 +273,10 @@ def _checks(
     intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str], configs: ConfigCache | None
 ) -> tuple[list[Finding], int]:
     """The findings, and how many configs they read from ``configs``: the checks run over the
-    fabric with the configs kept there, the switch rules' findings about a switch whose facts
-    digest is unchanged taken from there too (:func:`compiler.checks.checked`), then every config
-    they read and those findings are kept for the next compile.
+    fabric with the configs kept there, the findings whose inputs are unchanged taken from there
+    too (a switch rule's about a switch under its facts digest, a keyed rule's under its inputs:
+    :func:`compiler.checks.checked`), then every config they read and those findings are kept for
+    the next compile.
 
     The checks' process writes the file, before it answers. It alone holds every config and the
     file as read (the render builds the configs of the switches it renders, nothing else), and

@@ -44,6 +44,13 @@ them. Its findings are kept under the fingerprint of the first (:func:`checked`)
 Key = Callable[[Intent, ResolvedFabric, Mapping[str, str]], Iterable[Part]]
 """A keyed rule's parts (given the switches' facts digests): together, its findings."""
 
+Reads = Callable[[Device], object]
+"""What a fleet rule reads of one switch, as plain data (records, tuples, scalars): a function of
+the switch alone, so of its facts digest (see :func:`device_rule`)."""
+
+Shared = Callable[[Intent, ResolvedFabric], object]
+"""What a fleet rule reads beside its switches (:data:`Reads`), as plain data: the cables, say."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -51,7 +58,10 @@ class Rule:
 
     ``judge``: for a switch rule (:func:`device_rule`), the rule over one switch; ``check`` runs
     it over every switch. ``key``: for a fleet rule whose findings come in parts made of few
-    inputs each, those parts (:data:`Key`).
+    inputs each, those parts (:data:`Key`). ``reads`` and ``shared``: for a fleet rule whose
+    findings are made of what it reads of each switch and of what it reads beside (all it reads),
+    those (:func:`checked` keeps its findings under them, what it reads of a switch under the
+    switch's facts digest).
     """
 
     id: str
@@ -61,6 +71,8 @@ class Rule:
     check: Check
     judge: Judge | None = None
     key: Key | None = None
+    reads: Reads | None = None
+    shared: Shared | None = None
 
 
 RULES: dict[str, Rule] = {}
@@ -72,12 +84,22 @@ def _register(found: Rule) -> None:
     RULES[found.id] = found
 
 
-def rule(id: str, severity: Severity, requirement: str, title: str, key: Key | None = None) -> Callable[[Check], Check]:
+def rule(
+    id: str,
+    severity: Severity,
+    requirement: str,
+    title: str,
+    key: Key | None = None,
+    reads: Reads | None = None,
+    shared: Shared | None = None,
+) -> Callable[[Check], Check]:
     """Register a check function under ``id`` (``key``: its parts and what each is made of, when
-    a compile may keep a part's findings from the last one while that is unchanged: :func:`checked`)."""
+    a compile may keep a part's findings from the last one while that is unchanged; ``reads``
+    and ``shared``: all it reads, of each switch and beside, when a compile may keep its findings
+    while that is unchanged: :func:`checked`)."""
 
     def register(check: Check) -> Check:
-        _register(Rule(id, severity, requirement, title, check, key=key))
+        _register(Rule(id, severity, requirement, title, check, key=key, reads=reads, shared=shared))
         return check
 
     return register
@@ -145,25 +167,32 @@ def checked(
 ) -> tuple[list[Finding], dict[str, Judgement]]:
     """:func:`run_checks`, the switch rules' findings about a switch taken from ``kept`` under
     its facts digest (``digests``) where they are there, a keyed rule's part's under
-    ``<id>:<fingerprint of its inputs>``; and, for the next compile, both: the switch rules'
-    findings about every switch, by its digest, and each keyed part's, by its inputs.
+    ``<id>:<fingerprint of its inputs>``, a rule that says all it reads (``reads``, ``shared``)
+    under ``<id>:<fingerprint of that>``; and, for the next compile, all three: the switch rules'
+    findings about every switch, by its digest, each keyed part's, by its inputs, each such rule's
+    by what it read (and what it read of each switch, by the switch's digest: not read again
+    while that is unchanged).
 
     The same findings in the same order as :func:`run_checks`: a judge reads the switch alone,
-    which its digest stands for (see :func:`device_rule`), a keyed part what its inputs hold, and
-    the runner sorts every finding. A judgement naming a rule that is not a switch rule (a file
-    from elsewhere) is judged again.
+    which its digest stands for (see :func:`device_rule`), a keyed part what its inputs hold, a
+    rule with ``reads`` what its fingerprint is made of, and the runner sorts every finding. A
+    judgement naming a rule that is not a switch rule (a file from elsewhere) is judged again.
     """
     from compiler.checks import rules  # noqa: F401  (registers the rules)
-    from compiler.checks.rules._common import fleet
 
-    fleet(fabric).build()
+    # The shared look-ups (compiler.checks.rules._common.Fleet) are built as the rules ask for
+    # them, not up front: the rules whose findings are kept ask for none.
     findings: list[Finding] = []
     judged: dict[str, Judgement] = {}
     for r in RULES.values():
         if r.judge is None:
-            found = (
-                r.check(intent, fabric) if r.key is None else _parts(r, r.key(intent, fabric, digests), kept, judged)
-            )
+            found: Iterable[tuple[str, str]]
+            if r.reads is not None:
+                found = _whole(r, intent, fabric, digests, kept, judged)
+            elif r.key is not None:
+                found = _parts(r, r.key(intent, fabric, digests), kept, judged)
+            else:
+                found = r.check(intent, fabric)
             findings.extend(Finding(r.id, r.severity, r.requirement, subject, message) for subject, message in found)
     findings.extend(_judged(fabric, digests, kept, judged))
     return _ordered(findings), judged
@@ -174,13 +203,58 @@ def _parts(
 ) -> Iterator[tuple[str, str]]:
     """A keyed rule's findings, part by part: kept under its inputs' fingerprint, or found; each
     part's put in ``judged``."""
-    from compiler.cache import fingerprint
+    from compiler.cache import fingerprinter
 
+    take = fingerprinter()
     for inputs, find in parts:
-        name = f"{r.id}:{fingerprint(inputs)}"
+        name = f"{r.id}:{take(inputs, False)}"
         part = kept.get(name)
         judged[name] = part = tuple(find()) if part is None else part
         yield from part
+
+
+def _whole(
+    r: Rule,
+    intent: Intent,
+    fabric: ResolvedFabric,
+    digests: Mapping[str, str],
+    kept: Mapping[str, Judgement],
+    judged: dict[str, Judgement],
+) -> Judgement:
+    """A rule's findings kept under ``<id>:<fingerprint>`` of what it reads (``reads`` of every
+    switch, by name, and ``shared``), or found; put in ``judged`` with what it read of each
+    switch (:func:`_read`)."""
+    from compiler.cache import fingerprint
+
+    assert r.reads is not None
+    shared = r.shared(intent, fabric) if r.shared is not None else None
+    name = f"{r.id}:{fingerprint((shared, tuple(_read(r.id, r.reads, fabric, digests, kept, judged))))}"
+    found = kept.get(name)
+    judged[name] = found = tuple(r.check(intent, fabric)) if found is None else found
+    return found
+
+
+def _read(
+    rule_id: str,
+    reads: Reads,
+    fabric: ResolvedFabric,
+    digests: Mapping[str, str],
+    kept: Mapping[str, Judgement],
+    judged: dict[str, Judgement],
+) -> Iterator[tuple[str, str]]:
+    """Per switch, by name: its name and the fingerprint of what ``reads`` reads of it, kept
+    under ``<id>@<its facts digest>`` as ``(("", fingerprint),)``, or taken (an unchanged switch is
+    not read again); each put in ``judged``."""
+    from compiler.cache import fingerprinter
+
+    take = fingerprinter()
+    for name, device in sorted(fabric.devices.items()):
+        at = f"{rule_id}@{digests[name]}"
+        held = kept.get(at)
+        kept_one = held is not None and len(held) == 1 and held[0][0] == ""
+        summary = held[0][1] if held is not None and kept_one else take(reads(device), False)
+        judged[at] = (("", summary),)
+        yield name, summary
 
 
 def _judged(

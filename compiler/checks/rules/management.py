@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from functools import cached_property, partial
 from ipaddress import IPv4Network
 
 from compiler.addressing import address_value
-from compiler.checks.base import rule
+from compiler.cache import fingerprint
+from compiler.checks.base import Part, rule
 from compiler.checks.rules._common import MASKS, PrefixIndex
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
@@ -46,22 +48,45 @@ def _guarded(device: Device) -> dict[str, str | None]:
 
 def _server_side(fabric: ResolvedFabric) -> list[tuple[IPv4Network, str]]:
     """What no management ACL may admit: servers' management subnets, fabric host pools."""
+    return [(IPv4Network(subnet), label) for subnet, label in _server_side_text(fabric)]
+
+
+def _server_side_text(fabric: ResolvedFabric) -> list[tuple[str, str]]:
+    """:func:`_server_side` as written (each subnet's text, parsed only when a switch is judged)."""
     sides = [
-        (IPv4Network(r.server_subnet), f"the servers' management subnet of rack {r.rack}")
+        (r.server_subnet, f"the servers' management subnet of rack {r.rack}")
         for r in fabric.facts.management.racks.values()
     ]
-    sides += [(IPv4Network(p.cidr), f"the {p.network} host pool") for p in fabric.pools if p.name == "hosts"]
+    sides += [(p.cidr, f"the {p.network} host pool") for p in fabric.pools if p.name == "hosts"]
     return sides
 
 
-@rule("MGT001", "error", "C2", "eAPI, SSH and gNMI accept only the management prefixes")
-def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each switch whose management services are open, or open to servers."""
+def acls_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """MGT001 in parts, one per switch, each made of: what no ACL may admit (the servers'
+    management subnets and the host pools, with how they are named) and the switch's name and
+    facts digest (its services and ACLs are its config's). A server row changes none."""
     del intent
-    forbidden = PrefixIndex(_server_side(fabric))
-    # Every switch lists the same few sources: each is parsed and looked up once.
-    verdicts: dict[str, tuple[IPv4Network | None, list[str]]] = {}
+    sides = _server_side_text(fabric)
+    shared = fingerprint(tuple(sides))  # once, not in every part
+    judge = _AclJudge(fabric)
     for name, device in sorted(fabric.devices.items()):
+        yield (shared, name, digests[name]), partial(judge, device)
+
+
+class _AclJudge:
+    """MGT001 over one switch at a time; every switch lists the same few sources, each parsed
+    and looked up once."""
+
+    def __init__(self, fabric: ResolvedFabric) -> None:
+        self.fabric = fabric
+        self.verdicts: dict[str, tuple[IPv4Network | None, list[str]]] = {}
+
+    @cached_property
+    def forbidden(self) -> PrefixIndex[str]:
+        return PrefixIndex(_server_side(self.fabric))
+
+    def __call__(self, device: Device) -> Iterator[tuple[str, str]]:
+        name = device.name
         acls = {a.name: a for a in device.config.access_lists}
         guarded = _guarded(device)
         open_ = [s for s, acl in guarded.items() if acl is None or acl not in acls]
@@ -73,12 +98,13 @@ def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
                     "services.management_prefixes"
                 ),
             )
+        verdicts = self.verdicts
         for acl_name in sorted({a for a in guarded.values() if a in acls}):
             for entry in acls[acl_name].entries:
                 if entry.source not in verdicts:
                     prefix = eos.acl_source_prefix(entry.source)
                     wide = prefix is not None and prefix.prefixlen > 0
-                    verdicts[entry.source] = prefix, forbidden.overlapping(prefix) if wide and prefix else []
+                    verdicts[entry.source] = prefix, self.forbidden.overlapping(prefix) if wide and prefix else []
                 prefix, hits = verdicts[entry.source]
                 if entry.action != "permit" or prefix is None:
                     continue
@@ -88,6 +114,15 @@ def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, 
                 if hits:
                     more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
                     yield name, f"{acl_name} permits {prefix}, which holds {hits[0]}{more}: servers could reach it"
+
+
+@rule("MGT001", "error", "C2", "eAPI, SSH and gNMI accept only the management prefixes", key=acls_key)
+def service_acls(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each switch whose management services are open, or open to servers."""
+    del intent
+    judge = _AclJudge(fabric)
+    for _, device in sorted(fabric.devices.items()):
+        yield from judge(device)
 
 
 @rule("MGT002", "error", "C2", "Servers' management addresses are not in the switches' management subnets")

@@ -14,9 +14,10 @@ MLG001    error     N2           each leaf has a peer that names it back; both r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 
-from compiler.checks.base import rule
+from compiler.checks.base import Part, rule
 from compiler.checks.rules._common import address_of, devices, interfaces, links_of
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
@@ -36,10 +37,23 @@ SAME: list[tuple[str, Callable[[Device], object]]] = [
 """What both peers must hold identically."""
 
 
-@rule("MLG001", "error", "N2", "MLAG peers consistent")
-def mlag_pairs(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each inconsistency between the two leaves of an MLAG pair, once per pair."""
+def pairs_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """MLG001 in parts, one per leaf pair (or leaf without a peer), each made of: the two
+    leaves' names and facts digests (their peer names, management addresses and configs) and
+    whether a peer-link cable joins them; a leaf without a peer, of its name and the peer it
+    names. A server row changes the part of the pair it is cabled to, at most."""
     del intent
+    for leaf, peer, cabled in _pairs(fabric):
+        if peer is None:
+            yield (leaf.name, leaf.mlag_peer), partial(_unpaired, leaf)
+        else:
+            inputs = (leaf.name, digests[leaf.name], peer.name, digests[peer.name], cabled)
+            yield inputs, partial(_pair, fabric, cabled, leaf, peer)
+
+
+def _pairs(fabric: ResolvedFabric) -> Iterator[tuple[Device, Device | None, bool]]:
+    """Each leaf pair once (the first leaf by name, its peer, whether a peer-link cable joins
+    them), or a leaf whose peer is no switch (None)."""
     seen: set[str] = set()
     # Cabled peer-link ends, collected once (a scan of every link per pair was quadratic).
     cabled = {frozenset((link.a.device, link.b.device)) for link in links_of(fabric, ["peer-link"])}
@@ -48,13 +62,25 @@ def mlag_pairs(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, st
             continue
         peer = fabric.devices.get(leaf.mlag_peer) if leaf.mlag_peer else None
         if peer is None:
-            yield leaf.name, f"no MLAG peer (mlag_peer: {leaf.mlag_peer!r})"
+            yield leaf, None, False
             continue
         seen.update({leaf.name, peer.name})
-        yield from _pair(fabric, cabled, leaf, peer)
+        yield leaf, peer, frozenset((leaf.name, peer.name)) in cabled
 
 
-def _pair(fabric: ResolvedFabric, cabled: set[frozenset[str]], a: Device, b: Device) -> Iterator[tuple[str, str]]:
+def _unpaired(leaf: Device) -> Iterator[tuple[str, str]]:
+    yield leaf.name, f"no MLAG peer (mlag_peer: {leaf.mlag_peer!r})"
+
+
+@rule("MLG001", "error", "N2", "MLAG peers consistent", key=pairs_key)
+def mlag_pairs(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each inconsistency between the two leaves of an MLAG pair, once per pair."""
+    del intent
+    for leaf, peer, cabled in _pairs(fabric):
+        yield from _unpaired(leaf) if peer is None else _pair(fabric, cabled, leaf, peer)
+
+
+def _pair(fabric: ResolvedFabric, cabled: bool, a: Device, b: Device) -> Iterator[tuple[str, str]]:
     subject = f"{a.name}/{b.name}"
     if b.mlag_peer != a.name:
         yield subject, f"{b.name} names {b.mlag_peer!r} as its peer, not {a.name}"
@@ -68,7 +94,7 @@ def _pair(fabric: ResolvedFabric, cabled: set[frozenset[str]], a: Device, b: Dev
             yield subject, f"{what} differ: {mine} on {a.name}, {theirs} on {b.name}"
     for local, far in ((a, b), (b, a)):
         yield from _points_at(fabric, subject, local, far)
-    if frozenset((a.name, b.name)) not in cabled:
+    if not cabled:
         yield subject, "no peer-link cable between them"
 
 

@@ -26,9 +26,11 @@ QOS006    error     C4/N4        the PFC watchdog runs on every lossless port (i
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from functools import partial
 
-from compiler.checks.base import device_rule, rule
+from compiler.artifacts.units import digest_of
+from compiler.checks.base import Part, device_rule, rule
 from compiler.checks.rules._common import design_spec, devices, fabric_spec, gbps, interfaces, join, links_of, memo
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts.qos import ECN_CODEPOINTS
@@ -173,20 +175,52 @@ def _unmarked_ports(fabric: ResolvedFabric, device: Device, cabled: list[str]) -
         yield f"no {what} on {len(ports)} RoCE port(s): {join(ports, 4)}"
 
 
-@rule("QOS001", "error", "C4/N4", "RoCE lossless QoS consistent on every fabric port")
+def roce_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """QOS001 in parts, one per RoCE-fabric switch (leaves, then spines, then super-spines, each
+    by name), each made of: its QoS profile, its name and facts digest (its QoS config and
+    interfaces are its config's) and its cabled RoCE-carrying ports, in link order. A server row
+    changes the part of the leaf it is cabled to."""
+    roce = list(_roce_devices(intent, fabric))
+    roce_ports = _roce_ports(fabric, {device.name for device, _, _ in roce})
+    profiles: dict[int, str] = {}
+    classes: dict[object, list[str]] = {}
+    for device, profile, qos in roce:
+        shape = profiles.get(id(profile))
+        if shape is None:
+            shape = profiles[id(profile)] = digest_of(profile)
+        ports = roce_ports.get((device.network, device.name), [])
+        inputs = (shape, device.name, digests[device.name], tuple(ports))
+        yield inputs, partial(_roce_switch, fabric, classes, device, profile, qos, ports)
+
+
+def _roce_switch(
+    fabric: ResolvedFabric,
+    classes: dict[object, list[str]],
+    device: Device,
+    profile: QosProfile,
+    qos: QosConfig | None,
+    ports: list[str],
+) -> Iterator[tuple[str, str]]:
+    """QOS001 over one switch (``classes``: the verdicts on the QoS configs met, shared)."""
+    if qos is None:
+        yield device.name, "the fabric has a RoCE QoS profile but the switch has no qos config"
+        return
+    for message in memo(classes, (qos, id(profile)), lambda: _classes(qos, profile)):
+        yield device.name, message
+    for message in _unmarked_ports(fabric, device, ports):
+        yield device.name, message
+
+
+@rule("QOS001", "error", "C4/N4", "RoCE lossless QoS consistent on every fabric port", key=roce_key)
 def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
     roce = list(_roce_devices(intent, fabric))
     roce_ports = _roce_ports(fabric, {device.name for device, _, _ in roce})
     classes: dict[object, list[str]] = {}
     for device, profile, qos in roce:
-        if qos is None:
-            yield device.name, "the fabric has a RoCE QoS profile but the switch has no qos config"
-            continue
-        for message in memo(classes, (qos, id(profile)), lambda: _classes(qos, profile)):  # noqa: B023
-            yield device.name, message
-        for message in _unmarked_ports(fabric, device, roce_ports.get((device.network, device.name), [])):
-            yield device.name, message
+        yield from _roce_switch(
+            fabric, classes, device, profile, qos, roce_ports.get((device.network, device.name), [])
+        )
 
 
 @device_rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")

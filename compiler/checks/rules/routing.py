@@ -173,7 +173,21 @@ def _subnet_key(address: Held) -> int:
     return (value & MASKS[length]) << 6 | length
 
 
-@rule("RTE002", "error", "N3", "eBGP sessions match on both ends")
+def bgp_read(device: Device) -> object:
+    """All RTE002 reads of a switch: its role, its BGP and the name and address of each of its
+    interfaces, in configuration order (the addresses another switch's neighbors may name, the
+    subnets of its own, which port a cable lands on)."""
+    config = device.config
+    return device.role, config.router_bgp, tuple((iface.name, iface.ip_address) for iface in config.interfaces)
+
+
+def bgp_cables(intent: Intent, fabric: ResolvedFabric) -> object:
+    """All RTE002 reads beside its switches: the ends of each leaf-spine cable, in order."""
+    del intent
+    return tuple((link.a.device, link.a.port, link.b.device, link.b.port) for link in links_of(fabric, ["fabric"]))
+
+
+@rule("RTE002", "error", "N3", "eBGP sessions match on both ends", reads=bgp_read, shared=bgp_cables)
 def bgp_sessions(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each BGP neighbor that is unreachable, has the wrong remote-as, or is one-sided."""
     del intent

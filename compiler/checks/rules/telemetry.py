@@ -54,20 +54,52 @@ def _gnmi_problems(device: Device, port: int, collectors: tuple[IPv4Address, ...
                 yield f"{acl.name} does not admit the gNMI collector {collector}"
 
 
-@rule("TEL001", "error", "O2", "Every switch the collector targets serves gNMI as it dials it, over TLS")
+def targets_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """TEL001 in parts: whether the collector verifies TLS, made of its ``skip-verify`` and
+    ``tls-ca``; then one per target that is a switch, in the order of its address, made of the
+    port dialled, the switch's name and facts digest (its gNMI, management API, SSL profiles and
+    ACLs are its config's) and the gNMI collectors. A server row changes none."""
+    config = _gnmic_config(intent, fabric)
+    yield (config.get("skip-verify"), config.get("tls-ca")), partial(_verifies, config)
+    collectors = intent.fabric.services.collectors.gnmi
+    dialling = tuple(str(c) for c in collectors)
+    for device, port in _targets(fabric, config):
+        inputs = (port, device.name, digests[device.name], dialling)
+        yield inputs, partial(_target, device, port, collectors)
+
+
+def _verifies(config: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    if config.get("skip-verify") or not config.get("tls-ca"):
+        yield "services.gnmi", "gnmic.yaml skips certificate verification: set a CA file and skip_verify: false"
+
+
+def _targets(fabric: ResolvedFabric, config: dict[str, Any]) -> Iterator[tuple[Device, int]]:
+    """Each target of the collector that is a switch, and the port dialled, by address."""
+    for address, target in sorted(config["targets"].items()):
+        device = fabric.devices.get(target["name"])
+        if device is not None:
+            yield device, int(address.rsplit(":", 1)[1])
+
+
+def _target(device: Device, port: int, collectors: tuple[IPv4Address, ...]) -> Iterator[tuple[str, str]]:
+    for message in _gnmi_problems(device, port, collectors):
+        yield device.name, message
+
+
+@rule(
+    "TEL001",
+    "error",
+    "O2",
+    "Every switch the collector targets serves gNMI as it dials it, over TLS",
+    key=targets_key,
+)
 def gnmi_targets(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each gNMIc target its switch would not answer, and a collector that does not verify TLS."""
     config = _gnmic_config(intent, fabric)
-    if config.get("skip-verify") or not config.get("tls-ca"):
-        yield "services.gnmi", "gnmic.yaml skips certificate verification: set a CA file and skip_verify: false"
+    yield from _verifies(config)
     collectors = intent.fabric.services.collectors.gnmi
-    for address, target in sorted(config["targets"].items()):
-        device = fabric.devices.get(target["name"])
-        if device is None:
-            continue
-        port = int(address.rsplit(":", 1)[1])
-        for message in _gnmi_problems(device, port, collectors):
-            yield device.name, message
+    for device, port in _targets(fabric, config):
+        yield from _target(device, port, collectors)
 
 
 def _standing(fabric: ResolvedFabric) -> list[Device]:

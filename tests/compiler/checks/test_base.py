@@ -32,8 +32,9 @@ def _switch_rules() -> list[str]:
 
 
 def _switches(kept: Mapping[str, Judgement]) -> dict[str, Judgement]:
-    """The switch rules' judgements of ``kept`` (a keyed rule's are under ``<id>:<key>``)."""
-    return {name: judgement for name, judgement in kept.items() if ":" not in name}
+    """The switch rules' judgements of ``kept`` (a keyed rule's are under ``<id>:<key>``, what a
+    rule read of a switch under ``<id>@<digest>``)."""
+    return {name: judgement for name, judgement in kept.items() if ":" not in name and "@" not in name}
 
 
 def _digest_with(fabric: ResolvedFabric, device: Device) -> str:

@@ -6,10 +6,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from compiler.artifacts.units import facts_digests
+from compiler.checks import RULES
+from compiler.checks.rules import qos
 from compiler.checks.rules.qos import roce_qos, stray_dscps
 from compiler.fabric import ResolvedFabric
 from compiler.intent import Intent
 from compiler.structured import QosMap
+from tests.compiler.checks.conftest import edited, kept_equals_cold, kept_names
 
 
 def _qos_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
@@ -27,3 +31,38 @@ def test_one_switch_off_its_peers_config(resolved_example: tuple[Intent, Resolve
     fabric = _qos_replaced(fabric, "rack03-leaf-b", dscp_maps=(QosMap("26", 3), QosMap("48", 6)))
     assert sorted({subject for subject, _ in stray_dscps(intent, fabric)}) == ["rack03-leaf-b", "spine02"]
     assert [subject for subject, _ in roce_qos(intent, fabric)] == ["rack03-leaf-b"]
+
+
+def test_qos001s_key_changes_with_every_input(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    """QOS001 in parts, one per RoCE switch: its profile, its name and digest, its cabled RoCE
+    ports; each edited alone changes that switch's part (the profile: every part of its fabric)."""
+    intent, fabric = resolved_example
+    digests = facts_digests(fabric)
+    before = kept_names("QOS001", intent, fabric, digests)
+    roce = [device.name for device, _, _ in qos._roce_devices(intent, fabric)]
+    assert len(before) == len(set(before)) == len(roce)
+    leaf = roce.index("rack01-leaf-a")
+    assert _changed(before, kept_names("QOS001", intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
+    cable = next(i for i, link in enumerate(fabric.links) if link.kind == "server" and link.a.device == "rack01-leaf-a")
+    uncabled = dataclasses.replace(fabric, links=fabric.links[:cable] + fabric.links[cable + 1 :])
+    assert _changed(before, kept_names("QOS001", intent, uncabled, digests)) == [leaf]
+    name, profile = next(iter(intent.fabric.qos_profiles.items()))
+    edited_profile = profile.model_copy(update={"pfc_priority": profile.pfc_priority + 1})
+    profiles = {**intent.fabric.qos_profiles, name: edited_profile}
+    other = dataclasses.replace(intent, fabric=intent.fabric.model_copy(update={"qos_profiles": profiles}))
+    on_it = [i for i, device in enumerate(roce) if qos._profile(intent, fabric.devices[device]) is profile]
+    assert on_it and _changed(before, kept_names("QOS001", other, fabric, digests)) == on_it
+
+
+def test_qos001s_parts_find_what_the_rule_finds(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    intent, fabric = resolved_example
+    config = fabric.devices["rack01-leaf-a"].config
+    assert config.qos is not None
+    changed = edited(fabric, "rack01-leaf-a", qos=config.qos._replace(dscp_maps=()))
+    parts = [pair for _, find in qos.roce_key(intent, changed, facts_digests(fabric)) for pair in find()]
+    assert parts == list(RULES["QOS001"].check(intent, changed)) != []
+    kept_equals_cold(intent, fabric, changed, facts_digests(fabric), ["rack01-leaf-a"])
+
+
+def _changed(before: list[str], after: list[str]) -> list[int]:
+    return [index for index, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]

@@ -8,10 +8,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from compiler.artifacts.units import facts_digests
+from compiler.checks import checked
 from compiler.checks.rules.routing import bgp_sessions
 from compiler.fabric import ResolvedFabric, resolve
-from compiler.intent import load_intent
-from tests.compiler.checks.conftest import REPO
+from compiler.intent import Intent, load_intent
+from tests.compiler.checks.conftest import REPO, edited, kept_equals_cold, kept_names
 
 
 def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
@@ -80,3 +82,58 @@ def _port_to(fabric: ResolvedFabric, device: str, address: str) -> str:
             if near.device == device and other.device == far and other.port == far_port:
                 return near.port
     raise AssertionError(f"no cable from {device} to {far} {far_port}")
+
+
+SPEAKER = "rack01-stor-leaf-a"
+"""A switch of the example that runs BGP (the storage fabric's underlay)."""
+
+
+def test_rte002s_key_changes_with_every_input(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    """RTE002 is kept under what it reads: of each switch (its role, BGP, interfaces' names and
+    addresses, read again only under a new digest) and its leaf-spine cables; each edited alone
+    changes the key, an edit under the same digest does not (the digest stands for the switch)."""
+    intent, fabric = resolved_example
+    digests = facts_digests(fabric)
+    (before,) = kept_names("RTE002", intent, fabric, digests)
+    new = {**digests, SPEAKER: "edited"}
+    device = fabric.devices[SPEAKER]
+    bgp = device.config.router_bgp
+    assert bgp is not None
+    first, *rest = device.config.interfaces
+    addressed = next(i for i in device.config.interfaces if i.ip_address)
+    readdressed = tuple(
+        i._replace(ip_address="10.99.0.1/31") if i is addressed else i for i in device.config.interfaces
+    )
+    edits = [
+        edited(fabric, SPEAKER, router_bgp=bgp._replace(asn=bgp.asn + 1)),
+        edited(fabric, SPEAKER, router_bgp=bgp._replace(neighbors=bgp.neighbors[1:])),
+        edited(fabric, SPEAKER, interfaces=readdressed),
+        edited(fabric, SPEAKER, interfaces=(first._replace(name="Ethernet99/1"), *rest)),
+        dataclasses.replace(fabric, devices={**fabric.devices, SPEAKER: dataclasses.replace(device, role="spine")}),
+    ]
+    for changed in edits:
+        assert kept_names("RTE002", intent, changed, new) != [before]
+    # Under the same digest, what was read of the switch is kept (its config is not read again).
+    _, kept = checked(intent, fabric, digests, {})
+    assert kept_names("RTE002", intent, edits[0], digests, kept) == [before]
+    gone = {name: d for name, d in fabric.devices.items() if name != "mgmt-core01"}
+    assert kept_names("RTE002", intent, dataclasses.replace(fabric, devices=gone), digests) != [before]
+    cables = [i for i, link in enumerate(fabric.links) if link.kind == "fabric"]
+    link = fabric.links[cables[0]]
+    for end in (
+        link._replace(a=link.a._replace(device="spine02")),
+        link._replace(a=link.a._replace(port="Ethernet99/1")),
+        link._replace(b=link.b._replace(device="spine02")),
+        link._replace(b=link.b._replace(port="Ethernet99/1")),
+        link._replace(kind="peer-link"),
+    ):
+        links = (*fabric.links[: cables[0]], end, *fabric.links[cables[0] + 1 :])
+        assert kept_names("RTE002", intent, dataclasses.replace(fabric, links=links), digests) != [before]
+
+
+def test_rte002_kept_after_an_edit_is_a_cold_run(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    intent, fabric = resolved_example
+    bgp = fabric.devices[SPEAKER].config.router_bgp
+    assert bgp is not None
+    changed = edited(fabric, SPEAKER, router_bgp=bgp._replace(asn=bgp.asn + 1))
+    kept_equals_cold(intent, fabric, changed, facts_digests(fabric), [SPEAKER])
