@@ -207,7 +207,7 @@ def _parts(
 
     take = fingerprinter()
     for inputs, find in parts:
-        name = f"{r.id}:{take(inputs, False)}"
+        name = f"{r.id}:{take(inputs)}"
         part = kept.get(name)
         judged[name] = part = tuple(find()) if part is None else part
         yield from part
@@ -252,7 +252,7 @@ def _read(
         at = f"{rule_id}@{digests[name]}"
         held = kept.get(at)
         kept_one = held is not None and len(held) == 1 and held[0][0] == ""
-        summary = held[0][1] if held is not None and kept_one else take(reads(device), False)
+        summary = held[0][1] if held is not None and kept_one else take(reads(device))
         judged[at] = (("", summary),)
         yield name, summary
 
