@@ -22,12 +22,20 @@
   together by one compile, which hashed each section to the digest its unit records, so a cut
   of that very file needs no hashing again: only the sections of the units built again cost
   anything;
-* the sha256 of every other file it left in ``generated/`` (the fleet-wide files, the manifest);
-  with the units', the digest of every file, as the manifest has them;
-* the **source key** of the whole compile (every file under ``intent/`` and the code digest),
-  the size and modification time of every file it left in ``generated/``, and its summary: a
-  compile with the same key over an untouched ``generated/`` has nothing to do, and says so
-  without loading the intent.
+* the sha256 of every file it left in ``generated/`` (as the manifest has them), the units'
+  files among them the very same strings (:mod:`marshal` writes each once, then refers to it);
+* the **source key** of the whole compile (every file under ``intent/`` and the code digest)
+  and its summary: a compile with the same key over an untouched ``generated/`` has nothing to
+  do, and says so without loading the intent;
+* the size and modification time of every file it left in ``generated/``: as the walk of the
+  tree before the compile found them (:func:`walk`, saved as it marshalled them, never unpacked
+  by the compile) and those of the files the compile wrote or removed since. They are read by the
+  walk alone, in its forked child, which tells the compile only the files whose size or time is
+  no longer the recorded one.
+
+The record is a short head (format, code digest, the length of each part) and three parts, each
+a :mod:`marshal` of its own: the stamps as walked, the stamps written since, the rest. The walk
+unpacks only the stamps, the compile only the rest.
 
 Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable or foreign
 cache is an empty one; a file of ``generated/`` counts as the one written, with the digest
@@ -49,7 +57,7 @@ import io
 import marshal
 import os
 import pickle
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
@@ -60,7 +68,7 @@ from core.codedigest import files_under
 
 CACHE_DIR = ".fabricops-cache"
 CACHE_FILE = "compile.marshal"
-FORMAT = 5
+FORMAT = 6
 _PACKAGES = ("compiler", "core")
 
 
@@ -167,6 +175,104 @@ def stamps(directory: Path) -> dict[str, Stamp]:
     return out
 
 
+class Walk(NamedTuple):
+    """``generated/`` as the walk found it (:func:`walk`): what the compile needs of it, and no
+    more (a fleet's 18,000 stamps cost the parent 10 ms to unpickle and as much to compare)."""
+
+    names: str
+    """Every file's relative path, joined by NUL (one string: sent at memcpy speed)."""
+    stamps: bytes
+    """:func:`marshal` of :func:`stamps`: the next record's, saved as it is."""
+    unsure: frozenset[str] | None
+    """The files whose size and time are not the recorded ones (new, gone or changed since the
+    last compile); None without a readable record of them."""
+
+    def paths(self) -> list[str]:
+        """Every file of the tree, by relative path.
+
+        Example:
+            >>> Walk("a\\0b/c", b"", None).paths(), Walk("", b"", None).paths()
+            (['a', 'b/c'], [])
+        """
+        return self.names.split("\0") if self.names else []
+
+    @property
+    def untouched(self) -> bool:
+        """Whether the tree is exactly as the last compile left it (same files, sizes and times)."""
+        return self.unsure is not None and not self.unsure
+
+
+def walk(directory: Path, record: Path | None) -> Walk:
+    """:func:`stamps` of ``directory``, told against those ``record`` (a :class:`CompileCache`
+    file, or None) holds; run in a child process beside the record's load and the imports.
+
+    Example:
+        >>> import tempfile
+        >>> root = Path(tempfile.mkdtemp())
+        >>> _ = (root / "a").write_text("x")
+        >>> seen = walk(root, None)
+        >>> seen.paths(), seen.unsure, marshal.loads(seen.stamps) == stamps(root)
+        (['a'], None, True)
+    """
+    now = stamps(directory)
+    recorded = recorded_stamps(record) if record is not None else None
+    unsure = None if recorded is None else frozenset(path for path, _ in now.items() ^ recorded.items())
+    return Walk("\0".join(now), marshal.dumps(now), unsure)
+
+
+def recorded_stamps(record: Path) -> dict[str, Stamp] | None:
+    """The stamps of ``generated/`` a record holds (:attr:`CompileCache.walked`, then
+    :attr:`CompileCache.written`); None when it is missing, unreadable or of another format."""
+    try:
+        head, walked, written, _ = _parts(record.read_bytes())
+        if head[0] != FORMAT:
+            return None
+        tree = marshal.loads(walked)
+        for path, stamp in marshal.loads(written).items():
+            if stamp is None:
+                tree.pop(path, None)
+            else:
+                tree[path] = stamp
+    except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError):
+        return None
+    return tree if isinstance(tree, dict) else None
+
+
+def _joined(head: tuple[Any, ...], *parts: bytes) -> list[bytes]:
+    """A record's bytes, in pieces (written one after the other, never joined in memory): the
+    length of its head, its head (:mod:`marshal`, ending with each part's length), then each
+    part as it is.
+
+    Example:
+        >>> [bytes(part) for part in _parts(b"".join(_joined((6, "code"), b"ab", b"", b"c")))[1:]]
+        [b'ab', b'', b'c']
+    """
+    encoded = marshal.dumps((*head, *map(len, parts)))
+    return [len(encoded).to_bytes(4, "little"), encoded, *parts]
+
+
+def _parts(data: bytes) -> tuple[tuple[Any, ...], memoryview, memoryview, memoryview]:
+    """The head of a record (:func:`_joined`), then each part as a view of ``data`` (not a copy:
+    the walk reads only the stamps, the compile only the rest). Raises ValueError on bytes that
+    do not add up.
+
+    Example:
+        >>> _parts(b"junk")
+        Traceback (most recent call last):
+        ValueError: not a record
+    """
+    size = int.from_bytes(data[:4], "little")
+    head = marshal.loads(data[4 : 4 + size]) if len(data) > 4 + size else None
+    if not isinstance(head, tuple) or len(head) != 5 or not all(isinstance(n, int) for n in head[2:]):
+        raise ValueError("not a record")
+    walked, written, rest = head[2:]
+    at = 4 + size
+    if at + walked + written + rest != len(data):
+        raise ValueError("not a record")
+    view = memoryview(data)
+    return head[:2], view[at : at + walked], view[at + walked : at + walked + written], view[at + walked + written :]
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -220,6 +326,11 @@ class Layout:
         return out
 
 
+def record_path(root: Path) -> Path:
+    """Where the record of ``root`` is kept."""
+    return root / CACHE_DIR / CACHE_FILE
+
+
 @dataclass
 class CompileCache:
     """The record of the last compile of one repository root (see the module docstring)."""
@@ -227,73 +338,86 @@ class CompileCache:
     root: Path
     code: str = ""
     source: str = ""
-    tree: dict[str, Stamp] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
     units: dict[str, Rendered] = field(default_factory=dict)
     sections: dict[str, Layout] = field(default_factory=dict)
-    fleet: dict[str, str] = field(default_factory=dict)
-    """The sha256 of each file of ``generated/`` its unit does not record (fleet-wide files, the
-    manifest): read after the units', so these hold."""
+    files: dict[str, str] = field(default_factory=dict)
+    """The sha256 of each file the compile left in ``generated/``."""
+    walked: bytes = field(default_factory=lambda: marshal.dumps({}))
+    """The stamps of ``generated/`` as the walk before the compile took them (:attr:`Walk.stamps`),
+    read by the next walk only."""
+    written: dict[str, Stamp | None] = field(default_factory=dict)
+    """The stamps of the files the compile wrote since, None for those it removed."""
 
     @property
     def path(self) -> Path:
-        return self.root / CACHE_DIR / CACHE_FILE
+        return record_path(self.root)
 
     @classmethod
     def load(cls, root: Path) -> CompileCache:
-        """The cache of ``root``; an empty one when it is missing, unreadable or from other code."""
+        """The cache of ``root``; an empty one when it is missing, unreadable or from other code.
+        Its stamps are left to the walk (:func:`recorded_stamps`): not read here."""
         empty = cls(root, code=code_digest())
         try:
-            data = marshal.loads(empty.path.read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
-            return empty
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("code") != empty.code:
-            return empty
-        try:
+            head, _, _, rest = _parts(empty.path.read_bytes())
+            if head != (FORMAT, empty.code):
+                return empty
+            source, summary, files, saved, layouts = marshal.loads(rest)
             # Plain tuples and dicts as saved by this very code (its digest is the record's):
             # made records at C speed, thousands of them, without a Python call each.
-            units = dict(zip(data["units"], map(_RENDERED, data["units"].values()), strict=True))
-            sections = {path: Layout(digest, parts) for path, (digest, parts) in data["sections"].items()}
-            return cls(root, empty.code, data["source"], data["tree"], data["summary"], units, sections, data["fleet"])
-        except (KeyError, TypeError, AttributeError, ValueError):
+            units = dict(zip(saved, map(_RENDERED, saved.values()), strict=True))
+            sections = {path: Layout(digest, parts) for path, (digest, parts) in layouts.items()}
+        except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError):
             return empty
+        return cls(root, empty.code, source, summary, units, sections, files)
 
     def save(self) -> None:
         """Write the record atomically (a reader never sees half of it)."""
-        data = {
-            "format": FORMAT,
-            "code": self.code,
-            "source": self.source,
-            "tree": self.tree,
-            "summary": self.summary,
-            "units": {name: tuple(unit) for name, unit in self.units.items()},
-            "sections": {path: (s.digest, s.parts) for path, s in self.sections.items()},
-            "fleet": self.fleet,
-        }
+        # The files' digests first: the units' files hold the same strings, written as references.
+        rest = (
+            self.source,
+            self.summary,
+            self.files,
+            {name: tuple(unit) for name, unit in self.units.items()},
+            {path: (s.digest, s.parts) for path, s in self.sections.items()},
+        )
+        pieces = _joined((FORMAT, self.code), self.walked, marshal.dumps(self.written), marshal.dumps(rest))
         self.path.parent.mkdir(exist_ok=True)
         (self.path.parent / ".gitignore").write_text("*\n")
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_bytes(marshal.dumps(data))
+        with tmp.open("wb") as out:
+            out.writelines(pieces)
+        # The last record is removed before the new one takes its name: a rename over a file
+        # makes ext4 write the new file's data out at once (its replace-via-rename safeguard: 5 ms
+        # for a fleet's record). A reader finds either record whole, or none: a miss.
+        self.path.unlink(missing_ok=True)
         os.replace(tmp, self.path)
 
-    def unchanged(self, source: str, now: Mapping[str, Stamp]) -> list[str] | None:
+    def unchanged(self, source: str, seen: Walk) -> list[str] | None:
         """The last compile's summary when it ran on the same intent and code and left
-        ``generated/`` as it is ``now`` (:func:`stamps`: same files, sizes and times); else None."""
+        ``generated/`` as the walk ``seen`` finds it (same files, sizes and times); else None."""
         if not self.source or source != self.source:
             return None
-        return self.summary if now == self.tree else None
+        return self.summary if seen.untouched else None
 
-    def known_digests(self, now: Mapping[str, Stamp]) -> dict[str, str]:
-        """The sha256 of each file of ``generated/`` whose size and time (``now``: :func:`stamps`)
-        are those the last compile left, as it recorded them: files that need not be read to be
-        compared."""
-        tree = self.tree
-        known: dict[str, str] = {}
-        for files in (*(unit.files for unit in self.units.values()), self.fleet):
-            for path, digest in files.items():
-                stamp = now.get(path)
-                if stamp is not None and tree.get(path) == stamp:
-                    known[path] = digest
+    def known_digests(self, unsure: Iterable[str] | None, present: Set[str]) -> dict[str, str]:
+        """The sha256 of each file of ``generated/`` (``present``: its paths) whose size and time
+        are those the last compile left (all but ``unsure``: :attr:`Walk.unsure`), as it recorded
+        them: files that need not be read to be compared.
+
+        Example:
+            >>> cache = CompileCache(Path("."), files={"a": "1", "b": "2", "c": "3"})
+            >>> cache.known_digests({"b"}, {"a", "b"}), cache.known_digests(None, {"a"})
+            ({'a': '1'}, {})
+        """
+        if unsure is None:
+            return {}
+        known = dict(self.files)  # at C speed, then the few that differ taken out
+        for path in unsure:
+            known.pop(path, None)
+        if not known.keys() <= present:  # files gone that were not recorded as such: none, mostly
+            for path in known.keys() - present:
+                del known[path]
         return known
 
 
@@ -342,34 +466,18 @@ class Reuse:
         return cut.get(name)
 
 
-def unrecorded(units: Mapping[str, Rendered], digests: Mapping[str, str]) -> dict[str, str]:
-    """The ``digests`` (of every file of a compile) its ``units`` do not record as they are:
-    what :attr:`CompileCache.fleet` keeps beside them.
-
-    Example:
-        >>> unrecorded({"switch/a": Rendered("k", {"a.cfg": "1", "t.yaml#a": "2"})}, {"a.cfg": "1", "t.yaml": "3"})
-        {'t.yaml': '3'}
-    """
-    recorded = {path: digest for unit in units.values() for path, digest in unit.files.items()}
-    return {path: digest for path, digest in digests.items() if recorded.get(path) != digest}
-
-
-def restamped(
-    before: Mapping[str, Stamp], written: Iterable[str], removed: Iterable[str], directory: Path
-) -> dict[str, Stamp]:
-    """:func:`stamps` of ``directory`` after a write, from those before it: only the files
-    written are looked at again (a fleet-sized tree is not walked twice).
+def restamped(written: Iterable[str], removed: Iterable[str], directory: Path) -> dict[str, Stamp | None]:
+    """The stamps of the files a write left in ``directory`` (``written``), None for those it
+    removed: what changed since the walk (:attr:`CompileCache.written`).
 
     Example:
         >>> import tempfile
         >>> root = Path(tempfile.mkdtemp())
         >>> _ = (root / "a").write_text("xy")
-        >>> restamped({"b": (1, 1)}, ["a"], ["b"], root) == {"a": stamps(root)["a"]}
+        >>> restamped(["a"], ["b"], root) == {"a": stamps(root)["a"], "b": None}
         True
     """
-    out = dict(before)
-    for path in removed:
-        out.pop(path, None)
+    out: dict[str, Stamp | None] = dict.fromkeys(removed)
     for path in written:
         st = (directory / path).stat()
         out[path] = (st.st_size, st.st_mtime_ns)

@@ -10,7 +10,6 @@ so, and no library logs or traceback reach the terminal unless ``-v`` is given.
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import sys
 import traceback
@@ -19,7 +18,6 @@ from collections.abc import Sequence
 import click
 
 from core.errors import DifferencesFound, FabricopsError
-from core.masking import mask, mask_logging
 from core.secrets import run_key
 
 # Verb -> ("module:attribute", the first paragraph of its help). A verb's module is imported only
@@ -89,6 +87,9 @@ VERBS: dict[str, tuple[str, str]] = {
 }
 #: Libraries that log (or print tracebacks through logging) while talking to devices.
 LIBRARY_LOGGERS = ("nornir", "napalm", "pyeapi", "urllib3", "paramiko", "netmiko", "git")
+#: Verbs that import no library that logs (a test holds `compile` to it): without -v, logging
+#: is neither imported nor set up for them (5 ms of every start, with the masking rules).
+UNLOGGED_VERBS = frozenset({"compile", "check"})
 
 
 class LazyGroup(click.Group):
@@ -121,20 +122,28 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-def configure_logging(verbose: bool) -> None:
+def configure_logging(verbose: bool, key: bytes | None = None) -> None:
     """Library logs on stderr with ``-v``; otherwise nothing of theirs (not even Python's last-resort handler).
 
     Nornir logs every failed task with its traceback at ERROR; with no handler configured,
     Python would print each one to stderr. A null handler on the root logger stops that.
+    With ``key``, every record is masked (:func:`core.masking.mask_logging`), the handler
+    ``-v`` adds included.
     """
+    import logging
+
+    from core.masking import mask_logging
+
     root = logging.getLogger()
     if verbose:
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", force=True)
-        return
-    if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
-        root.addHandler(logging.NullHandler())
-    for name in LIBRARY_LOGGERS:
-        logging.getLogger(name).setLevel(logging.CRITICAL)
+    else:
+        if not any(isinstance(h, logging.NullHandler) for h in root.handlers):
+            root.addHandler(logging.NullHandler())
+        for name in LIBRARY_LOGGERS:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    if key is not None:
+        mask_logging(key)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -143,8 +152,10 @@ def configure_logging(verbose: bool) -> None:
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """Compile intent/ into generated/, deploy it safely, and audit drift."""
+    key = ctx.obj.get("key") if isinstance(ctx.obj, dict) else None  # the run's, from main()
     ctx.obj = {"verbose": verbose}
-    configure_logging(verbose)
+    if verbose or ctx.invoked_subcommand not in UNLOGGED_VERBS:
+        configure_logging(verbose, key)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -159,13 +170,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(argv) if argv is not None else sys.argv[1:]
     verbose = any(arg in ("-v", "--verbose") for arg in args[: _first_verb(args)])
     key = run_key()
-    mask_logging(key)
     try:
-        code = cli.main(args=args, standalone_mode=False)  # a verb's click.exceptions.Exit comes back as its code
+        # a verb's click.exceptions.Exit comes back as its code
+        code = cli.main(args=args, standalone_mode=False, obj={"key": key})
     except FabricopsError as exc:
         if verbose:
             traceback.print_exc()
         # Differences (exit 3) are a result, not a failure: said without "Error:".
+        from core.masking import mask
+
         first = "" if isinstance(exc, DifferencesFound) else "Error: "
         for index, line in enumerate(mask(text, key) for text in exc.lines()):
             click.echo(f"{first}{line}" if index == 0 else f"  {line}", err=True)

@@ -19,7 +19,7 @@ from core.generated import GENERATED, INTENT
 
 if TYPE_CHECKING:
     from compiler.beside import Beside
-    from compiler.cache import CompileCache, Stamp
+    from compiler.cache import CompileCache, Walk
     from compiler.checks import Finding
     from compiler.fabric import ResolvedFabric
     from compiler.intent import Intent
@@ -88,7 +88,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
       fabricops compile --full       # render everything, as on a fresh checkout
     """
     from compiler.beside import Beside
-    from compiler.cache import CompileCache, code_digest, source_key, stamps
+    from compiler.cache import CompileCache, code_digest, record_path, source_key, walk
     from compiler.output import recover
 
     intent_dir, generated_dir = _paths(root)
@@ -96,11 +96,12 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     # generated/ is walked (one stat per file) in a child forked first, while still small: the
     # record is read and the compiler imported here meanwhile. In a thread, the walk and the
     # imports contended for the GIL at every stat and took longer than one after the other.
-    walking = Beside(functools.partial(stamps, generated_dir))
+    # The child also reads the record's stamps and tells only the files that differ from them.
+    walking = Beside(functools.partial(walk, generated_dir, None if full else record_path(root)))
     cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
     source = source_key(intent_dir)
-    now = _tree_unless_unchanged(cache, source, walking, check_only)
-    if now is None:
+    seen = _tree_unless_unchanged(cache, source, walking, check_only)
+    if seen is None:
         return
     from compiler.cache import Reuse
     from compiler.configcache import ConfigCache
@@ -112,8 +113,8 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         keep_bytecode(cache.path.parent / "templates")
     # Files as the last compile left them (same size and time) are known by their digests: they
     # are neither read nor hashed, and the units built from unchanged inputs keep them.
-    digests = cache.known_digests(now)
-    current = TreeOnDisk(generated_dir, now)
+    current = TreeOnDisk(generated_dir, seen.paths())
+    digests = cache.known_digests(seen.unsure, current.keys())
     # The checks take the configs the last compile kept (not after --full: its record is empty);
     # --check writes nothing, not even them.
     configs = ConfigCache.of_record(cache, write=not check_only)
@@ -160,25 +161,24 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     )
     click.echo(report[2])
     warning_lines = [f.line() for f in result.findings if f.severity == "warning"]
-    _remember(cache, source, result, now, written, generated_dir, [*warning_lines, *report])
+    _remember(cache, source, result, seen, written, generated_dir, [*warning_lines, *report])
     if timings:
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
 
 
 def _tree_unless_unchanged(
-    cache: CompileCache, source: str, walking: Beside[dict[str, Stamp]], check_only: bool
-) -> dict[str, Stamp] | None:
-    """Size and time of every file of generated/ (``walking``: :func:`compiler.cache.stamps`), taken
-    once: they tell an untouched tree and which files are still those the last compile wrote.
-    None, once the last compile's summary is said, when intent, code and generated/ are
-    unchanged since."""
+    cache: CompileCache, source: str, walking: Beside[Walk], check_only: bool
+) -> Walk | None:
+    """generated/ as walked (``walking``: :func:`compiler.cache.walk`), once: its files, and which
+    are no longer those the last compile wrote. None, once the last compile's summary is said,
+    when intent, code and generated/ are unchanged since."""
     if cache.source != source:
         _import_compiler()  # the intent changed: a compile for sure, imported while the walk runs
         return walking.result()
-    now = walking.result()
-    summary = cache.unchanged(source, now)
+    seen = walking.result()
+    summary = cache.unchanged(source, seen)
     if summary is None:
-        return now
+        return seen
     # Same intent, same code, generated/ untouched since: nothing to load, check or render.
     for line in summary:
         if line.startswith("warning ") or not check_only:
@@ -204,17 +204,19 @@ def _remember(
     cache: CompileCache,
     source: str,
     result: CompileResult,
-    before: dict[str, Stamp],
+    seen: Walk,
     written: Staleness,
     generated_dir: Path,
     summary: list[str],
 ) -> None:
     """Record this compile for the next one; a cache that cannot be written only costs speed."""
-    from compiler.cache import restamped, unrecorded
+    from compiler.cache import restamped
 
     cache.source, cache.summary, cache.units, cache.sections = source, summary, result.renders, result.layouts
-    cache.fleet = unrecorded(result.renders, result.files.digests)
-    cache.tree = restamped(before, [*written.changed, *written.missing], written.extra, generated_dir)
+    cache.files = result.files.digests
+    # The tree as walked, saved as it came, and the stamps of what the write changed since.
+    cache.walked = seen.stamps
+    cache.written = restamped([*written.changed, *written.missing], written.extra, generated_dir)
     with contextlib.suppress(OSError):
         cache.save()
 

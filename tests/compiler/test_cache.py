@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -16,7 +17,19 @@ import pytest
 from click.testing import CliRunner
 
 from compiler.artifacts.units import Unit
-from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, sha256, stamps, unrecorded
+from compiler.cache import (
+    FORMAT,
+    CompileCache,
+    Layout,
+    Reuse,
+    code_digest,
+    fingerprint,
+    recorded_stamps,
+    restamped,
+    sha256,
+    stamps,
+    walk,
+)
 from compiler.output import CompiledFiles, read_tree
 from compiler.pipeline import Assembly, CompileResult, compile_intent
 from fabricops.cli import cli
@@ -78,10 +91,10 @@ def cached_root(tmp_path: Path, compiled_example: Path, example_compile: Compile
     CompileCache(
         root,
         code_digest(),
-        tree=stamps(root / "generated"),
         units=example_compile.renders,
         sections=example_compile.layouts,
-        fleet=unrecorded(example_compile.renders, example_compile.files.digests),
+        files=example_compile.files.digests,
+        walked=walk(root / "generated", None).stamps,
     ).save()
     return root
 
@@ -187,6 +200,56 @@ def test_a_foreign_cache_is_an_empty_one(tmp_path: Path) -> None:
     assert CompileCache.load(tmp_path).source == ""
     cache.path.write_text("{")
     assert CompileCache.load(tmp_path).units == {}
+
+
+def test_an_old_or_corrupt_record_is_a_miss(tmp_path: Path) -> None:
+    """A record of the last format (one marshalled dict), one cut short, or one whose parts do
+    not unpack: nothing of it is trusted, neither its units nor its stamps (the walk knows no
+    file as written)."""
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated" / "a.cfg").write_text("x\n")
+    cache = CompileCache(tmp_path, code_digest(), source="x", files={"a.cfg": sha256(b"x\n")})
+    cache.walked = walk(tmp_path / "generated", None).stamps
+    cache.save()
+    assert CompileCache.load(tmp_path).files == cache.files
+    assert walk(tmp_path / "generated", cache.path).unsure == frozenset()
+    whole = cache.path.read_bytes()
+    old = marshal.dumps({"format": FORMAT - 1, "code": cache.code, "tree": stamps(tmp_path / "generated")})
+    for data in (old, whole[:-1], whole + b"\0", b""):
+        cache.path.write_bytes(data)
+        assert CompileCache.load(tmp_path).source == "", data[:20]
+        assert CompileCache.load(tmp_path).files == {}
+        assert walk(tmp_path / "generated", cache.path).unsure is None
+    # Its last part unreadable: the stamps may hold, but no file is known without its digest.
+    cache.path.write_bytes(whole[:-8] + b"\xff" * 8)
+    seen = walk(tmp_path / "generated", cache.path)
+    assert CompileCache.load(tmp_path).known_digests(seen.unsure, set(seen.paths())) == {}
+
+
+def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
+    """The record's stamps are the tree as walked before the compile and those the write left
+    since: the next walk names exactly the files written, removed, edited or added after it."""
+    generated = tmp_path / "generated"
+    generated.mkdir()
+    for name in ("kept", "rewritten", "removed", "edited"):
+        (generated / name).write_text(name)
+    walked = walk(generated, None)
+    (generated / "rewritten").write_text("new text")
+    (generated / "removed").unlink()
+    (generated / "written").write_text("new")
+    cache = CompileCache(tmp_path, code_digest(), walked=walked.stamps)
+    cache.written = restamped(["rewritten", "written"], ["removed"], generated)
+    cache.save()
+    assert recorded_stamps(cache.path) == stamps(generated)
+    assert walk(generated, cache.path).untouched
+    (generated / "edited").write_text("edited by hand")
+    (generated / "added").write_text("added by hand")
+    (generated / "written").unlink()
+    seen = walk(generated, cache.path)
+    assert seen.unsure == {"edited", "added", "written"}
+    assert sorted(seen.paths()) == ["added", "edited", "kept", "rewritten"]
+    known = CompileCache(tmp_path, files=dict.fromkeys(["kept", "rewritten", "edited", "written"], "d"))
+    assert known.known_digests(seen.unsure, set(seen.paths())) == {"kept": "d", "rewritten": "d"}
 
 
 def _sectioned(inputs: object, name: str = "leaf1") -> Unit:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from core.masking import MaskingFilter
 from fabricops import cli
 from tests.conftest import clone_repo, run_cli
 
@@ -90,3 +91,14 @@ def test_library_loggers_are_silent_unless_verbose() -> None:
     for name in ("nornir", "napalm", "pyeapi", "urllib3"):
         assert not logging.getLogger(name).isEnabledFor(logging.ERROR), name
     assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger().handlers)
+
+
+def test_the_handler_of_v_masks_too() -> None:
+    """With -v, library records are printed by the handler it sets up: each is masked by the run's key."""
+    root = logging.getLogger()
+    before = root.handlers[:]
+    try:
+        cli.configure_logging(verbose=True, key=b"k")
+        assert root.handlers and all(any(isinstance(f, MaskingFilter) for f in h.filters) for h in root.handlers)
+    finally:
+        root.handlers[:] = before

@@ -24,6 +24,9 @@ OTHER_VERBS = {"deploy", "drift", "review", "view"}
 #: What only an error path, a test or another verb needs: the line finder of a bad intent
 #: (ruamel), netutils (its order is core.hardware's sort key), xml.sax (pulls in urllib, http, ssl).
 ERROR_PATH_ONLY = {"ruamel", "netutils", "xml"}
+#: Set up only for the verbs that may log (fabricops.cli.UNLOGGED_VERBS): no library that logs is
+#: loaded by the others, so nothing is there to configure or mask.
+LOGGING = {"logging"}
 
 _PROBE = """
 import json, sys
@@ -55,7 +58,7 @@ def test_check_imports_the_compiler_only(tmp_path: Path) -> None:
     """``check`` loads the intent and runs the rules: no device access, no templates, no git."""
     loaded = imported(tmp_path, "check")
     assert {"compiler", "pydantic"} <= loaded, "the probe ran the checks"
-    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | ERROR_PATH_ONLY | {"jinja2"})
+    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | ERROR_PATH_ONLY | LOGGING | {"jinja2"})
 
 
 def test_a_full_compile_imports_no_device_side_and_no_error_path(tmp_path: Path) -> None:
@@ -63,7 +66,8 @@ def test_a_full_compile_imports_no_device_side_and_no_error_path(tmp_path: Path)
     here (``--check``): still no device access, no other verb, nothing only a bad intent needs."""
     loaded = imported(tmp_path, "compile", "--full", "--check")
     assert {"compiler", "jinja2"} <= loaded, "the probe rendered"
-    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | ERROR_PATH_ONLY)
+    assert not loaded & (DEVICE_SIDE | OTHER_VERBS | ERROR_PATH_ONLY | LOGGING)
+    assert imported(tmp_path, "-v", "compile", "--full", "--check") >= LOGGING, "-v shows library logs"
 
 
 @pytest.mark.parametrize("verb", sorted(VERBS))
