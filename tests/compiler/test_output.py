@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
+
+import pytest
 
 from compiler.output import (
     CompiledFiles,
     Staleness,
     TreeOnDisk,
     diff_trees,
+    read_tree,
     recover,
     stage_tree,
     staging_dir,
@@ -75,3 +79,31 @@ def test_a_staged_write_changes_nothing_until_applied_and_nothing_when_dropped(t
     change = stage_tree(tree, new).apply()
     assert (change.changed, change.missing, change.extra) == (("a.cfg",), ("b.cfg",), ("gone.cfg",))
     assert {p.name: p.read_bytes() for p in tree.iterdir()} == new and not staging_dir(tree).exists()
+
+
+def test_a_write_cut_short_after_its_marker_is_finished_by_the_next(tmp_path: Path) -> None:
+    """The files are staged side by side, numbered, and moved into their folders once the marker
+    is written: a write interrupted midway (some moved, some not) is rolled forward by the next
+    compile, files moved already left as they are."""
+    tree = tmp_path / "generated"
+    write_tree(tree, {"a/x.cfg": b"old", "gone.cfg": b"x"})
+    new = {"a/x.cfg": b"new", "b/c/y.cfg": b"y"}
+    staged = stage_tree(tree, new)
+    assert sorted(p.name for p in (staging_dir(tree) / "files").iterdir()) == ["0", "1"]
+    real = os.replace
+    moved: list[str] = []
+
+    def dies_after_one(source: Path, target: Path) -> None:
+        if "files" in Path(source).parts:
+            if moved:
+                raise KeyboardInterrupt
+            moved.append(str(target))
+        real(source, target)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "replace", dies_after_one)
+        with pytest.raises(KeyboardInterrupt):
+            staged.apply()
+    assert (tree / "a" / "x.cfg").read_bytes() == b"new" and not (tree / "b" / "c" / "y.cfg").exists()
+    recover(tree)
+    assert read_tree(tree) == new and not staging_dir(tree).exists()
