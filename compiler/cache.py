@@ -59,7 +59,7 @@ import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -72,11 +72,24 @@ FORMAT = 6
 _PACKAGES = ("compiler", "core")
 
 
-@cache
 def code_digest() -> str:
     """sha256 of everything a compile runs besides the intent (:func:`core.codedigest.code_digest`
-    of the ``compiler`` and ``core`` packages) and of the record's format."""
-    return hashlib.sha256(f"{FORMAT} {_code_digest(_PACKAGES)}".encode()).hexdigest()
+    of the ``compiler`` and ``core`` packages) and of the record's format: worked out once per
+    process, or taken from a child that did (:func:`adopt_code_digest`)."""
+    code = _CODE.get("")
+    if code is None:
+        code = _CODE[""] = hashlib.sha256(f"{FORMAT} {_code_digest(_PACKAGES)}".encode()).hexdigest()
+    return code
+
+
+def adopt_code_digest(code: str) -> str:
+    """:func:`code_digest` as a child forked from this process worked it out (the same files,
+    read while this one imported the compiler: 15 ms at 16x); the digest worked out here, if any,
+    stays."""
+    return _CODE.setdefault("", code)
+
+
+_CODE: dict[str, str] = {}
 
 
 def fingerprint(inputs: object, code: str | None = None) -> str:
@@ -143,8 +156,9 @@ class _KeyPickler(pickle.Pickler):
 
 
 def source_key(intent_dir: Path) -> str:
-    """sha256 of every file under ``intent_dir`` (names and bytes) and the code digest."""
-    digest = hashlib.sha256(code_digest().encode())
+    """sha256 of every file under ``intent_dir`` (names and bytes): the record's, valid only
+    under its own code digest (:meth:`CompileCache.under`)."""
+    digest = hashlib.sha256()
     for path in files_under(intent_dir):
         digest.update(path.relative_to(intent_dir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -357,19 +371,35 @@ class CompileCache:
     def load(cls, root: Path) -> CompileCache:
         """The cache of ``root``; an empty one when it is missing, unreadable or from other code.
         Its stamps are left to the walk (:func:`recorded_stamps`): not read here."""
-        empty = cls(root, code=code_digest())
+        return cls.read(root).under(code_digest())
+
+    @classmethod
+    def read(cls, root: Path) -> CompileCache:
+        """The cache of ``root`` under the code it names, to be taken only :meth:`under` the
+        running code's digest (read while that digest is still being worked out); an empty one
+        when it is missing or unreadable."""
         try:
-            head, _, _, rest = _parts(empty.path.read_bytes())
-            if head != (FORMAT, empty.code):
-                return empty
+            head, _, _, rest = _parts(record_path(root).read_bytes())
+            if head[0] != FORMAT or not isinstance(head[1], str):
+                return cls(root)
             source, summary, files, saved, layouts = marshal.loads(rest)
-            # Plain tuples and dicts as saved by this very code (its digest is the record's):
+            # Plain tuples and dicts (a record of other code that does not unpack so is none):
             # made records at C speed, thousands of them, without a Python call each.
             units = dict(zip(saved, map(_RENDERED, saved.values()), strict=True))
             sections = {path: Layout(digest, parts) for path, (digest, parts) in layouts.items()}
         except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError):
-            return empty
-        return cls(root, empty.code, source, summary, units, sections, files)
+            return cls(root)
+        return cls(root, head[1], source, summary, units, sections, files)
+
+    def under(self, code: str) -> CompileCache:
+        """This cache when its code digest is ``code``; else an empty one for ``code``.
+
+        Example:
+            >>> cache = CompileCache(Path("."), "a", source="x")
+            >>> cache.under("a").source, cache.under("b").source
+            ('x', '')
+        """
+        return self if self.code == code else CompileCache(self.root, code)
 
     def save(self) -> None:
         """Write the record atomically (a reader never sees half of it)."""

@@ -88,7 +88,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
       fabricops compile --full       # render everything, as on a fresh checkout
     """
     from compiler.beside import Beside
-    from compiler.cache import CompileCache, code_digest, record_path, source_key, walk
+    from compiler.cache import CompileCache, record_path, source_key, walk
     from compiler.output import recover
 
     intent_dir, generated_dir = _paths(root)
@@ -98,10 +98,10 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     # imports contended for the GIL at every stat and took longer than one after the other.
     # The child also reads the record's stamps and tells only the files that differ from them.
     walking = Beside(functools.partial(walk, generated_dir, None if full else record_path(root)))
-    cache = CompileCache(root, code_digest()) if full else CompileCache.load(root)
+    cache = CompileCache(root) if full else CompileCache.read(root)  # checked once the code's digest is known
     source = source_key(intent_dir)
-    seen = _tree_unless_unchanged(cache, source, walking, check_only)
-    if seen is None:
+    cache, seen = _walked(cache, source, walking)
+    if _said_unchanged(cache, source, seen, check_only):
         return
     from compiler.cache import Reuse
     from compiler.configcache import ConfigCache
@@ -166,25 +166,37 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
 
 
-def _tree_unless_unchanged(
-    cache: CompileCache, source: str, walking: Beside[Walk], check_only: bool
-) -> Walk | None:
-    """generated/ as walked (``walking``: :func:`compiler.cache.walk`), once: its files, and which
-    are no longer those the last compile wrote. None, once the last compile's summary is said,
-    when intent, code and generated/ are unchanged since."""
+def _walked(cache: CompileCache, source: str, walking: Beside[Walk]) -> tuple[CompileCache, Walk]:
+    """``cache`` taken only under the running code's digest, and generated/ as walked
+    (``walking``: :func:`compiler.cache.walk`), once: its files, and which are no longer those
+    the last compile wrote.
+
+    When the intent changed, a compile is certain: the compiler is imported while the walk runs,
+    and the code's digest (every file of the compiler, 15 ms at 16x) is worked out meanwhile in
+    a child of its own. Otherwise it is worked out here, while the walk runs."""
+    from compiler.beside import Beside
+    from compiler.cache import adopt_code_digest, code_digest
+
     if cache.source != source:
-        _import_compiler()  # the intent changed: a compile for sure, imported while the walk runs
-        return walking.result()
-    seen = walking.result()
+        coding = Beside(code_digest)
+        _import_compiler()
+        code = adopt_code_digest(coding.result())
+    else:
+        code = code_digest()
+    return cache.under(code), walking.result()
+
+
+def _said_unchanged(cache: CompileCache, source: str, seen: Walk, check_only: bool) -> bool:
+    """Whether intent, code and generated/ are unchanged since the last compile: then its
+    summary is said again, and there is nothing to load, check or render."""
     summary = cache.unchanged(source, seen)
     if summary is None:
-        return seen
-    # Same intent, same code, generated/ untouched since: nothing to load, check or render.
+        return False
     for line in summary:
         if line.startswith("warning ") or not check_only:
             click.echo(line, err=line.startswith("warning "))
     click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
-    return None
+    return True
 
 
 def _stage(
