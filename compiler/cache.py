@@ -24,18 +24,19 @@
   anything;
 * the sha256 of every file it left in ``generated/`` (as the manifest has them), the units'
   files among them the very same strings (:mod:`marshal` writes each once, then refers to it);
-* the **source key** of the whole compile (every file under ``intent/`` and the code digest)
-  and its summary: a compile with the same key over an untouched ``generated/`` has nothing to
-  do, and says so without loading the intent;
+* the **source key** of the whole compile (every file under ``intent/``) and its summary: a
+  compile with the same key, under the same code, over an untouched ``generated/`` has nothing
+  to do, and says so without loading the intent;
 * the size and modification time of every file it left in ``generated/``: as the walk of the
   tree before the compile found them (:func:`walk`, saved as it marshalled them, never unpacked
   by the compile) and those of the files the compile wrote or removed since. They are read by the
   walk alone, in its forked child, which tells the compile only the files whose size or time is
   no longer the recorded one.
 
-The record is a short head (format, code digest, the length of each part) and three parts, each
-a :mod:`marshal` of its own: the stamps as walked, the stamps written since, the rest. The walk
-unpacks only the stamps, the compile only the rest.
+The record is a short head (format, code digest, a token of its own, the length of each part)
+and three parts, each a :mod:`marshal` of its own: the stamps as walked, the stamps written
+since, the rest. The walk unpacks only the stamps, the compile only the rest; the token tells
+that both read the same record (another compile may replace it in between).
 
 Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable or foreign
 cache is an empty one; a file of ``generated/`` counts as the one written, with the digest
@@ -200,6 +201,8 @@ class Walk(NamedTuple):
     unsure: frozenset[str] | None
     """The files whose size and time are not the recorded ones (new, gone or changed since the
     last compile); None without a readable record of them."""
+    token: str = ""
+    """The token of the record whose stamps these are (:attr:`CompileCache.token`)."""
 
     def paths(self) -> list[str]:
         """Every file of the tree, by relative path.
@@ -229,18 +232,18 @@ def walk(directory: Path, record: Path | None) -> Walk:
         (['a'], None, True)
     """
     now = stamps(directory)
-    recorded = recorded_stamps(record) if record is not None else None
+    token, recorded = recorded_stamps(record) if record is not None else ("", None)
     unsure = None if recorded is None else frozenset(path for path, _ in now.items() ^ recorded.items())
-    return Walk("\0".join(now), marshal.dumps(now), unsure)
+    return Walk("\0".join(now), marshal.dumps(now), unsure, token)
 
 
-def recorded_stamps(record: Path) -> dict[str, Stamp] | None:
-    """The stamps of ``generated/`` a record holds (:attr:`CompileCache.walked`, then
-    :attr:`CompileCache.written`); None when it is missing, unreadable or of another format."""
+def recorded_stamps(record: Path) -> tuple[str, dict[str, Stamp] | None]:
+    """The token of a record and the stamps of ``generated/`` it holds (:attr:`CompileCache.walked`,
+    then :attr:`CompileCache.written`); no stamps when it is missing, unreadable or of another format."""
     try:
         head, walked, written, _ = _parts(record.read_bytes())
         if head[0] != FORMAT:
-            return None
+            return "", None
         tree = marshal.loads(walked)
         for path, stamp in marshal.loads(written).items():
             if stamp is None:
@@ -248,8 +251,8 @@ def recorded_stamps(record: Path) -> dict[str, Stamp] | None:
             else:
                 tree[path] = stamp
     except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError):
-        return None
-    return tree if isinstance(tree, dict) else None
+        return "", None
+    return (head[2], tree) if isinstance(tree, dict) and isinstance(head[2], str) else ("", None)
 
 
 def _joined(head: tuple[Any, ...], *parts: bytes) -> list[bytes]:
@@ -258,7 +261,7 @@ def _joined(head: tuple[Any, ...], *parts: bytes) -> list[bytes]:
     part as it is.
 
     Example:
-        >>> [bytes(part) for part in _parts(b"".join(_joined((6, "code"), b"ab", b"", b"c")))[1:]]
+        >>> [bytes(part) for part in _parts(b"".join(_joined((6, "code", "token"), b"ab", b"", b"c")))[1:]]
         [b'ab', b'', b'c']
     """
     encoded = marshal.dumps((*head, *map(len, parts)))
@@ -277,14 +280,14 @@ def _parts(data: bytes) -> tuple[tuple[Any, ...], memoryview, memoryview, memory
     """
     size = int.from_bytes(data[:4], "little")
     head = marshal.loads(data[4 : 4 + size]) if len(data) > 4 + size else None
-    if not isinstance(head, tuple) or len(head) != 5 or not all(isinstance(n, int) for n in head[2:]):
+    if not isinstance(head, tuple) or len(head) != 6 or not all(isinstance(n, int) for n in head[3:]):
         raise ValueError("not a record")
-    walked, written, rest = head[2:]
+    walked, written, rest = head[3:]
     at = 4 + size
     if at + walked + written + rest != len(data):
         raise ValueError("not a record")
     view = memoryview(data)
-    return head[:2], view[at : at + walked], view[at + walked : at + walked + written], view[at + walked + written :]
+    return head[:3], view[at : at + walked], view[at + walked : at + walked + written], view[at + walked + written :]
 
 
 def sha256(data: bytes) -> str:
@@ -362,6 +365,9 @@ class CompileCache:
     read by the next walk only."""
     written: dict[str, Stamp | None] = field(default_factory=dict)
     """The stamps of the files the compile wrote since, None for those it removed."""
+    token: str = ""
+    """Which record this is (made afresh by each save): the walk's stamps are this record's only
+    when it read the same token (:attr:`Walk.token`)."""
 
     @property
     def path(self) -> Path:
@@ -380,7 +386,7 @@ class CompileCache:
         when it is missing or unreadable."""
         try:
             head, _, _, rest = _parts(record_path(root).read_bytes())
-            if head[0] != FORMAT or not isinstance(head[1], str):
+            if head[0] != FORMAT or not isinstance(head[1], str) or not isinstance(head[2], str):
                 return cls(root)
             source, summary, files, saved, layouts = marshal.loads(rest)
             # Plain tuples and dicts (a record of other code that does not unpack so is none):
@@ -389,7 +395,7 @@ class CompileCache:
             sections = {path: Layout(digest, parts) for path, (digest, parts) in layouts.items()}
         except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError):
             return cls(root)
-        return cls(root, head[1], source, summary, units, sections, files)
+        return cls(root, head[1], source, summary, units, sections, files, token=head[2])
 
     def under(self, code: str) -> CompileCache:
         """This cache when its code digest is ``code``; else an empty one for ``code``.
@@ -411,7 +417,8 @@ class CompileCache:
             {name: tuple(unit) for name, unit in self.units.items()},
             {path: (s.digest, s.parts) for path, s in self.sections.items()},
         )
-        pieces = _joined((FORMAT, self.code), self.walked, marshal.dumps(self.written), marshal.dumps(rest))
+        self.token = os.urandom(8).hex()
+        pieces = _joined((FORMAT, self.code, self.token), self.walked, marshal.dumps(self.written), marshal.dumps(rest))
         self.path.parent.mkdir(exist_ok=True)
         (self.path.parent / ".gitignore").write_text("*\n")
         tmp = self.path.with_suffix(".tmp")
@@ -426,21 +433,24 @@ class CompileCache:
     def unchanged(self, source: str, seen: Walk) -> list[str] | None:
         """The last compile's summary when it ran on the same intent and code and left
         ``generated/`` as the walk ``seen`` finds it (same files, sizes and times); else None."""
-        if not self.source or source != self.source:
+        if not self.source or source != self.source or seen.token != self.token:
             return None
         return self.summary if seen.untouched else None
 
-    def known_digests(self, unsure: Iterable[str] | None, present: Set[str]) -> dict[str, str]:
+    def known_digests(self, seen: Walk, present: Set[str]) -> dict[str, str]:
         """The sha256 of each file of ``generated/`` (``present``: its paths) whose size and time
-        are those the last compile left (all but ``unsure``: :attr:`Walk.unsure`), as it recorded
-        them: files that need not be read to be compared.
+        are those the last compile left (all but :attr:`Walk.unsure`, when the walk read this very
+        record), as it recorded them: files that need not be read to be compared.
 
         Example:
-            >>> cache = CompileCache(Path("."), files={"a": "1", "b": "2", "c": "3"})
-            >>> cache.known_digests({"b"}, {"a", "b"}), cache.known_digests(None, {"a"})
-            ({'a': '1'}, {})
+            >>> cache = CompileCache(Path("."), files={"a": "1", "b": "2", "c": "3"}, token="t")
+            >>> cache.known_digests(Walk("", b"", frozenset({"b"}), "t"), {"a", "b"})
+            {'a': '1'}
+            >>> cache.known_digests(Walk("", b"", frozenset(), "another record"), {"a"})
+            {}
         """
-        if unsure is None:
+        unsure = seen.unsure
+        if unsure is None or seen.token != self.token:
             return {}
         known = dict(self.files)  # at C speed, then the few that differ taken out
         for path in unsure:

@@ -114,7 +114,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     # Files as the last compile left them (same size and time) are known by their digests: they
     # are neither read nor hashed, and the units built from unchanged inputs keep them.
     current = TreeOnDisk(generated_dir, seen.paths())
-    digests = cache.known_digests(seen.unsure, current.keys())
+    digests = cache.known_digests(seen, current.keys())
     # The checks take the configs the last compile kept (not after --full: its record is empty);
     # --check writes nothing, not even them.
     configs = ConfigCache.of_record(cache, write=not check_only)

@@ -223,7 +223,7 @@ def test_an_old_or_corrupt_record_is_a_miss(tmp_path: Path) -> None:
     # Its last part unreadable: the stamps may hold, but no file is known without its digest.
     cache.path.write_bytes(whole[:-8] + b"\xff" * 8)
     seen = walk(tmp_path / "generated", cache.path)
-    assert CompileCache.load(tmp_path).known_digests(seen.unsure, set(seen.paths())) == {}
+    assert CompileCache.load(tmp_path).known_digests(seen, set(seen.paths())) == {}
 
 
 def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
     cache = CompileCache(tmp_path, code_digest(), walked=walked.stamps)
     cache.written = restamped(["rewritten", "written"], ["removed"], generated)
     cache.save()
-    assert recorded_stamps(cache.path) == stamps(generated)
+    assert recorded_stamps(cache.path) == (cache.token, stamps(generated))
     assert walk(generated, cache.path).untouched
     (generated / "edited").write_text("edited by hand")
     (generated / "added").write_text("added by hand")
@@ -249,7 +249,12 @@ def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
     assert seen.unsure == {"edited", "added", "written"}
     assert sorted(seen.paths()) == ["added", "edited", "kept", "rewritten"]
     known = CompileCache(tmp_path, files=dict.fromkeys(["kept", "rewritten", "edited", "written"], "d"))
-    assert known.known_digests(seen.unsure, set(seen.paths())) == {"kept": "d", "rewritten": "d"}
+    known.token = cache.token
+    assert known.known_digests(seen, set(seen.paths())) == {"kept": "d", "rewritten": "d"}
+    cache.save()  # another compile's record since: the walk reads that one's stamps
+    again = walk(generated, cache.path)
+    assert again.token == cache.token != known.token
+    assert known.known_digests(again, set(again.paths())) == {}
 
 
 def _sectioned(inputs: object, name: str = "leaf1") -> Unit:
