@@ -122,6 +122,7 @@ import pydantic
 from compiler.intent import load_intent
 import compiler.pipeline, fabricops.commands.compile  # everything a compile imports
 from compiler.platforms import eos
+from core.errors import IntentError
 
 def ours():
     seen, stack = [], [pydantic.BaseModel]
@@ -137,8 +138,11 @@ def built():
 
 report = {"models": len(ours()), "at_import": built()}
 if len(sys.argv) > 2:
-    load_intent(Path(sys.argv[2]))
-    eos.data()
+    try:
+        load_intent(Path(sys.argv[2]))
+        eos.data()
+    except IntentError as exc:
+        report["problems"] = exc.problems
     report["after_load"] = built()
 json.dump(report, open(sys.argv[1], "w"))
 """
@@ -163,7 +167,7 @@ def test_importing_the_compiler_builds_no_model(tmp_path: Path) -> None:
 
 def test_an_unchanged_intent_builds_no_model(project: Path, tmp_path: Path) -> None:
     """Once kept, the intent and the platform's data load in a new process without building any
-    model; an edited file builds only what validating it takes."""
+    model, and so does a row added to servers.csv (the kept validator of its rows validates it)."""
     from compiler.intentcache import kept_beside
 
     kept_beside(project / "intent")
@@ -176,27 +180,44 @@ def test_an_unchanged_intent_builds_no_model(project: Path, tmp_path: Path) -> N
     assert probe(tmp_path, project / "intent")["after_load"] == []
     servers = project / "intent" / "servers.csv"
     servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
-    assert probe(tmp_path, project / "intent")["after_load"] == ["ServerRow"]
+    assert probe(tmp_path, project / "intent")["after_load"] == []
+
+
+def test_a_bad_new_row_is_reported_as_without_the_cache(project: Path, tmp_path: Path) -> None:
+    """Rows added to a kept table are validated by the kept validator (a new process builds no
+    model): their problems are those a load without the cache reports, word for word."""
+    servers = project / "intent" / "servers.csv"
+    header, *rows = servers.read_text().splitlines()
+    servers.write_text("\n".join([f"{header},compute_port", *(f"{row}," for row in rows)]) + "\n")
+    load_intent(project / "intent")
+    bad = ["rack02-gpu010,gpu-8x-h100,GPU 0210,", "rack02-gpu011,gpu-8x-h100,GPU-0211,0", "rack02-gpu012,x,GPU-12,Eth1"]
+    servers.write_text(servers.read_text() + "\n".join(bad) + "\n")
+    warm = probe(tmp_path, project / "intent")
+    assert warm["after_load"] == []
+    shutil.rmtree(project / CACHE_DIR)
+    cold = problems_of(project / "intent")
+    assert warm["problems"] == list(cold)
+    assert {line.split(": ")[0].rsplit(":", 1)[1] for line in cold} == {"114", "115", "116"}, cold
 
 
 def test_a_new_row_alone_is_validated(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """servers.csv is kept per row: after a row is added, only it is validated; the rest, and an
     unchanged table, are taken as they were."""
     cold = load_intent(project / "intent")
-    validated: list[object] = []
-    original = ServerRow.model_validate
+    validated: list[ServerRow] = []
+    original = ValidRow.of
 
-    def counted(values: object) -> ServerRow:
-        validated.append(values)
-        return original(values)
+    def counted(row: ServerRow) -> ValidRow:
+        validated.append(row)
+        return original(row)
 
-    monkeypatch.setattr(ServerRow, "model_validate", counted)
+    monkeypatch.setattr(ValidRow, "of", counted)
     assert values(load_intent(project / "intent")) == values(cold)
     assert validated == []
     servers = project / "intent" / "servers.csv"
     servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
     added = load_intent(project / "intent")
-    assert len(validated) == 1
+    assert [row.name for row in validated] == ["rack02-gpu010"]
     assert [s.name for s in added.servers if s not in cold.servers] == ["rack02-gpu010"]
     monkeypatch.undo()
     shutil.rmtree(project / CACHE_DIR)
