@@ -7,6 +7,7 @@ import hashlib
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -15,15 +16,19 @@ from compiler.artifacts.cabling import A_END_USES, bill, cable_keys, cabling_uni
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.physical import cable_kinds
+from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.servers import key_bytes, server_digests, server_key
 from compiler.artifacts.tables import HEAD
 from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
+from compiler.cache import fingerprinter
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.facts import ResolvedServer
 from compiler.intent import Intent, load_intent
 from compiler.pipeline import CompileResult
+from compiler.sources import Source
 from core.hardware import ModelFiles, catalog
 from core.hardware.catalog import DATA
+from core.provenance import provenance_document
 
 
 def _plain(value: object) -> object:
@@ -325,3 +330,41 @@ def test_a_servers_digest_follows_each_field_not_which_values_are_one_object(exa
     assert digest(pickle.loads(pickle.dumps(server))) == digests[server.name]
     for name, value in zip(server._fields, server, strict=True):
         assert digest(server._replace(**{name: _other(value)})) != digests[server.name], name
+
+
+def _edits(found: tuple[dict[Any, Any], ...]) -> Iterator[tuple[str, tuple[dict[Any, Any], ...]]]:
+    """``found`` (a switch's provenance: interfaces, VLANs, settings) with one thing it prints
+    edited: a name, a field, a source's file or one item of its path."""
+    interfaces, vlans, settings = found
+    port, fields = next(iter(interfaces.items()))
+    field, source = next(iter(fields.items()))
+    vlan, vlan_source = next(iter(vlans.items()))
+    setting, sources = next(iter(settings.items()))
+    yield "port", ({**interfaces, port + "x": fields}, vlans, settings)
+    yield "field", ({**interfaces, port: {**fields, field + "x": source}}, vlans, settings)
+    yield "file", ({**interfaces, port: {**fields, field: source._replace(file="x.yaml")}}, vlans, settings)
+    for at, item in enumerate(source.path):
+        path = (*source.path[:at], _other(item), *source.path[at + 1 :])
+        yield f"path[{at}]", ({**interfaces, port: {**fields, field: source._replace(path=path)}}, vlans, settings)
+    yield "vlan", (interfaces, {**vlans, vlan + 1: vlan_source}, settings)
+    yield "vlan source", (interfaces, {**vlans, vlan: vlan_source.child("x")}, settings)
+    yield "setting", (interfaces, vlans, {**settings, setting + "x": sources})
+    yield "setting sources", (interfaces, vlans, {**settings, setting: sources[1:]})
+
+
+def test_a_provenance_units_key_changes_with_what_its_file_prints(example_compile: CompileResult) -> None:
+    """Each edit of a switch's provenance that its file prints changes the unit's key."""
+    fabric = example_compile.fabric
+    unit = next(
+        u
+        for u in provenance_units(fabric.devices, fabric.facts.provenance)
+        if all(cast(tuple[str, tuple[object, ...]], u.inputs)[1][:2])
+    )
+    name, (interfaces, vlans, settings) = cast(tuple[str, tuple[dict[Any, Any], ...]], unit.inputs)
+    # The example sets no device-wide section: one with two sources stands for one.
+    found = (interfaces, vlans, settings or {"services": (Source("fabric.yaml", ("services",)), *vlans.values())})
+    key, document = fingerprinter("code"), provenance_document(name, *found)
+    assert key((name, found)) == fingerprinter("code")((name, found))
+    for edit, edited in _edits(found):
+        assert provenance_document(name, *edited) != document, edit  # the edit is printed
+        assert key((name, edited)) != key((name, found)), edit
