@@ -11,8 +11,10 @@ from typing import Any, cast
 
 import pytest
 
+from compiler.artifacts import diagram
 from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import A_END_USES, bill, cable_keys, cabling_units, joined_bill, section_bill
+from compiler.artifacts.diagram import diagram_files, fabric_picture, management_picture
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.physical import cable_kinds
@@ -368,3 +370,41 @@ def test_a_provenance_units_key_changes_with_what_its_file_prints(example_compil
     for edit, edited in _edits(found):
         assert provenance_document(name, *edited) != document, edit  # the edit is printed
         assert key((name, edited)) != key((name, found)), edit
+
+
+def test_a_pictures_sections_are_drawn_from_their_keys_alone(example_compile: CompileResult) -> None:
+    """Each row of a picture is drawn from its key (its boxes' fields and places) and nothing
+    else: an edit of any value of any block changes the key and the row as drawn from it; the
+    head is keyed by its own text. Joined, the sections are the picture."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    pictures = [
+        *(fabric_picture(intent, fabric, n) for n in sorted(intent.fabric.fabrics)),
+        management_picture(intent, fabric),
+    ]
+    assert diagram_files(intent, fabric) == {p.path: diagram._drawn(p) for p in pictures}
+    key = fingerprinter("code")
+    for picture in pictures:
+        units = {unit.name: unit for unit in diagram._units(picture)}
+        head = next(iter(units.values()))
+        assert head.inputs == picture.head and head.build() == {f"{picture.path}#head": picture.head}
+        for number, row in enumerate(picture.rows):
+            unit = units[f"{head.name}/row{number}"]
+            assert unit.inputs == row
+            drawn = unit.build()
+            assert drawn == diagram._row(picture.path, number, picture.draw, row)
+            block = row[-1]
+            for at, value in enumerate(block):
+                for edit in _block_edits(value):
+                    edited = (*row[:-1], (*block[:at], edit, *block[at + 1 :]))
+                    assert key(edited) != key(row), (unit.name, at, edit)
+                    assert diagram._row(picture.path, number, picture.draw, edited) != drawn, (unit.name, at, edit)
+
+
+def _block_edits(value: object) -> Iterator[object]:
+    """A block's box fields with each edited (a tuple's first item), or its place moved."""
+    if isinstance(value, tuple):
+        for at, item in enumerate(value):
+            edited = (_other(item[0]), *item[1:]) if isinstance(item, tuple) and item else _other(item)
+            yield (*value[:at], edited, *value[at + 1 :])
+    else:
+        yield float(value) + 1  # type: ignore[arg-type]
