@@ -39,7 +39,7 @@ def test_qos001s_key_changes_with_every_input(resolved_example: tuple[Intent, Re
     intent, fabric = resolved_example
     digests = facts_digests(fabric)
     before = kept_names("QOS001", intent, fabric, digests)
-    roce = [device.name for device, _, _ in qos._roce_devices(intent, fabric)]
+    roce = [device.name for device, _ in qos._roce_devices(intent, fabric)]
     assert len(before) == len(set(before)) == len(roce)
     leaf = roce.index("rack01-leaf-a")
     assert _changed(before, kept_names("QOS001", intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
