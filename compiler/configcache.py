@@ -18,8 +18,9 @@ unchanged switch's (a rule that reads a switch's config keeps its findings under
 facts digest: :func:`compiler.checks.checked`), so the fleet's pickle is not unpickled at all
 (it was 0.045 s of the checks' 0.2 s) and is written back as read. Beside them, the findings
 the checks may keep (**judged**, plain strings: :func:`compiler.checks.checked`): the switch
-rules' per switch, by facts digest, the parts of the keyed rules, by their inputs' fingerprint, and a rule kept whole by what it reads,
-with what it read of each switch by facts digest; those of the last compile only.
+rules' per switch, by facts digest, the parts of the keyed rules, by their inputs' fingerprint,
+and a rule kept whole by what it reads, with what it read of each switch by facts digest; those
+of the last compile only.
 Measured at 16x (768 configs, 5 changed by a server row), against
 building them (0.15 to 0.2 s of CPU):
 
