@@ -291,7 +291,7 @@ class _Lent(_Built):
         self._read: Callable[[], DeviceConfig | None] | None = read
         self._value: DeviceConfig | None = None
 
-    @property  # type: ignore[override]  # the slot of _Built, read from the file on first use
+    @property  # the slot of _Built, read from the file on first use
     def config(self) -> DeviceConfig | None:
         if self._read is not None:
             read, self._read = self._read, None
