@@ -79,7 +79,7 @@ import tempfile
 import time
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -304,10 +304,16 @@ class _Lent(_Built):
 
 
 def _lent_copy(device: Device, lent: _Lent) -> Device:
-    """A copy of ``device`` whose config is ``lent``'s (the original's is its own, unread)."""
-    copy = replace(device)
+    """A copy of ``device`` whose config is ``lent``'s (the original's is its own, unread): its
+    fields set one by one (``dataclasses.replace`` calls ``__init__``, 4 times as long)."""
+    copy = object.__new__(Device)
+    for name in _DEVICE_FIELDS:
+        object.__setattr__(copy, name, getattr(device, name))
     object.__setattr__(copy, "_built", lent)
     return copy
+
+
+_DEVICE_FIELDS = tuple(f.name for f in fields(Device) if f.name != "_built")
 
 
 def _clear_stale(directory: Path) -> None:
@@ -334,16 +340,20 @@ def _judgements(value: object) -> dict[str, Judgement]:
     """
     if not isinstance(value, dict):
         return {}
+    # Most judgements are empty or one pair (a switch without findings, a part's summary): those
+    # checked without a generator (this was 0.015 s of every one-row compile's checks at 16x).
     return {
         digest: judgement
         for digest, judgement in value.items()
-        if isinstance(digest, str)
-        and isinstance(judgement, tuple)
-        and all(
-            isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], str)
-            for pair in judgement
-        )
+        if type(digest) is str
+        and type(judgement) is tuple
+        and (not judgement or (len(judgement) == 1 and _pair(judgement[0])) or all(map(_pair, judgement)))
     }
+
+
+def _pair(value: object) -> bool:
+    """Whether ``value`` is a (str, str) tuple (marshal makes only exact types)."""
+    return type(value) is tuple and len(value) == 2 and type(value[0]) is str and type(value[1]) is str
 
 
 def _record(cls: type[tuple[object, ...]], values: tuple[object, ...]) -> tuple[object, ...]:

@@ -24,7 +24,17 @@ from collections.abc import Callable, Iterator
 
 from compiler.addressing import address_value, address_values, dotted
 from compiler.checks.base import device_rule, rule
-from compiler.checks.rules._common import MASKS, Held, design_spec, fleet, held, interfaces, links_of, subnet_of
+from compiler.checks.rules._common import (
+    MASKS,
+    Held,
+    design_spec,
+    fleet,
+    held,
+    interfaces,
+    links_of,
+    per_run,
+    subnet_of,
+)
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -181,6 +191,7 @@ def bgp_read(device: Device) -> object:
     return device.role, config.router_bgp, tuple((iface.name, iface.ip_address) for iface in config.interfaces)
 
 
+@per_run  # both rules ask for it
 def bgp_cables(intent: Intent, fabric: ResolvedFabric) -> object:
     """All RTE002 and RTE003 read beside their switches: the ends of each leaf-spine cable, in order."""
     del intent
