@@ -150,11 +150,15 @@ def test_a_config_not_asked_for_is_not_read(
         cache = ConfigCache(saved)
         lent = cache.lend(fabric, changed)
         assert cache.kept == 54 and lent.devices["spine01"].config.hostname == "spine01"  # built
+        few = [name for name in digests if name != "spine01"][: configcache.BUILT_INSTEAD]
+        assert all(lent.devices[name].config == fabric.devices[name].config for name in few)  # built
         cache.save(lent, changed)
     assert stored(saved) == (before[0], {"spine01": "0" * 64})
     again = ConfigCache(saved)
     lent = again.lend(fresh(example_compile.intent), changed)
-    assert lent.devices["spine02"].config == fabric.devices["spine02"].config  # read now, as kept
+    for name in [name for name in digests if name != "spine01"][: configcache.BUILT_INSTEAD + 1]:
+        assert lent.devices[name].config == fabric.devices[name].config  # the last one read from the fleet
+    assert again._fleet_read
 
 
 def test_not_read_when_asked_and_written_all_the_same(saved: Path, example_compile: CompileResult) -> None:
