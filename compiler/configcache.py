@@ -65,8 +65,8 @@ Example:
     >>> cache.save(view, facts_digests(fabric))  # the one config built
     >>> fabric, again = resolve(load_intent(Path("intent"))), ConfigCache(cache.directory)  # the next compile
     >>> view = again.lend(fabric, facts_digests(fabric))
-    >>> again.kept, view.devices["spine01"].config_built, fabric.devices["spine01"].config_built
-    (1, True, False)
+    >>> again.kept, view.devices["spine01"].config.hostname, fabric.devices["spine01"].config_built
+    (1, 'spine01', False)
 """
 
 from __future__ import annotations
