@@ -3,9 +3,11 @@
 For one scaled root (``intent/`` of ``bench/scale.py``, or the example):
 
 * **ours**: ``python -m fabricops compile --full --root ROOT`` in a new process, ``runs`` times
-  into an empty ``generated/`` (everything written) and ``runs`` times with the tree in place
-  (everything rendered, only what differs written); ``--full`` ignores the incremental record,
-  whose gains ``bench/incremental.py`` measures apart;
+  as a fresh checkout compiles (no ``generated/``, no ``.fabricops-cache/``: templates compiled
+  and every intent file validated again, everything written) and ``runs`` times with both in
+  place (everything rendered, only what differs written, the compiled templates and the
+  validated intent files taken from ``.fabricops-cache/``); ``--full`` ignores the incremental
+  record, whose gains ``bench/incremental.py`` measures apart;
 * **pyavd**: ``bench/avd_run.py`` in a new process of ``--pyavd-python``, ``runs`` times into an
   empty folder, on the same compute and storage fabrics (``bench/avd_inputs.py``: servers
   scoped per leaf pair, as an AVD inventory keeps them). Building its inputs is not timed.
@@ -51,11 +53,13 @@ def ours(root: Path, runs: int, python: str = sys.executable) -> dict[str, Any]:
     """``fabricops compile`` as a whole process: into an empty generated/, then with it in place."""
     logs = root / "bench-logs"
     logs.mkdir(exist_ok=True)
-    # --full: every switch rendered, the record in .fabricops-cache/ ignored (a fresh checkout's compile).
+    # --full: every switch rendered, the record in .fabricops-cache/ ignored.
     cmd = [python, "-m", "fabricops", "compile", "--full", "--root", str(root)]
     cold, current = [], []
     for run in range(runs):
+        # Cold: a fresh checkout's compile, nothing kept by an earlier one.
         shutil.rmtree(root / "generated", ignore_errors=True)
+        shutil.rmtree(root / ".fabricops-cache", ignore_errors=True)
         cold.append(measured(cmd, root, logs / f"compile-cold-{run}.log"))
         current.append(measured(cmd, root, logs / f"compile-current-{run}.log"))
     failed = [r for r in cold + current if r["rc"] != 0]

@@ -90,7 +90,8 @@ def fingerprinter(code: str | None = None) -> Callable[[object], str]:
     Without a memo, so a unit's pickle is its values' alone, never which of them happen to be
     one object (that would follow what the process did before: caches, interned strings), and
     the memo's table is never cleared (6 us for each of the ~6,000 units at 16x once one large
-    key grew it).
+    key grew it). Records are pickled as their type's name and their values
+    (:class:`_Records`).
 
     Example:
         >>> key, part = fingerprinter("code"), "".join(["a", "b"])
@@ -101,8 +102,13 @@ def fingerprinter(code: str | None = None) -> Callable[[object], str]:
     """
     seed = hashlib.sha256(f"{code or code_digest()}\0".encode())
     out = io.BytesIO()
-    pickler = _KeyPickler(out, protocol=5)
+    pickler = pickle.Pickler(out, protocol=5)
     pickler.fast = True  # no memo: inputs are plain data, without cycles
+    pickler.dispatch_table = _Records()
+    # The one object in the memo, written as a reference to it: never memoized by a dump
+    # (fast), only looked up, so each record costs that reference, not a global's name and
+    # its import (a switch's provenance holds a source record per port: that was most of it).
+    pickler.memo = {id(_record): (0, _record)}
 
     def key(inputs: object) -> str:
         out.seek(0)
@@ -116,10 +122,18 @@ def fingerprinter(code: str | None = None) -> Callable[[object], str]:
     return key
 
 
-class _KeyPickler(pickle.Pickler):
-    """A record (a ``NamedTuple``) pickled as its type and its values: as complete as its own
-    reduction, one short call where that takes several (a switch's provenance holds a source
-    record per port: a third of its key's cost).
+def _record(name: str, *values: object) -> tuple[object, ...]:
+    """What a record's pickle in a key stands for (never called: a key is never unpickled)."""
+    return (name, *values)
+
+
+_Reduce = Callable[[Any], tuple[Callable[..., object], tuple[object, ...]]]
+
+
+class _Records(dict[type, _Reduce]):
+    """The reduction of each record type (a ``NamedTuple``) met in a key: its module and name,
+    then its values. Only the types no pickle opcode has are looked up here (plain tuples,
+    dicts, strings and numbers are not), unlike a ``reducer_override``, called for every tuple.
 
     Example:
         >>> from compiler.sources import Source
@@ -127,11 +141,16 @@ class _KeyPickler(pickle.Pickler):
         False
     """
 
-    def reducer_override(self, obj: object) -> Any:
-        kind = type(obj)
-        if isinstance(obj, tuple) and hasattr(kind, "_fields"):
-            return kind, tuple(obj)
-        return NotImplemented
+    def __missing__(self, kind: type) -> _Reduce:
+        if not (issubclass(kind, tuple) and hasattr(kind, "_fields")):
+            raise KeyError(kind)  # pickled by its own reduction
+        name = (f"{kind.__module__}.{kind.__qualname__}",)
+        reduce = self[kind] = partial(_reduced, name)
+        return reduce
+
+
+def _reduced(name: tuple[str], record: tuple[object, ...]) -> tuple[Callable[..., object], tuple[object, ...]]:
+    return _record, name + record
 
 
 def source_key(intent_dir: Path) -> str:

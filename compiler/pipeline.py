@@ -110,14 +110,12 @@ class Assembly:
             record = records.get(unit.name)
             if record is not None and record.key == key:
                 files = record.files
-                sections = () if files.items() <= known else self._kept_sections(files)
-                if sections is not None:
+                whole = files.items() <= known  # every file as written (a section never is)
+                if whole:
+                    self._kept.update(files)
+                if whole or self._kept_sections(files):
                     kind = unit.name.partition("/")[0]
                     kept[kind] = kept.get(kind, 0) + 1
-                    self._kept.update(files)  # at C speed: the few sections taken out below
-                    for path, data in sections:
-                        del self._kept[path]
-                        self._section(path, data)
                     self.units[unit.name] = record
                     continue
             notes = None
@@ -129,24 +127,32 @@ class Assembly:
             lines = sum(text.count("\n") for path, text in built.items() if path.startswith("configs/"))
             self.units[unit.name] = Rendered(key, self.update(built), lines, notes)
 
-    def _kept_sections(self, files: Mapping[str, str]) -> list[tuple[str, Chunk]] | None:
-        """The sections of a unit's recorded ``files``, each cut from its file as the last compile
-        wrote it, when each of them is (and each other file still has its digest); else None.
+    def _kept_sections(self, files: Mapping[str, str]) -> bool:
+        """Whether a unit's recorded ``files`` are each as the last compile wrote it (a section:
+        cut from its file as written, a file: with its digest), and if so keep them.
         A section is not hashed again: its layout and the record were saved by one compile,
         which hashed it to its digest, and the file is that compile's (:meth:`Reuse.kept`)."""
         reuse = self._reuse
         if reuse is None:
-            return None
-        known, sections = reuse.known, []
+            return False
+        known = reuse.known
+        plain: list[tuple[str, str]] = []
+        sections: list[tuple[str, str, Chunk]] = []
         for path, digest in files.items():
             if "#" in path:
                 data = reuse.section(path)
                 if data is None:
-                    return None
-                sections.append((path, data))
+                    return False
+                file, _, name = path.partition("#")
+                sections.append((file, name, data))
             elif known.get(path) != digest:
-                return None
-        return sections
+                return False
+            else:
+                plain.append((path, digest))
+        self._kept.update(plain)
+        for file, name, data in sections:
+            self._sections.setdefault(file, {})[name] = data
+        return True
 
     def update(self, files: Mapping[str, str]) -> dict[str, str]:
         """Add files (and sections) built now; their sha256."""

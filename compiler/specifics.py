@@ -47,9 +47,9 @@ Mac = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{2}([:.-]?[0-9a-fA-F]{2}){5}$")
 
 
 class SpecificModel(BaseModel):
-    """Frozen and closed to unknown keys, as every intent model."""
+    """Frozen and closed to unknown keys, as every intent model; built on first use, as they are."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 # --------------------------------------------------------------------------- vlans.yaml

@@ -20,12 +20,15 @@ Hand-written SVG, no dependencies.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from html import escape as _escape
 from itertools import groupby
 from operator import attrgetter
+from typing import NamedTuple
 
+from compiler.artifacts.units import Unit, built, joined, section_path
 from compiler.fabric import ResolvedFabric
 from compiler.facts.cabling import Cable
 from compiler.intent import Intent
@@ -288,6 +291,11 @@ def _title(text: str) -> tuple[str, float]:
 
 def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     """The SVG text of one spine-leaf fabric."""
+    return _drawn(fabric_picture(intent, fabric, network))
+
+
+def fabric_picture(intent: Intent, fabric: ResolvedFabric, network: str) -> Picture:
+    """One spine-leaf fabric: spines and buses, then its leaf pairs by rows."""
     spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
     uplinks = _cables(fabric, network, "fabric")
     downlinks = Counter(map(_B_DEVICE, uplinks))  # read for the spines alone
@@ -346,12 +354,13 @@ def fabric_svg(intent: Intent, fabric: ResolvedFabric, network: str) -> str:
     out.append(_text(width - MARGIN, bus_y + 18, bus_note, NOTE_SIZE + 1, "end"))
     up = (spine_y - 50, supers.uplinks) if supers.boxes else None
     out += _top_row(spines, spine_notes, spine_w, spine_step, width, spine_y, bus_y, up)
+    blocks = []
     for i, box in enumerate(boxes):
         row, col = divmod(i, cols)
         x = MARGIN + col * (pair_w + GAP)
         y = pairs_y + row * (pair_h + ROW_GAP)
-        out.extend(_pair(box, x, y, pair_w, pair_h, leaf_w, bus_y if row == 0 else y - ROW_BUS))
-    return _svg(width, height, out)
+        blocks.append((_fields(box), x, y, pair_w, pair_h, leaf_w, bus_y if row == 0 else y - ROW_BUS))
+    return Picture(f"docs/{network}-fabric.svg", _head(width, height, out), _rows(blocks, cols), _pair_blocks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,6 +465,11 @@ def rack_switch_boxes(fabric: ResolvedFabric) -> list[RackSwitchBox]:
 
 def management_svg(intent: Intent, fabric: ResolvedFabric) -> str:
     """The SVG text of the out-of-band management network."""
+    return _drawn(management_picture(intent, fabric))
+
+
+def management_picture(intent: Intent, fabric: ResolvedFabric) -> Picture:
+    """The out-of-band management network: the core and its bus, then the rack switches by rows."""
     cores = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "core")
     boxes = rack_switch_boxes(fabric)
     core_links = Counter(link.b.device for link in _cables(fabric, "management", "mgmt-uplink"))
@@ -480,17 +494,25 @@ def management_svg(intent: Intent, fabric: ResolvedFabric) -> str:
     out = [title, _line(MARGIN, bus_y, width - MARGIN, bus_y, 6)]
     out += _row_buses(rows, boxes_y, box_h + ROW_GAP, bus_y, width)
     out += _top_row(cores, core_notes, core_w, core_step, width, core_y, bus_y)
+    blocks = []
     for i, box in enumerate(boxes):
         row, col = divmod(i, cols)
         x = MARGIN + col * (box_w + GAP)
         y = boxes_y + row * (box_h + ROW_GAP)
-        cx = x + box_w / 2
-        top = bus_y if row == 0 else y - ROW_BUS
-        out.append(_line(cx, top, cx, y, 2, "#999"))
-        out.append(_text(cx + 4, y - 6, links_label(box.uplinks, box.uplink_speed), NOTE_SIZE, "start"))
-        texts = [_text(cx, y + 18, box.name, NAME_SIZE), _text(cx, y + box_h - PAD - 2, box.served, NOTE_SIZE)]
-        out.append(_box(x, y, box_w, box_h, LIGHT, texts, box.name))
-    return _svg(width, height, out)
+        blocks.append((_fields(box), x, y, box_w, box_h, bus_y if row == 0 else y - ROW_BUS))
+    return Picture("docs/management-network.svg", _head(width, height, out), _rows(blocks, cols), _rack_switch)
+
+
+def _rack_switch(fields: tuple[object, ...], x: float, y: float, w: float, h: float, top: float) -> list[str]:
+    """A rack switch: its uplink to the bus above, its name and what it serves."""
+    box = RackSwitchBox(*fields)  # type: ignore[arg-type]
+    cx = x + w / 2
+    texts = [_text(cx, y + 18, box.name, NAME_SIZE), _text(cx, y + h - PAD - 2, box.served, NOTE_SIZE)]
+    return [
+        _line(cx, top, cx, y, 2, "#999"),
+        _text(cx + 4, y - 6, links_label(box.uplinks, box.uplink_speed), NOTE_SIZE, "start"),
+        _box(x, y, w, h, LIGHT, texts, box.name),
+    ]
 
 
 def _speed_of(links: Iterable[Cable], device: str) -> str:
@@ -499,8 +521,72 @@ def _speed_of(links: Iterable[Cable], device: str) -> str:
 
 def diagram_files(intent: Intent, fabric: ResolvedFabric) -> dict[str, str]:
     """One picture per network: the fabrics and the management network."""
-    files = {
-        f"docs/{network}-fabric.svg": fabric_svg(intent, fabric, network) for network in sorted(intent.fabric.fabrics)
-    }
-    files["docs/management-network.svg"] = management_svg(intent, fabric)
-    return files
+    return built(diagram_units(intent, fabric))
+
+
+def diagram_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
+    """Each picture in sections (:class:`Picture`): what is above its blocks, each row of
+    blocks, its end. A row is keyed by what it draws, so a server added redraws its pair's row,
+    not the hundreds of boxes of the fleet (the head is keyed by its own text: it is made in any
+    case, to place the rows)."""
+    for network in sorted(intent.fabric.fabrics):
+        yield from _units(fabric_picture(intent, fabric, network))
+    yield from _units(management_picture(intent, fabric))
+
+
+# ------------------------------------------------------------------------ in sections
+
+
+Block = tuple[object, ...]
+"""A block's drawing's arguments: its box's fields (plain values) and its place."""
+
+
+class Picture(NamedTuple):
+    """A picture as sections of its SVG text: ``head`` (the ``<svg>`` element's start and every
+    element above the blocks), then per row its blocks, each drawn by ``draw`` from its
+    arguments alone, then the end."""
+
+    path: str
+    head: str
+    rows: list[tuple[Block, ...]]
+    draw: Callable[..., list[str]]
+
+
+def _fields(box: PairBox | RackSwitchBox) -> tuple[object, ...]:
+    """A box's fields as a plain tuple (its key: a dataclass pickles through calls of its own)."""
+    return tuple(getattr(box, name) for name in box.__slots__)
+
+
+def _head(width: float, height: float, body: list[str]) -> str:
+    return _svg(width, height, body).removesuffix(_END)
+
+
+_END = "</svg>\n"
+
+
+def _rows(blocks: Sequence[Block], cols: int) -> list[tuple[Block, ...]]:
+    return [tuple(blocks[at : at + cols]) for at in range(0, len(blocks), cols)]
+
+
+def _units(picture: Picture) -> Iterator[Unit]:
+    path, stem = picture.path, picture.path.rpartition("/")[2].removesuffix(".svg")
+    yield Unit(f"picture/{stem}", picture.head, partial(_section, section_path(path, "head"), picture.head))
+    for number, row in enumerate(picture.rows):
+        yield Unit(f"picture/{stem}/row{number}", row, partial(_row, path, number, picture.draw, row))
+    yield Unit(f"picture/{stem}/end", (), partial(_section, section_path(path, "end"), _END))
+
+
+def _section(path: str, text: str) -> dict[str, str]:
+    return {path: text}
+
+
+def _row(path: str, number: int, draw: Callable[..., list[str]], row: tuple[Block, ...]) -> dict[str, str]:
+    return {section_path(path, f"row{number}"): "".join(f"{line}\n" for block in row for line in draw(*block))}
+
+
+def _pair_blocks(fields: tuple[object, ...], *place: float) -> list[str]:
+    return _pair(PairBox(*fields), *place)  # type: ignore[arg-type]
+
+
+def _drawn(picture: Picture) -> str:
+    return joined({path: text for unit in _units(picture) for path, text in unit.build().items()})[picture.path]

@@ -6,7 +6,8 @@ incremental compile rebuilds only when their inputs changed; so do the sections 
 fleet-wide tables are joined from: the expected counters per switch, the cable list
 (``cabling.csv`` and ``cabling.md``) per A-end switch, ``assets.csv`` per run of switches or
 servers in one rack, ``ip-plan.csv`` per network, pool and /24, ``link-tests.csv`` per rack,
-each after its header's section. The Nornir inventory and the collector's configuration are
+each after its header's section; the pictures (``docs/*.svg``) per row of blocks, after the
+spines and buses. The Nornir inventory and the collector's configuration are
 units too, keyed by the switches they list; the other fleet-wide files are small and built on
 every compile, one pass over their rows.
 """
@@ -18,7 +19,7 @@ from itertools import chain
 
 from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import cabling_units
-from compiler.artifacts.diagram import diagram_files
+from compiler.artifacts.diagram import diagram_units
 from compiler.artifacts.docs import docs_files
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.ipplan import ipplan_summary, ipplan_units
@@ -37,15 +38,14 @@ WRITERS: tuple[Writer, ...] = (
     power_files,
     validation_tables,
     docs_files,
-    diagram_files,
 )
 """One writer per fleet-wide artifact module; later writers never overwrite earlier ones' paths."""
 
 
 def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
-    """The per-server directories, per-switch alert rules, the sections of the big tables, unit
-    by unit (a table's sections in its row order), and the fleet-wide files made of the
-    switches alone (the Nornir inventory, the collector), kept while those are unchanged."""
+    """The per-server directories, per-switch alert rules, the sections of the big tables and of
+    the pictures, unit by unit (a file's sections in its order), and the fleet-wide files made of
+    the switches alone (the Nornir inventory, the collector), kept while those are unchanged."""
     return chain(
         (inventory_unit(intent, fabric), collector_unit(intent, fabric)),
         server_units(intent, fabric),
@@ -54,6 +54,7 @@ def site_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
         asset_units(intent, fabric),
         ipplan_units(fabric),
         link_test_units(fabric),
+        diagram_units(intent, fabric),
     )
 
 

@@ -73,9 +73,7 @@ def default_rows(intent: Intent, fabric: ResolvedFabric) -> list[Row]:
                 "QOS006, QOS002",
             ),
         ]
-    storm = ", ".join(
-        f"{kind.replace('_', '-')} {level:g}%" for kind, level in spec.storm_control.model_dump().items() if level
-    )
+    storm = ", ".join(f"{kind.replace('_', '-')} {level:g}%" for kind, level in spec.storm_control if level)
     rows.append(
         (
             "storm-control",

@@ -124,7 +124,7 @@ class DeviceFacts(NamedTuple):
     """Its server ports with VLANs of ``vlans.yaml``, by interface."""
     server_trunks: bool = False
     """Whether a server port of its leaf pair is a trunk (has tagged VLANs)."""
-    settings: DeviceSettings = DeviceSettings()
+    settings: DeviceSettings = DeviceSettings.model_construct()  # its defaults: builds no validator at import
     """Its ``devices.yaml`` entry."""
 
 
@@ -316,7 +316,7 @@ def _servers(
     return out
 
 
-_NO_SETTINGS = DeviceSettings()
+_NO_SETTINGS = DeviceSettings.model_construct()
 """The settings of a switch ``devices.yaml`` does not name: one object for all of them (a
 switch's unit keys it by its digest, taken once per object)."""
 

@@ -209,7 +209,8 @@ def record_specifics(book: ProvenanceBook, intent: Intent, topology: Topology, p
         for name, (settings, source) in entries.items():
             if book.origin(device, name) is None:
                 book.port(device, name, source)
-            for key in settings.model_dump(exclude_none=True):
+            # Its fields as they are, in order (model_dump would build the model's serializer).
+            for key in (key for key, value in settings if value is not None):
                 fields = _SETTING_FIELDS[key]
                 if key == "breakout":
                     cage = layout.model.port(name)

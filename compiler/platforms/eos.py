@@ -23,6 +23,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from compiler import intentcache
 from compiler.intent import Speed
 
 DATA = Path(__file__).with_name("eos.yaml")
@@ -31,7 +32,7 @@ DATA = Path(__file__).with_name("eos.yaml")
 class EosData(BaseModel):
     """``eos.yaml``: what EOS configs carry that the intent does not set."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     management_port_speed: Speed
     loopback: str
@@ -52,9 +53,16 @@ class EosData(BaseModel):
 
 @cache
 def data() -> EosData:
-    """The EOS platform data, read once (libyaml's loader: the pure-Python one takes a dozen
-    times as long, at every start)."""
-    return EosData.model_validate(yaml.load(DATA.read_text(), Loader=_YAML_LOADER))
+    """The EOS platform data, read once: as validated before, when kept beside the intent being
+    compiled (:func:`compiler.intentcache.last`: no model built), else parsed (libyaml's loader:
+    the pure-Python one takes a dozen times as long, at every start) and validated."""
+    raw = DATA.read_bytes()
+    kept = intentcache.last()
+    found = kept.get(DATA.name, raw, EosData)
+    if found is None:
+        found = EosData.model_validate(yaml.load(raw.decode(), Loader=_YAML_LOADER))
+        kept.put(DATA.name, raw, found)
+    return found
 
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -89,7 +89,8 @@ def with_settings(facts: DeviceFacts, iface: Interface, settings: PortSettings) 
         iface = iface._replace(no_lldp_transmit=not settings.lldp.transmit, no_lldp_receive=not settings.lldp.receive)
     if settings.storm_control is not None:
         levels = dict(iface.storm_control)
-        for kind, level in settings.storm_control.model_dump(exclude_unset=True).items():
+        given = settings.storm_control.model_fields_set  # the kinds written (no serializer built)
+        for kind, level in ((kind, level) for kind, level in settings.storm_control if kind in given):
             name = eos.STORM_CONTROL_KINDS[kind]
             levels.pop(name, None)
             if level is not None:
@@ -228,7 +229,8 @@ def storm_control(facts: DeviceFacts) -> tuple[tuple[str, str], ...]:
 
 @same_as_last
 def _storm_levels(levels: StormControl) -> tuple[tuple[str, str], ...]:
-    return eos.storm_control(levels.model_dump())
+    # Its fields as they are: model_dump would build the model's serializer for three floats.
+    return eos.storm_control(dict(levels))
 
 
 def _server_port(facts: DeviceFacts, port: UsedPort, vlan: int) -> Iterator[Interface]:

@@ -104,10 +104,12 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         return
     from compiler.cache import Reuse
     from compiler.configcache import ConfigCache
+    from compiler.intentcache import kept_beside
     from compiler.output import TreeOnDisk
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
     from compiler.render import keep_bytecode
 
+    kept_beside(intent_dir)  # the templates' environment reads eos.yaml now: it is kept there too
     with contextlib.suppress(OSError):
         keep_bytecode(cache.path.parent / "templates")
     # Files as the last compile left them (same size and time) are known by their digests: they

@@ -11,14 +11,26 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
 
 from compiler.artifacts.units import Unit
-from compiler.cache import CompileCache, Layout, Reuse, code_digest, fingerprint, sha256, stamps, unrecorded
+from compiler.cache import (
+    CompileCache,
+    Layout,
+    Reuse,
+    code_digest,
+    fingerprint,
+    fingerprinter,
+    sha256,
+    stamps,
+    unrecorded,
+)
 from compiler.output import CompiledFiles, read_tree
 from compiler.pipeline import Assembly, CompileResult, compile_intent
+from compiler.sources import Source
 from fabricops.cli import cli
 from tests.conftest import EXAMPLE_INTENT
 
@@ -265,3 +277,33 @@ def test_fingerprints_do_not_depend_on_the_hash_seed(example_compile: CompileRes
     env = {**os.environ, "PYTHONHASHSEED": "4242"}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert json.loads(out.stdout) == {name: record.key for name, record in example_compile.renders.items()}
+
+
+class _Place(NamedTuple):
+    file: str
+    path: tuple[object, ...] = ()
+
+
+def test_a_records_fingerprint_is_its_type_and_every_value() -> None:
+    """A record keys as its type and each of its values: an edit of any of them, another record
+    type with the same fields, or the plain tuple it holds (even one led by the type's name)
+    changes its key; the same values key alike in a fresh process's first key or after others."""
+    source = Source("racks.yaml", ("racks", 0))
+    variants = [
+        source,
+        Source("ports.yaml", ("racks", 0)),
+        Source("racks.yaml", ("racks", 1)),
+        Source("racks.yaml", ("racks", "0")),
+        Source("racks.yaml", ()),
+        _Place("racks.yaml", ("racks", 0)),
+        ("racks.yaml", ("racks", 0)),
+        ("compiler.sources.Source", "racks.yaml", ("racks", 0)),
+        {"Ethernet1": {"": source}},
+        {"Ethernet1": {"": tuple(source)}},
+        {"Ethernet1": {"": Source("racks.yaml", ("racks", 0)).child("id")}},
+    ]
+    key = fingerprinter("code")
+    keys = [key(value) for value in variants]
+    assert len(set(keys)) == len(variants)
+    assert keys == [fingerprint(value, "code") for value in variants]
+    assert key(Source("racks.yaml", ("racks", 0))) == keys[0]

@@ -7,23 +7,30 @@ import hashlib
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
+from compiler.artifacts import diagram
 from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import A_END_USES, bill, cable_keys, cabling_units, joined_bill, section_bill
+from compiler.artifacts.diagram import diagram_files, fabric_picture, management_picture
 from compiler.artifacts.inventory import inventory_unit
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.physical import cable_kinds
+from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.servers import key_bytes, server_digests, server_key
 from compiler.artifacts.tables import HEAD
 from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
+from compiler.cache import fingerprinter
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.facts import ResolvedServer
 from compiler.intent import Intent, load_intent
 from compiler.pipeline import CompileResult
+from compiler.sources import Source
 from core.hardware import ModelFiles, catalog
 from core.hardware.catalog import DATA
+from core.provenance import provenance_document
 
 
 def _plain(value: object) -> object:
@@ -325,3 +332,79 @@ def test_a_servers_digest_follows_each_field_not_which_values_are_one_object(exa
     assert digest(pickle.loads(pickle.dumps(server))) == digests[server.name]
     for name, value in zip(server._fields, server, strict=True):
         assert digest(server._replace(**{name: _other(value)})) != digests[server.name], name
+
+
+def _edits(found: tuple[dict[Any, Any], ...]) -> Iterator[tuple[str, tuple[dict[Any, Any], ...]]]:
+    """``found`` (a switch's provenance: interfaces, VLANs, settings) with one thing it prints
+    edited: a name, a field, a source's file or one item of its path."""
+    interfaces, vlans, settings = found
+    port, fields = next(iter(interfaces.items()))
+    field, source = next(iter(fields.items()))
+    vlan, vlan_source = next(iter(vlans.items()))
+    setting, sources = next(iter(settings.items()))
+    yield "port", ({**interfaces, port + "x": fields}, vlans, settings)
+    yield "field", ({**interfaces, port: {**fields, field + "x": source}}, vlans, settings)
+    yield "file", ({**interfaces, port: {**fields, field: source._replace(file="x.yaml")}}, vlans, settings)
+    for at, item in enumerate(source.path):
+        path = (*source.path[:at], _other(item), *source.path[at + 1 :])
+        yield f"path[{at}]", ({**interfaces, port: {**fields, field: source._replace(path=path)}}, vlans, settings)
+    yield "vlan", (interfaces, {**vlans, vlan + 1: vlan_source}, settings)
+    yield "vlan source", (interfaces, {**vlans, vlan: vlan_source.child("x")}, settings)
+    yield "setting", (interfaces, vlans, {**settings, setting + "x": sources})
+    yield "setting sources", (interfaces, vlans, {**settings, setting: sources[1:]})
+
+
+def test_a_provenance_units_key_changes_with_what_its_file_prints(example_compile: CompileResult) -> None:
+    """Each edit of a switch's provenance that its file prints changes the unit's key."""
+    fabric = example_compile.fabric
+    unit = next(
+        u
+        for u in provenance_units(fabric.devices, fabric.facts.provenance)
+        if all(cast(tuple[str, tuple[object, ...]], u.inputs)[1][:2])
+    )
+    name, (interfaces, vlans, settings) = cast(tuple[str, tuple[dict[Any, Any], ...]], unit.inputs)
+    # The example sets no device-wide section: one with two sources stands for one.
+    found = (interfaces, vlans, settings or {"services": (Source("fabric.yaml", ("services",)), *vlans.values())})
+    key, document = fingerprinter("code"), provenance_document(name, *found)
+    assert key((name, found)) == fingerprinter("code")((name, found))
+    for edit, edited in _edits(found):
+        assert provenance_document(name, *edited) != document, edit  # the edit is printed
+        assert key((name, edited)) != key((name, found)), edit
+
+
+def test_a_pictures_sections_are_drawn_from_their_keys_alone(example_compile: CompileResult) -> None:
+    """Each row of a picture is drawn from its key (its boxes' fields and places) and nothing
+    else: an edit of any value of any block changes the key and the row as drawn from it; the
+    head is keyed by its own text. Joined, the sections are the picture."""
+    intent, fabric = example_compile.intent, example_compile.fabric
+    pictures = [
+        *(fabric_picture(intent, fabric, n) for n in sorted(intent.fabric.fabrics)),
+        management_picture(intent, fabric),
+    ]
+    assert diagram_files(intent, fabric) == {p.path: diagram._drawn(p) for p in pictures}
+    key = fingerprinter("code")
+    for picture in pictures:
+        units = {unit.name: unit for unit in diagram._units(picture)}
+        head = next(iter(units.values()))
+        assert head.inputs == picture.head and head.build() == {f"{picture.path}#head": picture.head}
+        for number, row in enumerate(picture.rows):
+            unit = units[f"{head.name}/row{number}"]
+            assert unit.inputs == row
+            drawn = unit.build()
+            assert drawn == diagram._row(picture.path, number, picture.draw, row)
+            block = row[-1]
+            for at, value in enumerate(block):
+                for edit in _block_edits(value):
+                    edited = (*row[:-1], (*block[:at], edit, *block[at + 1 :]))
+                    assert key(edited) != key(row), (unit.name, at, edit)
+                    assert diagram._row(picture.path, number, picture.draw, edited) != drawn, (unit.name, at, edit)
+
+
+def _block_edits(value: object) -> Iterator[object]:
+    """A block's box fields with each edited (a tuple's first item), or its place moved."""
+    if isinstance(value, tuple):
+        for at, item in enumerate(value):
+            edited = (_other(item[0]), *item[1:]) if isinstance(item, tuple) and item else _other(item)
+            yield (*value[:at], edited, *value[at + 1 :])
+    else:
+        yield float(value) + 1  # type: ignore[arg-type]
