@@ -39,7 +39,8 @@ every finding of a keyed rule: (subject, message), in its order (see :func:`chec
 
 Part = tuple[object, Callable[[], Iterable[tuple[str, str]]]]
 """One part of a keyed rule: everything its findings are made of, as plain data, and how to find
-them. Its findings are kept under the fingerprint of the first (:func:`checked`)."""
+them. Its findings are kept under the fingerprint of the first (:func:`checked`); a part whose
+first is None is found every time (what it reads changes with most edits, and costs no config)."""
 
 Key = Callable[[Intent, ResolvedFabric, Mapping[str, str]], Iterable[Part]]
 """A keyed rule's parts (given the switches' facts digests): together, its findings."""
@@ -202,11 +203,14 @@ def _parts(
     r: Rule, parts: Iterable[Part], kept: Mapping[str, Judgement], judged: dict[str, Judgement]
 ) -> Iterator[tuple[str, str]]:
     """A keyed rule's findings, part by part: kept under its inputs' fingerprint, or found; each
-    part's put in ``judged``."""
+    part's put in ``judged`` (a part without inputs: found, not kept)."""
     from compiler.cache import fingerprinter
 
     take = fingerprinter()
     for inputs, find in parts:
+        if inputs is None:
+            yield from find()
+            continue
         name = f"{r.id}:{take(inputs)}"
         part = kept.get(name)
         judged[name] = part = tuple(find()) if part is None else part

@@ -117,12 +117,48 @@ def test_a_corrupt_or_foreign_file_is_an_empty_cache(saved: Path, example_compil
     digests = facts_digests(fabric)
     cache = ConfigCache(saved)
     lent = cache.lend(fabric, digests)
-    assert cache.kept == 0 and lent is fabric
+    if damage.startswith("foreign"):  # the file reads, its pickles do not: a config asked for is built
+        assert cache.kept == 55 and not any(device.config_built for device in fabric.devices.values())
+        built = fresh(example_compile.intent)
+        assert all(lent.devices[name].config == built.devices[name].config for name in digests)
+        assert not any(cache._kept_as_read(name) for name in digests)  # none of it written back
+    else:
+        assert cache.kept == 0 and lent is fabric
     assert run_checks(example_compile.intent, lent) == example_compile.findings
     cache.save(lent, digests)  # written whole again, and taken next time
     again = ConfigCache(saved)
     again.lend(fresh(example_compile.intent), digests)
     assert again.kept == 55
+
+
+def test_a_config_not_asked_for_is_not_read(
+    saved: Path, example_compile: CompileResult, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lent configs are read from the file when first asked: the checks after a server row ask
+    for none of the unchanged switches', so the fleet's pickle is not read, and written back as
+    it was."""
+    fabric = fresh(example_compile.intent)
+    digests = facts_digests(fabric)
+    before = stored(saved)
+    changed = {**digests, "spine01": "0" * 64}
+
+    def refused(data: bytes) -> object:
+        raise AssertionError("the fleet's pickle read")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(configcache, "_unpickled_fleet", refused)
+        cache = ConfigCache(saved)
+        lent = cache.lend(fabric, changed)
+        assert cache.kept == 54 and lent.devices["spine01"].config.hostname == "spine01"  # built
+        few = [name for name in digests if name != "spine01"][: configcache.BUILT_INSTEAD]
+        assert all(lent.devices[name].config == fabric.devices[name].config for name in few)  # built
+        cache.save(lent, changed)
+    assert stored(saved) == (before[0], {"spine01": "0" * 64})
+    again = ConfigCache(saved)
+    lent = again.lend(fresh(example_compile.intent), changed)
+    for name in [name for name in digests if name != "spine01"][: configcache.BUILT_INSTEAD + 1]:
+        assert lent.devices[name].config == fabric.devices[name].config  # the last one read from the fleet
+    assert again._fleet_read
 
 
 def test_not_read_when_asked_and_written_all_the_same(saved: Path, example_compile: CompileResult) -> None:

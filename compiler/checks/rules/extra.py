@@ -54,6 +54,8 @@ def no_hidden_override(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple
     """Yield each line of ``extra_config`` (outside the merged interfaces) that would replace a
     single-valued line of the generated config in the same section, as EOS would."""
     for name, device in sorted(fabric.devices.items()):
+        if not device.facts.extra_config:
+            continue  # no block: its config holds no extra lines (and is not read: a kept switch's is not loaded)
         rest = device.config.extra_config
         if not rest:
             continue

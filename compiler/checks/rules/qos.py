@@ -26,7 +26,7 @@ QOS006    error     C4/N4        the PFC watchdog runs on every lossless port (i
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 
 from compiler.artifacts.units import digest_of
@@ -104,11 +104,13 @@ def _design_profile(device: Device) -> QosProfile | None:
     return design.qos_profiles.get(spec.qos)
 
 
-def _roce_devices(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Device, QosProfile, QosConfig | None]]:
+def _roce_devices(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[Device, QosProfile]]:
+    """The switches of :data:`ROCE_ROLES` on a fabric with a QoS profile, with it (leaves, then
+    spines, then super-spines, each by name; their configs not read)."""
     for device in devices(fabric, "leaf") + devices(fabric, "spine") + devices(fabric, "super-spine"):
         profile = _profile(intent, device)
         if profile is not None:
-            yield device, profile, device.config.qos
+            yield device, profile
 
 
 def _classes(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
@@ -181,16 +183,26 @@ def roce_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str])
     interfaces are its config's) and its cabled RoCE-carrying ports, in link order. A server row
     changes the part of the leaf it is cabled to."""
     roce = list(_roce_devices(intent, fabric))
-    roce_ports = _roce_ports(fabric, {device.name for device, _, _ in roce})
-    profiles: dict[int, str] = {}
+    roce_ports = _roce_ports(fabric, {device.name for device, _ in roce})
+    shapes = _shapes()
     classes: dict[object, list[str]] = {}
-    for device, profile, qos in roce:
-        shape = profiles.get(id(profile))
-        if shape is None:
-            shape = profiles[id(profile)] = digest_of(profile)
+    for device, profile in roce:
         ports = roce_ports.get((device.network, device.name), [])
-        inputs = (shape, device.name, digests[device.name], tuple(ports))
-        yield inputs, partial(_roce_switch, fabric, classes, device, profile, qos, ports)
+        inputs = (shapes(profile), device.name, digests[device.name], tuple(ports))
+        yield inputs, partial(_roce_switch, fabric, classes, device, profile, ports)
+
+
+def _shapes() -> Callable[[QosProfile], str]:
+    """:func:`digest_of` a QoS profile, taken once per profile."""
+    taken: dict[int, tuple[QosProfile, str]] = {}
+
+    def shape(profile: QosProfile) -> str:
+        found = taken.get(id(profile))
+        if found is None:
+            found = taken[id(profile)] = (profile, digest_of(profile))  # held: its id stays its own
+        return found[1]
+
+    return shape
 
 
 def _roce_switch(
@@ -198,10 +210,10 @@ def _roce_switch(
     classes: dict[object, list[str]],
     device: Device,
     profile: QosProfile,
-    qos: QosConfig | None,
     ports: list[str],
 ) -> Iterator[tuple[str, str]]:
     """QOS001 over one switch (``classes``: the verdicts on the QoS configs met, shared)."""
+    qos = device.config.qos
     if qos is None:
         yield device.name, "the fabric has a RoCE QoS profile but the switch has no qos config"
         return
@@ -215,12 +227,10 @@ def _roce_switch(
 def roce_qos(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each RoCE-fabric switch whose QoS would drop, mis-pause or miss RoCE traffic."""
     roce = list(_roce_devices(intent, fabric))
-    roce_ports = _roce_ports(fabric, {device.name for device, _, _ in roce})
+    roce_ports = _roce_ports(fabric, {device.name for device, _ in roce})
     classes: dict[object, list[str]] = {}
-    for device, profile, qos in roce:
-        yield from _roce_switch(
-            fabric, classes, device, profile, qos, roce_ports.get((device.network, device.name), [])
-        )
+    for device, profile in roce:
+        yield from _roce_switch(fabric, classes, device, profile, roce_ports.get((device.network, device.name), []))
 
 
 @device_rule("QOS002", "warning", "C4/N4", "PFC watchdog polls often enough")
@@ -239,15 +249,31 @@ def watchdog_timing(device: Device) -> Iterator[str]:
         )
 
 
-@rule("QOS003", "error", "C4/N4", "Only RoCE and CNP markings reach the no-drop and CNP classes")
+def strays_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """QOS003 in parts, one per RoCE-fabric switch (as QOS001's), each made of: its QoS profile,
+    its name and facts digest (its DSCP maps are its config's)."""
+    shapes = _shapes()
+    strays: dict[object, list[str]] = {}
+    for device, profile in _roce_devices(intent, fabric):
+        inputs = (shapes(profile), device.name, digests[device.name])
+        yield inputs, partial(_stray_switch, strays, device, profile)
+
+
+@rule("QOS003", "error", "C4/N4", "Only RoCE and CNP markings reach the no-drop and CNP classes", key=strays_key)
 def stray_dscps(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each switch where another DSCP shares the no-drop or the CNP class (maps and EOS defaults)."""
     strays: dict[object, list[str]] = {}
-    for device, profile, qos in _roce_devices(intent, fabric):
-        if qos is None:
-            continue
-        for message in memo(strays, (qos.dscp_maps, id(profile)), lambda: _strays(qos, profile)):  # noqa: B023
-            yield device.name, message
+    for device, profile in _roce_devices(intent, fabric):
+        yield from _stray_switch(strays, device, profile)
+
+
+def _stray_switch(strays: dict[object, list[str]], device: Device, profile: QosProfile) -> Iterator[tuple[str, str]]:
+    """QOS003 over one switch (``strays``: the verdicts on the DSCP maps met, shared)."""
+    qos = device.config.qos
+    if qos is None:
+        return
+    for message in memo(strays, (qos.dscp_maps, id(profile)), lambda: _strays(qos, profile)):
+        yield device.name, message
 
 
 def _strays(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
@@ -266,11 +292,33 @@ def _strays(qos: QosConfig, profile: QosProfile) -> Iterator[str]:
         yield f"DSCP {dscp_ranges(stray)} land in {what} class TC {tc}{how}"
 
 
-@rule("QOS004", "warning", "C4/N4", "ECN thresholds scale with port speed")
+def speeds_read(device: Device) -> object:
+    """All QOS004 reads of a switch: none off a RoCE fabric (:func:`_design_profile`), else its
+    fabric's QoS profile name and the speed of each of its QoS profiles."""
+    if _design_profile(device) is None:
+        return None
+    qos = device.config.qos
+    return _profile_name_of(device), tuple(p.speed for p in qos.profiles) if qos is not None else ()
+
+
+def _profile_name_of(device: Device) -> str:
+    """:func:`_profile_name` from the switch's own design (``device.facts.design``, the intent's)."""
+    spec = design_spec(device.facts.design, device.network)
+    return spec.qos if spec is not None and spec.qos is not None else ""
+
+
+def ecn_profiles(intent: Intent, fabric: ResolvedFabric) -> object:
+    """All QOS004 reads beside its switches: the intent's QoS profiles."""
+    del fabric
+    return digest_of(intent.fabric.qos_profiles)
+
+
+@rule("QOS004", "warning", "C4/N4", "ECN thresholds scale with port speed", reads=speeds_read, shared=ecn_profiles)
 def ecn_scaling(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each QoS profile whose ECN band does not grow with the speeds of the ports it serves."""
     used: dict[str, set[str]] = defaultdict(set)
-    for device, _, qos in _roce_devices(intent, fabric):
+    for device, _ in _roce_devices(intent, fabric):
+        qos = device.config.qos
         for p in qos.profiles if qos is not None else ():
             used[_profile_name(intent, device)].add(p.speed)
     for name, speeds in sorted(used.items()):

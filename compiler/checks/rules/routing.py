@@ -24,7 +24,17 @@ from collections.abc import Callable, Iterator
 
 from compiler.addressing import address_value, address_values, dotted
 from compiler.checks.base import device_rule, rule
-from compiler.checks.rules._common import MASKS, Held, design_spec, fleet, held, interfaces, links_of, subnet_of
+from compiler.checks.rules._common import (
+    MASKS,
+    Held,
+    design_spec,
+    fleet,
+    held,
+    interfaces,
+    links_of,
+    per_run,
+    subnet_of,
+)
 from compiler.fabric import Device, ResolvedFabric
 from compiler.facts import Endpoint
 from compiler.intent import Intent
@@ -181,8 +191,9 @@ def bgp_read(device: Device) -> object:
     return device.role, config.router_bgp, tuple((iface.name, iface.ip_address) for iface in config.interfaces)
 
 
+@per_run  # both rules ask for it
 def bgp_cables(intent: Intent, fabric: ResolvedFabric) -> object:
-    """All RTE002 reads beside its switches: the ends of each leaf-spine cable, in order."""
+    """All RTE002 and RTE003 read beside their switches: the ends of each leaf-spine cable, in order."""
     del intent
     return tuple((link.a.device, link.a.port, link.b.device, link.b.port) for link in links_of(fabric, ["fabric"]))
 
@@ -261,7 +272,17 @@ def _links_without_sessions(fabric: ResolvedFabric, speakers: dict[str, _Speaker
                 yield near.device, f"no BGP session over {near.port} to {far.device} ({dotted(address[0])})"
 
 
-@rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active")
+def ospf_read(device: Device) -> object:
+    """All RTE003 reads of a switch: none when it runs no OSPF, else its OSPF and the name,
+    address and network type of each of its interfaces, in configuration order."""
+    config = device.config
+    if config.router_ospf is None:
+        return None
+    interfaces = tuple((iface.name, iface.ip_address, iface.ospf_point_to_point) for iface in config.interfaces)
+    return config.router_ospf, interfaces
+
+
+@rule("RTE003", "error", "N3", "OSPF uplinks point-to-point and active", reads=ospf_read, shared=bgp_cables)
 def ospf_uplinks(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each OSPF end of a leaf-spine link that is passive, broadcast or not covered."""
     del intent

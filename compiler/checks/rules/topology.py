@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from functools import partial
 from itertools import compress
 from operator import attrgetter, ne
 
-from compiler.checks.base import rule
+from compiler.checks.base import Part, rule
 from compiler.checks.rules._common import (
     SWITCH_LINK_KINDS,
     fabric_spec,
@@ -35,6 +36,7 @@ from compiler.checks.rules._common import (
     join,
     links_of,
     problems,
+    where_inputs,
 )
 from compiler.checks.rules.ports import port_counts
 from compiler.fabric import ResolvedFabric
@@ -394,9 +396,36 @@ def link_speeds(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, s
             )
 
 
-@rule("LNK002", "error", "N5", "MTU consistent end to end")
+def mtus_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """LNK002 in parts: the links whose ends differ (found every time, from the cables alone),
+    then one part per switch with a cabled port, made of: its name and facts digest (its
+    configured MTUs are its config's), the planned MTU of each cabled port, and where the lines
+    of its ``extra_config`` block are (an MTU set there is named by its line). A server row
+    changes the parts of the switches it is cabled to."""
+    yield None, partial(_link_mtus, intent, fabric)
+    for name, ports in _planned(fabric):
+        inputs = (name, digests[name], tuple(ports.items()), _block_lines(intent, name))
+        yield inputs, partial(_configured_mtus_of, intent, fabric, name, ports)
+
+
+def _block_lines(intent: Intent, device: str) -> tuple[str, tuple[str, str, str]] | None:
+    """The ``extra_config`` block of ``device`` and what the places of its lines are made of
+    (:func:`where_inputs`: :func:`field_where` names one), or None without a block."""
+    block = intent.fabric.extra_config.get(device)
+    return (block, where_inputs(intent, "fabric.yaml")) if block else None
+
+
+@rule("LNK002", "error", "N5", "MTU consistent end to end", key=mtus_key)
 def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
     """Yield each link whose MTUs break jumbo frames, and each interface off the plan."""
+    yield from _link_mtus(intent, fabric)
+    for name, ports in _planned(fabric):
+        yield from _configured_mtus_of(intent, fabric, name, ports)
+
+
+def _link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """The links whose MTUs differ: a switch-to-switch one, a host or management port facing a
+    larger MTU than its switch port's (by switch)."""
     host_side: dict[str, list[str]] = defaultdict(list)
     links = fabric.links
     # Only a link whose ends differ can be named: those found at C speed, in the link order.
@@ -420,14 +449,11 @@ def link_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str
                 f"{intent.fabric.mtu.host} must not exceed mtu.switch {intent.fabric.mtu.switch})"
             ),
         )
-    yield from _configured_mtus(intent, fabric)
 
 
-def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Interfaces whose configured MTU differs from the MTU the cabling plan gives them; one set
-    by ``extra_config`` is named by its line there."""
-    # Per device, the MTU of each cabled port (the last link naming it), then only those ports
-    # are looked up: a port without a cable has no plan, and most interfaces have none.
+def _planned(fabric: ResolvedFabric) -> list[tuple[str, dict[str, int]]]:
+    """Per switch with a cabled port (by name), the MTU the cabling plan gives each of its cabled
+    ports (the last link naming it)."""
     planned: dict[str, dict[str, int]] = {}
     for link in fabric.links:
         a, b = link.a, link.b
@@ -439,20 +465,28 @@ def _configured_mtus(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[s
         if ports is None:
             ports = planned[b.device] = {}
         ports[b.port] = link.b_mtu
-    for name, device in sorted(fabric.devices.items()):
-        ifaces = interfaces(fabric, device)
-        for port, want in planned.get(name, {}).items():
-            iface = ifaces.get(port)
-            if iface is not None and iface.mtu is not None and iface.mtu != want:
-                where = field_where(intent, name, iface.name, "mtu")
-                if where is None:
-                    yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
-                else:
-                    yield (
-                        where,
-                        f"mtu {iface.mtu} on {name} {iface.name}, a link the design runs at MTU {want}: "
-                        "remove the line (both ends of a link run the design's MTU, fabric.yaml mtu)",
-                    )
+    return [(name, planned[name]) for name in sorted(fabric.devices) if name in planned]
+
+
+def _configured_mtus_of(
+    intent: Intent, fabric: ResolvedFabric, name: str, planned: dict[str, int]
+) -> Iterator[tuple[str, str]]:
+    """Interfaces of switch ``name`` whose configured MTU differs from the MTU the cabling plan
+    gives them (``planned``: by cabled port; a port without a cable has no plan, and most
+    interfaces have none); one set by ``extra_config`` is named by its line there."""
+    ifaces = interfaces(fabric, fabric.devices[name])
+    for port, want in planned.items():
+        iface = ifaces.get(port)
+        if iface is not None and iface.mtu is not None and iface.mtu != want:
+            where = field_where(intent, name, iface.name, "mtu")
+            if where is None:
+                yield name, f"{iface.name} is configured with MTU {iface.mtu}, its link with {want}"
+            else:
+                yield (
+                    where,
+                    f"mtu {iface.mtu} on {name} {iface.name}, a link the design runs at MTU {want}: "
+                    "remove the line (both ends of a link run the design's MTU, fabric.yaml mtu)",
+                )
 
 
 _A_MTU, _B_MTU = attrgetter("a_mtu"), attrgetter("b_mtu")

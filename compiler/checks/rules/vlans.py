@@ -18,10 +18,11 @@ Each finding about the intent names the line to change (``intent/vlans.yaml:12: 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from functools import partial
 
-from compiler.checks.base import rule
-from compiler.checks.rules._common import devices, problems
+from compiler.checks.base import Part, rule
+from compiler.checks.rules._common import devices, problems, where_inputs
 from compiler.fabric import Device, ResolvedFabric
 from compiler.intent import Intent
 from compiler.sources import Source
@@ -94,29 +95,60 @@ def _carried(device: Device) -> dict[int, str]:
     return {v.id: v.name for v in device.config.vlans}
 
 
-@rule("VLN004", "error", "N2", "Both MLAG peers carry the same VLANs")
-def vlans_on_both_peers(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
-    """Yield each VLAN one leaf of a pair carries and its peer does not (or names otherwise)."""
+def _leaf_pairs(fabric: ResolvedFabric) -> Iterator[tuple[Device, Device]]:
+    """Each leaf with the switch it names its MLAG peer, once per pair (the first leaf by name)."""
     seen: set[str] = set()
-    provenance = fabric.facts.provenance
     for leaf in devices(fabric, "leaf"):
         peer = fabric.devices.get(leaf.mlag_peer or "")
         if peer is None or leaf.name in seen:
             continue
         seen.update({leaf.name, peer.name})
-        mine, theirs = _carried(leaf), _carried(peer)
-        for vid in sorted(set(mine) | set(theirs)):
-            if mine.get(vid) == theirs.get(vid):
-                continue
-            holder = leaf if vid in mine else peer
-            other = peer if holder is leaf else leaf
-            source = provenance.vlans.get(holder.name, {}).get(vid)
-            origin = f" (from {intent.where(source)})" if source is not None else ""
-            if vid in mine and vid in theirs:
-                what = f"VLAN {vid} is {mine[vid]} on {leaf.name} but {theirs[vid]} on {peer.name}"
-            else:
-                what = f"VLAN {vid} is on {holder.name}{origin} but not on its MLAG peer {other.name}"
-            yield f"{leaf.name}/{peer.name}", f"{what}: MLAG needs both alike; put it on both or on neither"
+        yield leaf, peer
+
+
+def peer_vlans_key(intent: Intent, fabric: ResolvedFabric, digests: Mapping[str, str]) -> Iterator[Part]:
+    """VLN004 in parts, one per leaf pair, each made of: the two switches' names and facts digests
+    (the VLANs they carry are their configs') and the source of each one's ``vlans.yaml`` VLANs,
+    with what their places are made of (:func:`where_inputs`). A server row changes the part of
+    the pair it is cabled to, at most."""
+    provenance = fabric.facts.provenance.vlans
+    files: dict[str, tuple[str, str, str]] = {}
+
+    def origins(name: str) -> tuple[object, ...]:
+        sources = sorted(provenance.get(name, {}).items())
+        for _, source in sources:
+            if source.file not in files:
+                files[source.file] = where_inputs(intent, source.file)
+        return tuple((vid, source, files[source.file]) for vid, source in sources)
+
+    for leaf, peer in _leaf_pairs(fabric):
+        inputs = (leaf.name, digests[leaf.name], peer.name, digests[peer.name], origins(leaf.name), origins(peer.name))
+        yield inputs, partial(_pair_vlans, intent, fabric, leaf, peer)
+
+
+@rule("VLN004", "error", "N2", "Both MLAG peers carry the same VLANs", key=peer_vlans_key)
+def vlans_on_both_peers(intent: Intent, fabric: ResolvedFabric) -> Iterator[tuple[str, str]]:
+    """Yield each VLAN one leaf of a pair carries and its peer does not (or names otherwise)."""
+    for leaf, peer in _leaf_pairs(fabric):
+        yield from _pair_vlans(intent, fabric, leaf, peer)
+
+
+def _pair_vlans(intent: Intent, fabric: ResolvedFabric, leaf: Device, peer: Device) -> Iterator[tuple[str, str]]:
+    """VLN004 over one pair."""
+    provenance = fabric.facts.provenance
+    mine, theirs = _carried(leaf), _carried(peer)
+    for vid in sorted(set(mine) | set(theirs)):
+        if mine.get(vid) == theirs.get(vid):
+            continue
+        holder = leaf if vid in mine else peer
+        other = peer if holder is leaf else leaf
+        source = provenance.vlans.get(holder.name, {}).get(vid)
+        origin = f" (from {intent.where(source)})" if source is not None else ""
+        if vid in mine and vid in theirs:
+            what = f"VLAN {vid} is {mine[vid]} on {leaf.name} but {theirs[vid]} on {peer.name}"
+        else:
+            what = f"VLAN {vid} is on {holder.name}{origin} but not on its MLAG peer {other.name}"
+        yield f"{leaf.name}/{peer.name}", f"{what}: MLAG needs both alike; put it on both or on neither"
 
 
 @rule("VLN005", "error", "C7", "A bond's NICs carry the same VLANs")

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from compiler.artifacts.units import facts_digests
-from compiler.checks import RULES
+from compiler.checks import RULES, checked
 from compiler.checks.rules import qos
 from compiler.checks.rules.qos import roce_qos, stray_dscps
 from compiler.fabric import ResolvedFabric
@@ -39,7 +39,7 @@ def test_qos001s_key_changes_with_every_input(resolved_example: tuple[Intent, Re
     intent, fabric = resolved_example
     digests = facts_digests(fabric)
     before = kept_names("QOS001", intent, fabric, digests)
-    roce = [device.name for device, _, _ in qos._roce_devices(intent, fabric)]
+    roce = [device.name for device, _ in qos._roce_devices(intent, fabric)]
     assert len(before) == len(set(before)) == len(roce)
     leaf = roce.index("rack01-leaf-a")
     assert _changed(before, kept_names("QOS001", intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
@@ -66,3 +66,49 @@ def test_qos001s_parts_find_what_the_rule_finds(resolved_example: tuple[Intent, 
 
 def _changed(before: list[str], after: list[str]) -> list[int]:
     return [index for index, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+
+
+def test_qos003s_key_changes_with_every_input(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    """QOS003 in parts, one per RoCE switch: its profile, its name and digest; each edited alone
+    changes that switch's part (the profile: every part of its fabric)."""
+    intent, fabric = resolved_example
+    digests = facts_digests(fabric)
+    before = kept_names("QOS003", intent, fabric, digests)
+    roce = [device.name for device, _ in qos._roce_devices(intent, fabric)]
+    assert len(before) == len(set(before)) == len(roce)
+    leaf = roce.index("rack01-leaf-a")
+    assert _changed(before, kept_names("QOS003", intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
+    other, profile = _profile_edited(intent)
+    on_it = [i for i, device in enumerate(roce) if qos._profile(intent, fabric.devices[device]) is profile]
+    assert on_it and _changed(before, kept_names("QOS003", other, fabric, digests)) == on_it
+    config = fabric.devices["rack01-leaf-a"].config
+    assert config.qos is not None
+    changed = edited(fabric, "rack01-leaf-a", qos=config.qos._replace(dscp_maps=(QosMap("0 26 27", 3),)))
+    kept_equals_cold(intent, fabric, changed, digests, ["rack01-leaf-a"])
+
+
+def test_qos004s_key_changes_with_every_input(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    """QOS004 is kept under what it reads: of each RoCE switch its profile's name and its QoS
+    profiles' speeds, and the intent's QoS profiles."""
+    intent, fabric = resolved_example
+    digests = facts_digests(fabric)
+    (before,) = kept_names("QOS004", intent, fabric, digests)
+    config = fabric.devices["rack01-leaf-a"].config
+    assert config.qos is not None
+    first, *rest = config.qos.profiles
+    faster = edited(fabric, "rack01-leaf-a", qos=config.qos._replace(profiles=(first._replace(speed="800g"), *rest)))
+    new = {**digests, "rack01-leaf-a": "edited"}
+    assert kept_names("QOS004", intent, faster, new) != [before]
+    other, _ = _profile_edited(intent)
+    assert kept_names("QOS004", other, fabric, digests) != [before]
+    # Under the same digest, what was read of the switch is kept (its config is not read again).
+    _, kept = checked(intent, fabric, digests, {})
+    assert kept_names("QOS004", intent, faster, digests, kept) == [before]
+
+
+def _profile_edited(intent: Intent) -> tuple[Intent, Any]:
+    """The intent with its first QoS profile's no-drop priority moved, and that profile as it was."""
+    name, profile = next(iter(intent.fabric.qos_profiles.items()))
+    edited_profile = profile.model_copy(update={"pfc_priority": profile.pfc_priority + 1})
+    profiles = {**intent.fabric.qos_profiles, name: edited_profile}
+    return dataclasses.replace(intent, fabric=intent.fabric.model_copy(update={"qos_profiles": profiles})), profile

@@ -13,7 +13,7 @@ from compiler.checks import checked
 from compiler.checks.rules.routing import bgp_sessions
 from compiler.fabric import ResolvedFabric, resolve
 from compiler.intent import Intent, load_intent
-from tests.compiler.checks.conftest import REPO, edited, kept_equals_cold, kept_names
+from tests.compiler.checks.conftest import REPO, edited, kept_equals_cold, kept_names, with_interfaces
 
 
 def _config_replaced(fabric: ResolvedFabric, name: str, **changes: Any) -> ResolvedFabric:
@@ -137,3 +137,35 @@ def test_rte002_kept_after_an_edit_is_a_cold_run(resolved_example: tuple[Intent,
     assert bgp is not None
     changed = edited(fabric, SPEAKER, router_bgp=bgp._replace(asn=bgp.asn + 1))
     kept_equals_cold(intent, fabric, changed, facts_digests(fabric), [SPEAKER])
+
+
+OSPF = "rack02-leaf-a"
+"""A switch of the example that runs OSPF (the compute fabric's underlay)."""
+
+
+def test_rte003s_key_changes_with_every_input(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
+    """RTE003 is kept under what it reads: of each switch (none without OSPF; else its OSPF and
+    its interfaces' names, addresses and network types) and its leaf-spine cables."""
+    intent, fabric = resolved_example
+    digests = facts_digests(fabric)
+    (before,) = kept_names("RTE003", intent, fabric, digests)
+    new = {**digests, OSPF: "edited"}
+    config = fabric.devices[OSPF].config
+    ospf = config.router_ospf
+    assert ospf is not None
+    uplink = next(i for i in config.interfaces if i.ospf_point_to_point)
+    edits = [
+        edited(fabric, OSPF, router_ospf=ospf._replace(active_interfaces=ospf.active_interfaces[1:])),
+        edited(fabric, OSPF, router_ospf=None),
+        with_interfaces(fabric, OSPF, {uplink.name: {"ospf_point_to_point": False}}),
+        with_interfaces(fabric, OSPF, {uplink.name: {"ip_address": "10.99.0.1/31"}}),
+        with_interfaces(fabric, OSPF, {uplink.name: {"name": "Ethernet99/1"}}),
+    ]
+    for changed in edits:
+        assert kept_names("RTE003", intent, changed, new) != [before]
+    cables = [i for i, link in enumerate(fabric.links) if link.kind == "fabric"]
+    link = fabric.links[cables[0]]
+    for end in (link._replace(a=link.a._replace(port="Ethernet99/1")), link._replace(kind="peer-link")):
+        links = (*fabric.links[: cables[0]], end, *fabric.links[cables[0] + 1 :])
+        assert kept_names("RTE003", intent, dataclasses.replace(fabric, links=links), digests) != [before]
+    kept_equals_cold(intent, fabric, edits[0], digests, [OSPF])
