@@ -211,7 +211,7 @@ def _nothing_kept(path: str) -> bytes:
 
 def compile_intent(
     intent_dir: Path,
-    reuse: Reuse | None = None,
+    reuse: Reuse | Callable[[], Reuse] | None = None,
     fork: bool | None = None,
     configs: ConfigCache | None = None,
     stage: Callable[[CompiledFiles], StagedWrite] | None = None,
@@ -222,6 +222,9 @@ def compile_intent(
     may take from the last compile, see :mod:`compiler.configcache`; ``stage``: the first half
     of the write, :func:`compiler.output.stage_tree`, run once the files are built while the
     checks may still run: :func:`write_generated` applies it, or drops it on a check error).
+
+    ``reuse`` may be asked for only when the render starts (a callable): the walk of
+    ``generated/`` it needs runs beside the load and the resolve.
 
     Without ``configs``, a compile that reuses its record (``reuse``) keeps the configs beside it,
     in ``.fabricops-cache/``, and reads them only when the record was read: ``compile --full``
@@ -236,6 +239,7 @@ def compile_intent(
         # its switch units by them (the same object: facts_digests keeps its last answer).
         digests = facts_digests(fabric)
     if configs is None and reuse is not None:
+        reuse = reuse() if callable(reuse) else reuse
         configs = ConfigCache.of_record(reuse.cache)
     # The checks run beside the render (compiler.beside): "checks" is then the fork and the wait
     # for them once the render is done; where they cannot fork, the checks themselves.
@@ -243,7 +247,7 @@ def compile_intent(
         checking = Beside(partial(_checks, intent, fabric, digests, configs), fork)
     with checking:
         with _timed(timings, "render"):
-            parts = Assembly(reuse)
+            parts = Assembly(_taken(reuse))
             parts.add(switch_units(fabric))
             parts.add(site_units(intent, fabric))
             parts.add(provenance_units(fabric.devices, fabric.facts.provenance))
@@ -273,6 +277,11 @@ def compile_intent(
         kept_configs,
         staged,
     )
+
+
+def _taken(reuse: Reuse | Callable[[], Reuse] | None) -> Reuse | None:
+    """``reuse``, asked for now when it was deferred."""
+    return reuse() if callable(reuse) else reuse
 
 
 def _checks(

@@ -6,7 +6,7 @@ import contextlib
 import functools
 import gc
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec
@@ -19,11 +19,11 @@ from core.generated import GENERATED, INTENT
 
 if TYPE_CHECKING:
     from compiler.beside import Beside
-    from compiler.cache import CompileCache, Walk
+    from compiler.cache import CompileCache, Reuse, Walk
     from compiler.checks import Finding
     from compiler.fabric import ResolvedFabric
     from compiler.intent import Intent
-    from compiler.output import CompiledFiles, StagedWrite, Staleness
+    from compiler.output import CompiledFiles, StagedWrite, Staleness, TreeOnDisk
     from compiler.pipeline import CompileResult
 
 FORMATS = click.Choice(["text", "json"])
@@ -94,36 +94,38 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     intent_dir, generated_dir = _paths(root)
     recover(generated_dir)
     # generated/ is walked (one stat per file) in a child forked first, while still small: the
-    # record is read and the compiler imported here meanwhile. In a thread, the walk and the
-    # imports contended for the GIL at every stat and took longer than one after the other.
-    # The child also reads the record's stamps and tells only the files that differ from them.
+    # record is read, the compiler imported and the intent loaded and resolved here meanwhile.
+    # In a thread, the walk and the imports contended for the GIL at every stat and took longer
+    # than one after the other. The child also reads the record's stamps and tells only the
+    # files that differ from them.
     walking = Beside(functools.partial(walk, generated_dir, None if full else record_path(root)))
-    cache = CompileCache(root) if full else CompileCache.read(root)  # checked once the code's digest is known
-    source = source_key(intent_dir)
-    cache, seen = _walked(cache, source, walking)
-    if _said_unchanged(cache, source, seen, check_only):
-        return
-    from compiler.cache import Reuse
+    with walking:  # a child still walking when the compile fails is stopped
+        cache = CompileCache(root) if full else CompileCache.read(root)  # checked once the code's digest is known
+        source = source_key(intent_dir)
+        cache, tree = _walked(cache, source, generated_dir, walking)
+        if _said_unchanged(cache, source, tree, check_only):
+            return
+        _compiled(root, cache, source, tree, check_only, timings)
+
+
+def _compiled(root: Path, cache: CompileCache, source: str, tree: _Tree, check_only: bool, timings: bool) -> None:
+    """The compile itself, once the record is known for this code (``cache``)."""
     from compiler.configcache import ConfigCache
     from compiler.intentcache import kept_beside
-    from compiler.output import TreeOnDisk
     from compiler.pipeline import compile_intent, refuse_errors, staleness, write_generated
     from compiler.render import keep_bytecode
 
+    intent_dir, generated_dir = _paths(root)
     kept_beside(intent_dir)  # the templates' environment reads eos.yaml now: it is kept there too
     with contextlib.suppress(OSError):
         keep_bytecode(cache.path.parent / "templates")
-    # Files as the last compile left them (same size and time) are known by their digests: they
-    # are neither read nor hashed, and the units built from unchanged inputs keep them.
-    current = TreeOnDisk(generated_dir, seen.paths())
-    digests = cache.known_digests(seen, current.keys())
     # The checks take the configs the last compile kept (not after --full: its record is empty);
     # --check writes nothing, not even them.
     configs = ConfigCache.of_record(cache, write=not check_only)
     # The write is staged as soon as the files are built, while the checks may still run; it
     # is applied once they pass (write_generated), or dropped.
-    stage = None if check_only else functools.partial(_stage, generated_dir, current, digests)
-    result = compile_intent(intent_dir, Reuse(cache, digests, current), configs=configs, stage=stage)
+    stage = None if check_only else tree.stage
+    result = compile_intent(intent_dir, tree.reuse, configs=configs, stage=stage)
     # Warnings here; errors once, in the error that refuses to write.
     for finding in result.findings:
         if finding.severity == "warning":
@@ -138,7 +140,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
             )
         click.echo(f"generated/ is up to date ({len(result.files)} files)")
         return
-    written = write_generated(result, generated_dir, current, digests)
+    written = write_generated(result, generated_dir, tree.current, tree.digests)
     fabric = result.fabric
     roles: dict[str, int] = {}
     for device in fabric.devices.values():
@@ -163,15 +165,14 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
     )
     click.echo(report[2])
     warning_lines = [f.line() for f in result.findings if f.severity == "warning"]
-    _remember(cache, source, result, seen, written, generated_dir, [*warning_lines, *report])
+    _remember(cache, source, result, tree.seen, written, generated_dir, [*warning_lines, *report])
     if timings:
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
 
 
-def _walked(cache: CompileCache, source: str, walking: Beside[Walk]) -> tuple[CompileCache, Walk]:
-    """``cache`` taken only under the running code's digest, and generated/ as walked
-    (``walking``: :func:`compiler.cache.walk`), once: its files, and which are no longer those
-    the last compile wrote.
+def _walked(cache: CompileCache, source: str, generated_dir: Path, walking: Beside[Walk]) -> tuple[CompileCache, _Tree]:
+    """``cache`` taken only under the running code's digest, and generated/ as the walk
+    (``walking``: :func:`compiler.cache.walk`) finds it, waited for when first asked.
 
     When the intent changed, a compile is certain: the compiler is imported while the walk runs,
     and the code's digest (every file of the compiler, 15 ms at 16x) is worked out meanwhile in
@@ -185,13 +186,56 @@ def _walked(cache: CompileCache, source: str, walking: Beside[Walk]) -> tuple[Co
         code = adopt_code_digest(coding.result())
     else:
         code = code_digest()
-    return cache.under(code), walking.result()
+    cache = cache.under(code)
+    return cache, _Tree(cache, generated_dir, walking)
 
 
-def _said_unchanged(cache: CompileCache, source: str, seen: Walk, check_only: bool) -> bool:
+class _Tree:
+    """``generated/`` as the walk (:func:`compiler.cache.walk`) finds it, and what the last
+    compile (``cache``) knows of its files, each worked out once when first asked: a compile
+    asks when its render starts, after the intent is loaded and resolved, by when the child
+    walking beside has long finished (the parent never waits for it)."""
+
+    def __init__(self, cache: CompileCache, directory: Path, walking: Beside[Walk]) -> None:
+        self._cache, self._directory, self._walking = cache, directory, walking
+
+    @functools.cached_property
+    def seen(self) -> Walk:
+        """The walk's answer: every file and which are no longer those the last compile wrote."""
+        return self._walking.result()
+
+    @functools.cached_property
+    def current(self) -> TreeOnDisk:
+        """Files as the last compile left them (same size and time) are known by their digests
+        (:attr:`digests`): they are neither read nor hashed, and the units built from unchanged
+        inputs keep them."""
+        from compiler.output import TreeOnDisk
+
+        return TreeOnDisk(self._directory, self.seen.paths())
+
+    @functools.cached_property
+    def digests(self) -> dict[str, str]:
+        return self._cache.known_digests(self.seen, self.current.keys())
+
+    def reuse(self) -> Reuse:
+        """What the render may take from the last compile."""
+        from compiler.cache import Reuse
+
+        return Reuse(self._cache, self.digests, self.current)
+
+    def stage(self, files: CompiledFiles) -> StagedWrite:
+        """The write of ``files``, staged (:func:`compiler.output.stage_tree`)."""
+        from compiler.output import stage_tree
+
+        return stage_tree(self._directory, files, self.current, self.digests, files.digests)
+
+
+def _said_unchanged(cache: CompileCache, source: str, tree: _Tree, check_only: bool) -> bool:
     """Whether intent, code and generated/ are unchanged since the last compile: then its
     summary is said again, and there is nothing to load, check or render."""
-    summary = cache.unchanged(source, seen)
+    if cache.source != source:  # a compile, whatever the walk finds: not waited for here
+        return False
+    summary = cache.unchanged(source, tree.seen)
     if summary is None:
         return False
     for line in summary:
@@ -199,14 +243,6 @@ def _said_unchanged(cache: CompileCache, source: str, seen: Walk, check_only: bo
             click.echo(line, err=line.startswith("warning "))
     click.echo("generated/ is up to date: intent and compiler unchanged since the last compile")
     return True
-
-
-def _stage(
-    generated_dir: Path, current: Mapping[str, bytes], digests: Mapping[str, str], files: CompiledFiles
-) -> StagedWrite:
-    from compiler.output import stage_tree
-
-    return stage_tree(generated_dir, files, current, digests, files.digests)
 
 
 def _import_compiler() -> None:

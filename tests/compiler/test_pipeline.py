@@ -330,3 +330,20 @@ def test_a_first_write_renames_the_staged_tree_into_place(project: Path, example
     recover(generated)
     assert read_tree(generated) == {"configs/hand.cfg": b"hostname hand\n", "configs/spine01.cfg": b"hostname staged\n"}
     assert not staging.exists()
+
+
+@pytest.mark.parametrize("configs", [True, False])
+def test_a_deferred_reuse_is_asked_for_once(project: Path, configs: bool) -> None:
+    """``compile`` may hand over what the last compile left as a callable (the walk of
+    generated/ runs beside the load): asked for once, it compiles as the record itself does."""
+    intent, record = project / "intent", Reuse(CompileCache(project, code_digest()), {}, {})
+    asked: list[Reuse] = []
+
+    def deferred() -> Reuse:
+        asked.append(record)
+        return record
+
+    kept = ConfigCache(project / ".fabricops-cache", write=False) if configs else None
+    later = compile_intent(intent, deferred, fork=False, configs=kept)
+    assert asked == [record]
+    assert later.files.digests == compile_intent(intent, record, fork=False, configs=kept).files.digests
