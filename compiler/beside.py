@@ -29,7 +29,6 @@ import pickle
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -114,6 +113,8 @@ def _pickled(outcome: tuple[bool, object]) -> bytes:
     try:
         return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
+        import traceback  # here: only a failure that does not pickle needs it
+
         _, value = outcome
         text = "".join(traceback.format_exception(value)) if isinstance(value, BaseException) else repr(value)
         return pickle.dumps((False, RuntimeError(f"a forked stage failed:\n{text}")))

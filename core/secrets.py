@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import os
 import re
-import secrets as _random
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -111,7 +110,7 @@ def mask_key(password: str) -> bytes:
 
 def run_key() -> bytes:
     """A fresh key for one comparison: fingerprints never outlive the run that made them."""
-    return _random.token_bytes(32)
+    return os.urandom(32)  # what secrets.token_bytes does, without importing its module
 
 
 def _file_values() -> dict[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 
 import click
@@ -175,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = cli.main(args=args, standalone_mode=False, obj={"key": key})
     except FabricopsError as exc:
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
         # Differences (exit 3) are a result, not a failure: said without "Error:".
         from core.masking import mask
 
@@ -194,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(130)
     except Exception as exc:
         if verbose:
-            traceback.print_exc()
+            _print_traceback()
             how = "please report it with the traceback above"
         else:
             how = "run again with -v for the traceback, and please report it"
@@ -202,6 +201,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(1)
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _print_traceback() -> None:
+    """The traceback of the error being handled (imported here: only ``-v`` shows one)."""
+    import traceback
+
+    traceback.print_exc()
 
 
 def _first_verb(args: list[str]) -> int:

@@ -6,11 +6,11 @@ The table comes in sections (:func:`ipplan_units`): the header, then one per net
 
 from __future__ import annotations
 
+from _socket import inet_aton  # socket's C half (compiler.addressing says why)
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import groupby, repeat
 from operator import itemgetter
-from socket import inet_aton
 
 from compiler.artifacts.tables import csv_rows, header_unit, markdown_table, percent
 from compiler.artifacts.units import Unit, built, section_path
