@@ -16,6 +16,7 @@ import click
 from compiler.collection import paused
 from core.errors import DifferencesFound
 from core.generated import GENERATED, INTENT
+from fabricops.cli import ended
 
 if TYPE_CHECKING:
     from compiler.beside import Beside
@@ -104,6 +105,7 @@ def compile_cmd(root: Path, check_only: bool, timings: bool, full: bool) -> None
         source = source_key(intent_dir)
         cache, tree = _walked(cache, source, generated_dir, walking)
         if _said_unchanged(cache, source, tree, check_only):
+            ended()
             return
         _compiled(root, cache, source, tree, check_only, timings)
 
@@ -168,6 +170,7 @@ def _compiled(root: Path, cache: CompileCache, source: str, tree: _Tree, check_o
     _remember(cache, source, result, tree.seen, written, generated_dir, [*warning_lines, *report])
     if timings:
         click.echo("seconds: " + ", ".join(f"{k} {v:.3f}" for k, v in result.timings.items()))
+    ended()  # the program ends here: the fleet's objects are not freed one by one
 
 
 def _walked(cache: CompileCache, source: str, generated_dir: Path, walking: Beside[Walk]) -> tuple[CompileCache, _Tree]:

@@ -214,3 +214,21 @@ def test_a_verb_that_exits_with_a_code_keeps_it(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(SystemExit) as ended:
         main(["probe"])
     assert ended.value.code == 3
+
+
+def test_the_program_ends_once_its_compile_is_said_and_saved(tmp_path: Path, compiled_example: Path) -> None:
+    """The installed script ends its process as soon as a compile is done (``fabricops.cli.ended``):
+    every line said, to a pipe too, and the record saved, whether it compiled or had nothing to do."""
+    root = copy_example(compiled_example, tmp_path)
+    servers = root / "intent" / "servers.csv"
+    servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
+    result = installed("compile", "--timings", cwd=root)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-2].startswith("checks: 0 errors") and lines[-1].startswith("seconds: load "), lines
+    again = installed("compile", cwd=root)
+    assert again.returncode == 0, again.stderr
+    assert (
+        again.stdout.splitlines()[-1]
+        == "generated/ is up to date: intent and compiler unchanged since the last compile"
+    )
