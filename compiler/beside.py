@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -85,6 +84,8 @@ class Beside(Generic[T]):
     def __exit__(self, *exc: object) -> None:
         """A child still running (the caller failed before asking for its answer) is stopped."""
         if self._child is not None:
+            import signal  # here: only a compile that failed stops a child
+
             pid, done, answer = self._child
             self._child = None
             os.close(done)
