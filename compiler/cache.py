@@ -439,7 +439,9 @@ class CompileCache:
         self.token = os.urandom(8).hex()
         pieces = _joined((FORMAT, self.code, self.token), self.walked, marshal.dumps(self.written), marshal.dumps(rest))
         self.path.parent.mkdir(exist_ok=True)
-        (self.path.parent / ".gitignore").write_text("*\n")
+        ignore = self.path.parent / ".gitignore"
+        if not ignore.exists():  # not rewritten each time: ext4 flushed it to disk at once, up to 5 ms
+            ignore.write_text("*\n")
         tmp = self.path.with_suffix(".tmp")
         with tmp.open("wb") as out:
             out.writelines(pieces)
