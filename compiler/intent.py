@@ -1114,14 +1114,15 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         with contextlib.suppress(FileNotFoundError):
             raw[name] = (directory / name).read_bytes()
 
+    # The layouts are built of the catalog; their module imports this one.
+    from compiler.facts.hardware import KeptHardware, adopt_layouts
+
     own = _model_files(directory)
-    models = catalog()
-    try:
-        models = catalog(ModelFiles.of(own, folder=_show(directory)))
-    except FabricopsError as exc:
-        problems.append(str(exc))
+    kept = kept_beside(directory)
+    hardware = None if own else KeptHardware.get(kept, raw["fabric.yaml"])
+    models = hardware.catalog if hardware is not None else _catalog(directory, own, problems)
     text = {name: _text(directory / name, data, problems) for name, data in raw.items()}
-    files = _Files(directory, raw, text, kept_beside(directory), problems)
+    files = _Files(directory, raw, text, kept, problems)
     fabric = files.model("fabric.yaml", FabricFile)
     racks = files.model("racks.yaml", RacksFile)
     rows = files.server_rows("servers.csv")
@@ -1159,18 +1160,37 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         rack_order=tuple(rack.id for rack in racks.racks),
         lines=SourceLines(directory, raw),
     )
+    if hardware is not None:
+        adopt_layouts(intent, hardware.layouts)
     if not budgets:
         return intent
-    # Capacity before anything is built: a design past its pools or ports fails here in
-    # milliseconds, one line per budget, not after resolving thousands of switches.
+    _check_budgets(directory, intent)
+    if hardware is None and not own:
+        KeptHardware.put(kept, raw["fabric.yaml"], intent)
+    return intent
+
+
+def _catalog(directory: Path, own: Mapping[str, bytes], problems: list[str]) -> Catalog:
+    """The catalog with the repository's ``own`` models (the shipped one when they are wrong)."""
+    try:
+        return catalog(ModelFiles.of(own, folder=_show(directory)))
+    except FabricopsError as exc:
+        problems.append(str(exc))
+    return catalog()
+
+
+def _check_budgets(directory: Path, intent: Intent) -> None:
+    """Capacity before anything is built: a design past its pools or ports fails here in
+    milliseconds, one line per budget, not after resolving thousands of switches."""
     from compiler.budgets import over_budget  # it reads the hardware layouts, which import this module
 
     sources = [(Source(b.file, b.loc), b.message) for b in over_budget(intent)]
-    for source, message in sorted(sources, key=lambda item: (item[0].file, intent.lines.line(item[0]) or 0)):
-        problems.append(f"{intent.where(source)}: {message}")
+    problems = [
+        f"{intent.where(source)}: {message}"
+        for source, message in sorted(sources, key=lambda item: (item[0].file, intent.lines.line(item[0]) or 0))
+    ]
     if problems:
         raise IntentError(f"{_show(directory)} does not fit its design", problems)
-    return intent
 
 
 def _model_files(directory: Path) -> dict[str, bytes]:

@@ -34,9 +34,9 @@ from typing import NamedTuple
 
 from compiler.facts.common import FabricNetwork
 from compiler.intent import Intent, PortSet, SwitchModelRef
-from compiler.memo import same_as_last
+from compiler.intentcache import ValidatedFiles
 from compiler.platforms import eos
-from core.hardware import Model, VlanRange, internal_vlan_range, speed_gbps
+from core.hardware import Catalog, Model, VlanRange, adopt_catalog, internal_vlan_range, speed_gbps
 
 
 class Layout(NamedTuple):
@@ -186,13 +186,30 @@ class Layouts(NamedTuple):
     core: Layout
 
 
-@same_as_last
 def build_layouts(intent: Intent) -> Layouts:
     """The layout of every switch role of ``intent`` (one object per role, shared by its switches).
 
     Kept for the last intent: loading checks the budgets on these layouts, then the topology
-    is built on them (a chassis' layout is thousands of interfaces, 14 ms at 16x).
+    is built on them (a chassis' layout is thousands of interfaces, 14 ms at 16x); or adopted
+    from the last compile (:func:`adopt_layouts`).
     """
+    if _LAST and _LAST[0][0] is intent:
+        return _LAST[0][1]
+    layouts = _layouts(intent)
+    _LAST[:] = [(intent, layouts)]
+    return layouts
+
+
+_LAST: list[tuple[Intent, Layouts]] = []
+"""The last intent asked about and its layouts."""
+
+
+def adopt_layouts(intent: Intent, layouts: Layouts) -> None:
+    """Take ``layouts`` as those of ``intent`` (kept by the last compile, :class:`KeptHardware`)."""
+    _LAST[:] = [(intent, layouts)]
+
+
+def _layouts(intent: Intent) -> Layouts:
     spec = intent.fabric
 
     def of(ref: SwitchModelRef | str, sets: Mapping[str, PortSet | None]) -> Layout:
@@ -218,6 +235,38 @@ def build_layouts(intent: Intent) -> Layouts:
         of(mgmt.switch_model, {"servers": ports.servers, "devices": ports.devices}),
         of(mgmt.core, {"downlinks": mgmt.core.downlinks}),
     )
+
+
+class KeptHardware(NamedTuple):
+    """The shipped catalog and the layouts a ``fabric.yaml`` makes of it, as the last compile
+    built them (:mod:`compiler.intentcache`, entry ``hardware``): reading the catalog's files
+    and breaking out a chassis' thousands of interfaces took about 20 ms of every compile at 16x,
+    unpickling them takes a third of that.
+
+    Kept only for an intent without its own models (``intent/hardware/``), under the code
+    digest (which holds the catalog's files) and the bytes of ``fabric.yaml`` (all the layouts
+    read of the intent: its roles' models and port sets).
+    """
+
+    catalog: Catalog
+    layouts: Layouts
+
+    @staticmethod
+    def get(kept: ValidatedFiles, fabric_yaml: bytes) -> "KeptHardware | None":
+        """The entry kept for ``fabric_yaml``, its catalog adopted as this process' (None: a miss)."""
+        found = kept.get(HARDWARE_ENTRY, fabric_yaml, KeptHardware)
+        if found is None or adopt_catalog(None, found.catalog) is not found.catalog:
+            return None
+        return found
+
+    @staticmethod
+    def put(kept: ValidatedFiles, fabric_yaml: bytes, intent: Intent) -> None:
+        """Keep the catalog and layouts of ``intent``, whose ``fabric.yaml`` is ``fabric_yaml``."""
+        kept.put(HARDWARE_ENTRY, fabric_yaml, KeptHardware(intent.catalog, build_layouts(intent)))
+
+
+HARDWARE_ENTRY = "hardware"
+"""The name of :class:`KeptHardware`'s entry among the validated files."""
 
 
 def internal_vlans(layout: Layout, vlans_in_use: Iterable[int]) -> VlanRange:

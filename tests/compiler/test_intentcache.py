@@ -4,6 +4,7 @@ name, bytes), a bad or broken entry a miss, and a load from them the same as a l
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import pickle
 import shutil
@@ -15,14 +16,16 @@ from pathlib import Path
 import pytest
 
 from compiler.cache import CACHE_DIR
+from compiler.facts.hardware import HARDWARE_ENTRY, KeptHardware, build_layouts
 from compiler.intent import Intent, KeptRows, ServerRow, ValidRow, load_intent
 from compiler.intentcache import FOLDER, ValidatedFiles
 from compiler.platforms import eos
 from core.errors import IntentError
-from tests.compiler.test_intent import BAD_INPUTS, Edit
+from tests.compiler.test_intent import BAD_INPUTS, Edit, _own_model
 
 ROOT = Path(__file__).resolve().parents[2]
-KEPT = ("fabric.yaml", "racks.yaml", "servers.csv", "vlans.yaml", "ports.yaml", "devices.yaml")
+catalog_module = importlib.import_module("core.hardware.catalog")  # the package's name is its catalog()
+KEPT = ("fabric.yaml", "racks.yaml", "servers.csv", "vlans.yaml", "ports.yaml", "devices.yaml", HARDWARE_ENTRY)
 
 
 def kept_folder(project: Path) -> Path:
@@ -302,3 +305,43 @@ def test_the_platform_data_is_kept_beside_the_intent(project: Path) -> None:
 def test_valid_row_holds_every_field_of_server_row() -> None:
     """A field added to ServerRow must reach the servers through ValidRow too."""
     assert ValidRow._fields == tuple(ServerRow.model_fields)
+
+
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No catalog read yet, as in a new process (one read before is kept over a cached one)."""
+    monkeypatch.setattr(catalog_module, "_CATALOGS", {})
+
+
+def test_the_hardware_is_kept_and_taken_as_built(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The catalog and layouts kept by one load are the next one's: equal to those built, the
+    catalog adopted as the process' own (a shipped model is known by identity)."""
+    cold = load_intent(project / "intent")
+    _fresh_process(monkeypatch)
+    warm = load_intent(project / "intent")
+    assert warm.catalog is not cold.catalog and warm.catalog == cold.catalog
+    assert warm.catalog is catalog_module.catalog()
+    assert build_layouts(warm) == build_layouts(cold)
+    assert build_layouts(warm).leaf["compute"].model is warm.catalog.models["DCS-7060DX5-32"]
+
+
+@pytest.mark.parametrize("change", ["code", "fabric.yaml", "own models"])
+def test_each_input_of_the_hardware_key_changes_it(
+    project: Path, edit: Edit, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """The code digest (it holds the catalog's files) and fabric.yaml's bytes key the entry; an
+    intent with models of its own never takes it (its catalog is built with them)."""
+    intent_dir = project / "intent"
+    load_intent(intent_dir)
+    kept = ValidatedFiles.beside(intent_dir)
+    _fresh_process(monkeypatch)
+    assert KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes()) is not None
+    _fresh_process(monkeypatch)
+    if change == "code":
+        kept = ValidatedFiles(kept.folder, kept.code + "2")
+    elif change == "fabric.yaml":
+        edit("fabric.yaml", "switch_model: DCS-7010TX-48", "switch_model: DCS-7010TX-48 ")
+    else:
+        _own_model(project, "DCS-7010TX-48-LAB")  # fabric.yaml unchanged
+        assert "DCS-7010TX-48-LAB" in load_intent(intent_dir).catalog.models
+        return
+    assert KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes()) is None
