@@ -21,7 +21,6 @@ import contextlib
 import csv
 import dataclasses
 import functools
-import hashlib
 import io
 import ipaddress
 import re
@@ -922,36 +921,58 @@ class ValidRow(NamedTuple):
         return cls(row.name, row.model, row.asset_tag, row.compute_port, row.status, row.moved_from)
 
 
-RowValues = tuple[tuple[str, str], ...]
-"""A row as :class:`ServerRow` validates it: its column names and stripped values, in order."""
-
-
 class KeptRows(NamedTuple):
-    """``servers.csv`` as :mod:`compiler.intentcache` keeps it: the sha256 of the file, each of its
-    rows (all valid) as its line, what was validated and the :class:`ValidRow` values, and
-    :class:`ServerRow`'s validator once built (pydantic-core's, which pickles as its schema).
+    """``servers.csv`` as :mod:`compiler.intentcache` keeps it: its header line, each of its rows
+    (all valid) as its line as written -> the :class:`ValidRow` values, and :class:`ServerRow`'s
+    validator once built (pydantic-core's, which pickles as its schema).
+
+    A row is known by its line under the same header (the columns): the same text is the same
+    values, so it is valid as it was, without parsing the table as CSV; a table with quotes (a
+    row may span lines) is never kept. One entry a table, one pickle: a row per line held as
+    its text and a tuple is a quarter of what each row's parsed columns cost to keep and read.
 
     A row added to a kept table is validated by the kept validator: the very one
     ``ServerRow.model_validate`` runs, the same errors word for word, without building the
     model in this process (building the first model of a process imports pydantic's plugin
     loader, and with it ``importlib.metadata``: about 20 ms of a one-row compile at 16x).
+
+    Example:
+        >>> kept = KeptRows("name,model,asset_tag", {"rack01-gpu001,gpu,A1": ("rack01-gpu001", "gpu", "A1",
+        ...     None, "active", None)}, None)
+        >>> found = kept.known(["name,model,asset_tag", "rack01-gpu001,gpu,A1", "rack01-gpu002,gpu,A2"])
+        >>> [(line, row.name) for line, row in found.items()]
+        [(2, 'rack01-gpu001')]
+        >>> kept.known(["name,asset_tag,model", "rack01-gpu001,gpu,A1"])
+        {}
     """
 
-    digest: str
-    rows: tuple[tuple[int, RowValues, tuple[Any, ...]], ...]
+    header: str
+    rows: Mapping[str, tuple[Any, ...]]
     validator: SchemaValidator | None
 
-    @classmethod
-    def of(
-        cls, data: bytes, rows: Iterable[tuple[int, RowValues, ValidRow]], validator: SchemaValidator | None
-    ) -> "KeptRows":
-        """The entry of the table ``data`` whose rows are ``rows``."""
-        kept = tuple((line, values, tuple(row)) for line, values, row in rows)
-        return cls(hashlib.sha256(data).hexdigest(), kept, validator)
+    def known(self, lines: list[str]) -> dict[int, ValidRow]:
+        """The rows among ``lines`` (a table's, header first) kept as valid, by line number."""
+        if not lines or lines[0] != self.header:
+            return {}
+        rows = self.rows
+        return {number: ValidRow._make(rows[line]) for number, line in enumerate(lines[1:], 2) if line in rows}
 
-    def by_values(self) -> dict[RowValues, ValidRow]:
-        """The kept rows by what was validated: a row with the same values is valid as it was."""
-        return {values: ValidRow._make(row) for _, values, row in self.rows}
+
+def plain_lines(text: str) -> list[str] | None:
+    """The lines of a CSV table where each line is one row (no quotes, so no row spans lines,
+    and every line ends in ``\n`` or ``\r\n``); None for another table.
+
+    Example:
+        >>> plain_lines("name,model\r\na,b\n"), plain_lines('name,model\n"a\nb",c\n'), plain_lines("a\rb")
+        (['name,model', 'a,b', ''], None, None)
+    """
+    if '"' in text:
+        return None
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        return [line.removesuffix("\r") for line in text.split("\n")]
+    return text.split("\n")
 
 
 def _row_validator(kept: KeptRows | None) -> SchemaValidator | None:
@@ -1332,19 +1353,27 @@ class _Files:
 
     def server_rows(self, name: str) -> list[tuple[int, ValidRow]] | None:
         """The rows of the table ``name`` with their line numbers (see :func:`_load_server_rows`):
-        the file's as kept when it is unchanged; else only the rows not kept are validated."""
-        data, text = self.raw[name], self.text[name]
+        those kept (:class:`KeptRows`) as they were, only the others parsed and validated."""
+        text = self.text[name]
+        if text is None:
+            return None
         table = self.kept.get(name, b"", KeptRows)
-        if table is not None and text is not None and table.digest == hashlib.sha256(data).hexdigest():
-            return [(line, ValidRow._make(values)) for line, _, values in table.rows]
-        known = table.by_values() if table is not None else {}
+        lines = plain_lines(text)
+        known = table.known(lines) if table is not None and lines is not None else {}
+        if known and lines is not None:
+            # Kept rows as blank lines: the CSV reader skips them and keeps counting lines.
+            text = "\n".join(["" if number in known else line for number, line in enumerate(lines, 1)])
         validator = _row_validator(table)
         validate = validator.validate_python if validator is not None else ServerRow.model_validate
         before = len(self.problems)
-        rows = _load_server_rows(self.directory / name, text, self.problems, known, validate)
-        if rows is not None and len(self.problems) == before:
-            self.kept.put(name, b"", KeptRows.of(data, rows, _row_validator(table)))
-        return [(line, row) for line, _, row in rows] if rows is not None else None
+        parsed = _load_server_rows(self.directory / name, text, self.problems, validate)
+        if parsed is None:
+            return None
+        rows = sorted([*known.items(), *parsed])
+        if lines is not None and len(self.problems) == before and (parsed or not known):
+            kept = {lines[number - 1]: tuple(row) for number, row in rows}
+            self.kept.put(name, b"", KeptRows(lines[0], kept, _row_validator(table)))
+        return rows
 
 
 def _load_yaml_model(path: Path, data: str | None, model: type[M], problems: list[str]) -> M | None:
@@ -1412,12 +1441,10 @@ def _load_server_rows(
     path: Path,
     text: str | None,
     problems: list[str],
-    known: Mapping[RowValues, ValidRow],
     validate: Callable[[dict[str, str]], ServerRow] = ServerRow.model_validate,
-) -> list[tuple[int, RowValues, ValidRow]] | None:
-    """The valid rows of servers.csv with their line numbers and values; None when the table itself
-    is unreadable. A row whose values are ``known`` is not validated again, the others by
-    ``validate`` (:class:`ServerRow`'s validator)."""
+) -> list[tuple[int, ValidRow]] | None:
+    """The valid rows of servers.csv with their line numbers; None when the table itself is
+    unreadable. Each row is validated by ``validate`` (:class:`ServerRow`'s validator)."""
     if text is None:
         return None
     shown = _show(path)
@@ -1434,23 +1461,20 @@ def _load_server_rows(
         )
         return None
     expected = columns
-    rows: list[tuple[int, RowValues, ValidRow]] = []
+    rows: list[tuple[int, ValidRow]] = []
     for record in reader:
         line = reader.line_num
         short = [k for k, v in record.items() if v is None and k.strip() in REQUIRED_COLUMNS]
         if None in record or short:
             problems.append(f"{shown}:{line}: expected {len(expected)} columns ({','.join(expected)})")
             continue
-        values = tuple((k.strip(), (v or "").strip()) for k, v in record.items())
-        row = known.get(values)
-        if row is None:
-            try:
-                row = ValidRow.of(validate(dict(values)))
-            except ValidationError as exc:
-                for error in exc.errors():
-                    problems.append(f"{shown}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
-                continue
-        rows.append((line, values, row))
+        try:
+            row = ValidRow.of(validate({k.strip(): (v or "").strip() for k, v in record.items()}))
+        except ValidationError as exc:
+            for error in exc.errors():
+                problems.append(f"{shown}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
+            continue
+        rows.append((line, row))
     return rows
 
 
