@@ -1160,9 +1160,11 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     problems.extend(_row_references(directory / "racks.yaml", racks_text, racks))
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
     fabric_text = text["fabric.yaml"] or ""
+    # Kept hardware: this fabric.yaml's ports were found on these models (they are its key).
+    ports_on = models if hardware is None else None
     problems.extend(
         _cross_references(
-            directory / "fabric.yaml", fabric_text, fabric, servers if table_ok else None, rack_map, models
+            directory / "fabric.yaml", fabric_text, fabric, servers if table_ok else None, rack_map, ports_on
         )
     )
     if problems:
@@ -1629,9 +1631,11 @@ def _cross_references(
     fabric: FabricFile,
     servers: tuple[Server, ...] | None,
     racks: dict[int, Rack],
-    models: Catalog,
+    models: Catalog | None,
 ) -> Iterator[str]:
-    """References between parts of the intent: every name used must be declared."""
+    """References between parts of the intent: every name used must be declared; the switches'
+    port sets and named ports must be on their models, unless ``models`` is None: the ports of
+    this ``fabric`` were found on them by a load that kept its hardware (``KeptHardware``)."""
     tree = _Tree(data)
     shown = _show(path)
 
@@ -1640,9 +1644,11 @@ def _cross_references(
 
     for net, spec in sorted(fabric.fabrics.items()):
         yield from _fabric_references(at, fabric, net, spec, racks)
-        yield from _switch_ports(at, models, ("fabrics", net), spec)
+        if models is not None:
+            yield from _switch_ports(at, models, ("fabrics", net), spec)
     yield from _management_references(at, fabric, racks)
-    yield from _management_ports(at, models, fabric.management)
+    if models is not None:
+        yield from _management_ports(at, models, fabric.management)
     if servers is not None:
         yield from _storage_references(at, fabric, {s.name: s.model for s in servers})
     yield from _nic_references(at, fabric)

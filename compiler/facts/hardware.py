@@ -245,7 +245,9 @@ class KeptHardware(NamedTuple):
 
     Kept only for an intent without its own models (``intent/hardware/``), under the code
     digest (which holds the catalog's files) and the bytes of ``fabric.yaml`` (all the layouts
-    read of the intent: its roles' models and port sets).
+    read of the intent: its roles' models and port sets), and only by a load that found no
+    problem: an entry also says that fabric.yaml's port sets and ports are on their models
+    (:func:`compiler.intent.load_intent` does not look again).
     """
 
     catalog: Catalog

@@ -272,11 +272,18 @@ def test_a_row_spanning_lines_or_another_line_ending_loads_as_without_the_cache(
 
 @pytest.mark.parametrize(("filename", "old", "new", "expected"), BAD_INPUTS, ids=[c[3][:40] for c in BAD_INPUTS])
 def test_a_bad_file_is_reported_as_without_the_cache(
-    project: Path, edit: Edit, filename: str, old: str | None, new: str | Callable[[bytes], bytes], expected: str
+    project: Path,
+    edit: Edit,
+    monkeypatch: pytest.MonkeyPatch,
+    filename: str,
+    old: str | None,
+    new: str | Callable[[bytes], bytes],
+    expected: str,
 ) -> None:
-    """Every file valid and kept, then one made bad: the same problems, word for word, as with
-    no cache at all."""
+    """Every file valid and kept (the hardware too, taken as by a new process), then one made
+    bad: the same problems, word for word, as with no cache at all."""
     load_intent(project / "intent")
+    _fresh_process(monkeypatch)
     path = project / "intent" / filename
     if callable(new):
         path.write_bytes(new(path.read_bytes()))
