@@ -959,7 +959,7 @@ class KeptRows(NamedTuple):
 
 
 def plain_lines(text: str) -> list[str] | None:
-    """The lines of a CSV table where each line is one row (no quotes, so no row spans lines,
+    r"""The lines of a CSV table where each line is one row (no quotes, so no row spans lines,
     and every line ends in ``\n`` or ``\r\n``); None for another table.
 
     Example:
@@ -1512,6 +1512,7 @@ def _servers(
     problems: list[str],
 ) -> tuple[Server, ...]:
     pattern = re.compile(fabric.naming.server)
+    has_kind = "kind" in pattern.groupindex
     seen: dict[str, int] = {}
     tags: dict[str, tuple[int, str]] = {}
     slots: dict[tuple[int, int], tuple[str, str]] = {}
@@ -1568,8 +1569,8 @@ def _servers(
             )
             continue
         slots[rack, position] = (row.name, row.status)
-        kind = match.groupdict().get("kind") or "server"
-        moved_from = _moved_from(pattern, racks, row.moved_from, (rack, position))
+        kind = (match["kind"] if has_kind else None) or "server"
+        moved_from = None if row.moved_from is None else _moved_from(pattern, racks, row.moved_from, (rack, position))
         if isinstance(moved_from, str):
             report(line, line, moved_from)
             continue

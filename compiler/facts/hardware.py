@@ -160,19 +160,23 @@ def with_modes(layout: Layout, modes: Mapping[str, str]) -> Layout:
 def _assemble(model: Model, modes: Mapping[str, str], sets: Mapping[str, tuple[str, ...]]) -> Layout:
     """The layout of ``model`` with cages in ``modes`` and the role's ``sets`` (as interface names)."""
     interfaces = tuple(model.active_interfaces(modes))
+    # One object per name and per cage's lane values: the layouts are kept as a pickle
+    # (:class:`KeptHardware`), which holds an object once however often it is referred to.
+    active = {name: name for name in interfaces}
     lanes: dict[str, tuple[str, str | None]] = {}
     for port in model.ports:
         mode = port.kind.modes[modes.get(port.label, port.kind.default)]
-        keyword = None if mode.name == port.kind.default else mode.keyword
+        lane_values = (mode.speed, None if mode.name == port.kind.default else mode.keyword)
         for lane in mode.lanes:
-            lanes[port.name(lane)] = (mode.speed, keyword)
-    active = set(interfaces)
+            name = active.get(port.name(lane))
+            if name is not None:
+                lanes[name] = lane_values
     return Layout(
         model,
         tuple((p.label, modes[p.label]) for p in model.ports if p.label in modes),
         interfaces,
-        sets,
-        {name: lane for name, lane in lanes.items() if name in active},
+        {key: tuple([active.get(name, name) for name in names]) for key, names in sets.items()},
+        lanes,
     )
 
 
