@@ -1140,7 +1140,8 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
 
     own = _model_files(directory)
     kept = kept_beside(directory)
-    hardware = None if own else KeptHardware.get(kept, raw["fabric.yaml"])
+    found = None if own else KeptHardware.get(kept, raw["fabric.yaml"])
+    hardware = found if found is not None and found.adopted() else None
     models = hardware.catalog if hardware is not None else _catalog(directory, own, problems)
     text = {name: _text(directory / name, data, problems) for name, data in raw.items()}
     files = _Files(directory, raw, text, kept, problems)
@@ -1188,7 +1189,7 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     if not budgets:
         return intent
     _check_budgets(directory, intent)
-    if hardware is None and not own:
+    if found is None and not own:
         KeptHardware.put(kept, raw["fabric.yaml"], intent)
     return intent
 

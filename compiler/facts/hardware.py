@@ -259,11 +259,13 @@ class KeptHardware(NamedTuple):
 
     @staticmethod
     def get(kept: ValidatedFiles, fabric_yaml: bytes) -> "KeptHardware | None":
-        """The entry kept for ``fabric_yaml``, its catalog adopted as this process' (None: a miss)."""
-        found = kept.get(HARDWARE_ENTRY, fabric_yaml, KeptHardware)
-        if found is None or adopt_catalog(None, found.catalog) is not found.catalog:
-            return None
-        return found
+        """The entry kept for ``fabric_yaml`` (None: a miss)."""
+        return kept.get(HARDWARE_ENTRY, fabric_yaml, KeptHardware)
+
+    def adopted(self) -> bool:
+        """Whether this catalog is now the process' own: not when the process read the catalog
+        before (its shipped models are other objects than the layouts')."""
+        return adopt_catalog(None, self.catalog) is self.catalog
 
     @staticmethod
     def put(kept: ValidatedFiles, fabric_yaml: bytes, intent: Intent) -> None:

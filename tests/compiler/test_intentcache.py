@@ -363,7 +363,8 @@ def test_each_input_of_the_hardware_key_changes_it(
     load_intent(intent_dir)
     kept = ValidatedFiles.beside(intent_dir)
     _fresh_process(monkeypatch)
-    assert KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes()) is not None
+    found = KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes())
+    assert found is not None and found.adopted()
     _fresh_process(monkeypatch)
     if change == "code":
         kept = ValidatedFiles(kept.folder, kept.code + "2")
@@ -374,3 +375,23 @@ def test_each_input_of_the_hardware_key_changes_it(
         assert "DCS-7010TX-48-LAB" in load_intent(intent_dir).catalog.models
         return
     assert KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes()) is None
+
+
+def test_a_process_that_read_the_catalog_first_keeps_the_entry_as_it_is(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It cannot take the kept hardware (its shipped models are other objects), and does not
+    write it again at every load."""
+    load_intent(project / "intent")
+    written: list[str] = []
+    original = ValidatedFiles.put
+
+    def put(self: ValidatedFiles, name: str, data: bytes, value: object) -> None:
+        written.append(name)
+        original(self, name, data, value)
+
+    monkeypatch.setattr(ValidatedFiles, "put", put)
+    catalog_module.catalog()
+    intent = load_intent(project / "intent")
+    assert intent.catalog is catalog_module.catalog()
+    assert HARDWARE_ENTRY not in written
