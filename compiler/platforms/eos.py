@@ -20,11 +20,11 @@ from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from compiler import intentcache
 from compiler.intent import Speed
+from core.generated import yaml_load
 
 DATA = Path(__file__).with_name("eos.yaml")
 
@@ -60,12 +60,9 @@ def data() -> EosData:
     kept = intentcache.last()
     found = kept.get(DATA.name, raw, EosData)
     if found is None:
-        found = EosData.model_validate(yaml.load(raw.decode(), Loader=_YAML_LOADER))
+        found = EosData.model_validate(yaml_load(raw.decode()))
         kept.put(DATA.name, raw, found)
     return found
-
-
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 _ORDER = {"Port-Channel": 0, "Ethernet": 1, "Loopback": 2, "Management": 3, "Vlan": 4}

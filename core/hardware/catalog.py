@@ -21,14 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from core.errors import FabricopsError
-from core.generated import INTENT, INTENT_MODELS
+from core.generated import INTENT, INTENT_MODELS, yaml_load
 from core.hardware.model import BreakoutMode, Chassis, Linecard, Model, PortKind, Power, VlanRange, build_ports
 
 DATA = Path(__file__).resolve().parent
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -130,8 +127,10 @@ class _Reader:
     def __init__(self, shown: str, data: bytes) -> None:
         self.shown = shown
         self.stem = PurePosixPath(shown).stem
+        import yaml  # here: a compile whose catalog is kept reads no file
+
         try:
-            self.data = yaml.load(data, Loader=_Loader)
+            self.data = yaml_load(data)
         except yaml.YAMLError as exc:
             raise FabricopsError(f"{self.where()}: cannot be read: {exc}") from None
 

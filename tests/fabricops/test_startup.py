@@ -16,6 +16,7 @@ import click
 import pytest
 
 from fabricops.cli import VERBS, cli
+from tests.conftest import copy_example
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Device access, the lab and the other verbs' packages: no business of a compile-side verb.
@@ -79,3 +80,15 @@ def test_each_summary_is_its_commands_help(verb: str) -> None:
     summary = click.Command(verb, help=VERBS[verb][1])
     for limit in (45, 60, 200):
         assert summary.get_short_help_str(limit) == command.get_short_help_str(limit)
+
+
+def test_a_recompile_of_kept_files_imports_no_yaml(tmp_path: Path, compiled_example: Path) -> None:
+    """Once a compile kept the intent files, the hardware catalog and the platform data
+    (:mod:`compiler.intentcache`), a one-row change parses no YAML: PyYAML is not even imported."""
+    root = copy_example(compiled_example, tmp_path / "project")
+    assert "yaml" in imported(tmp_path, "compile", "--root", str(root)), "the first compile parses the intent"
+    servers = root / "intent" / "servers.csv"
+    servers.write_text(servers.read_text() + "rack02-gpu010,gpu-8x-h100,GPU-0210\n")
+    loaded = imported(tmp_path, "compile", "--root", str(root))
+    assert {"compiler", "jinja2"} <= loaded, "the probe compiled"
+    assert "yaml" not in loaded
