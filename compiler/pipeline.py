@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 from compiler.artifacts.provenance import provenance_units
@@ -93,40 +96,60 @@ class Assembly:
         """The files with a section built now: joined and hashed again."""
         self._kept: dict[str, str] = {}
         """The digest of each file of the units kept (their sections apart)."""
-        self.kept: dict[str, int] = {}
-        """Units kept, by kind (the name before its ``/``)."""
+        self._kept_units: list[str] = []
+        """The names of the units kept."""
+        self._cuts: dict[str, dict[str, Chunk]] = {}
+        """Per fleet-wide file, its sections as the last compile wrote them (:meth:`Reuse.sections`)."""
         self.units: dict[str, Rendered] = {}
         self.layouts: dict[str, Layout] = {}
         """Per file joined from sections, its layout (for the next compile to cut it again)."""
 
     def add(self, units: Iterable[Unit]) -> None:
-        reuse, key_of, kept = self._reuse, self._key, self.kept
         # Reuse.kept inline: a unit whose key and files are as recorded (most are) costs no
         # call of its own, and a kept unit's sections are cut once (Reuse.kept would cut them
-        # to check them, then again to take them).
-        records = reuse.cache.units if reuse is not None else {}
-        known = reuse.known.items() if reuse is not None else {}.items()
+        # to check them, then again to take them). Kept units are counted by kind once, at the
+        # end (:attr:`kept`), not one by one.
+        key_of, rendered, kept, keep_files = self._key, self.units, self._kept_units.append, self._kept.update
+        records = self._reuse.cache.units if self._reuse is not None else {}
+        known = self._reuse.known.items() if self._reuse is not None else {}.items()
+        get = records.get
         for unit in units:
+            name = unit.name
             key = key_of(unit.inputs)
-            record = records.get(unit.name)
+            record = get(name)
             if record is not None and record.key == key:
                 files = record.files
-                whole = files.items() <= known  # every file as written (a section never is)
-                if whole:
-                    self._kept.update(files)
-                if whole or self._kept_sections(files):
-                    kind = unit.name.partition("/")[0]
-                    kept[kind] = kept.get(kind, 0) + 1
-                    self.units[unit.name] = record
+                if files.items() <= known:  # every file as written (a section never is)
+                    keep_files(files)
+                elif not self._kept_sections(files):
+                    self._build(unit, key, record)
                     continue
-            notes = None
-            if unit.recall is None:
-                built = unit.build()
-            else:
-                last = records.get(unit.name)
-                built, notes = unit.recall(last.notes if last is not None and last.notes else {})
-            lines = sum(text.count("\n") for path, text in built.items() if path.startswith("configs/"))
-            self.units[unit.name] = Rendered(key, self.update(built), lines, notes)
+                rendered[name] = record
+                kept(name)
+                continue
+            self._build(unit, key, record)
+
+    def _build(self, unit: Unit, key: str, last: Rendered | None) -> None:
+        """Build ``unit`` (its last record, if any, under ``last``), add its files."""
+        notes = None
+        if unit.recall is None:
+            built = unit.build()
+        else:
+            built, notes = unit.recall(last.notes if last is not None and last.notes else {})
+        lines = sum(text.count("\n") for path, text in built.items() if path.startswith("configs/"))
+        self.units[unit.name] = Rendered(key, self.update(built), lines, notes)
+
+    @property
+    def kept(self) -> dict[str, int]:
+        """Units kept, by kind (the name before its ``/``).
+
+        Example:
+            >>> parts = Assembly()
+            >>> parts._kept_units += ["switch/a", "switch/b", "server/c"]
+            >>> parts.kept
+            {'switch': 2, 'server': 1}
+        """
+        return dict(Counter(map(_KIND, map(str.partition, self._kept_units, repeat("/")))))
 
     def _kept_sections(self, files: Mapping[str, str]) -> bool:
         """Whether a unit's recorded ``files`` are each as the last compile wrote it (a section:
@@ -136,15 +159,19 @@ class Assembly:
         reuse = self._reuse
         if reuse is None:
             return False
-        known = reuse.known
+        known, cuts = reuse.known, self._cuts
         plain: list[tuple[str, str]] = []
         sections: list[tuple[str, str, Chunk]] = []
         for path, digest in files.items():
-            if "#" in path:
-                data = reuse.section(path)
+            file, mark, name = path.partition("#")
+            if mark:
+                # Reuse.section inline, its file's sections kept here by the file's name.
+                cut = cuts.get(file)
+                if cut is None:
+                    cut = cuts[file] = reuse.sections(file)
+                data = cut.get(name)
                 if data is None:
                     return False
-                file, _, name = path.partition("#")
                 sections.append((file, name, data))
             elif known.get(path) != digest:
                 return False
@@ -215,6 +242,9 @@ def _sha256_of(pieces: Iterable[Chunk]) -> str:
     for piece in pieces:
         digest.update(piece)
     return digest.hexdigest()
+
+
+_KIND = itemgetter(0)
 
 
 def _names(layout: Layout) -> list[str]:
