@@ -21,7 +21,6 @@ import contextlib
 import csv
 import dataclasses
 import functools
-import hashlib
 import io
 import ipaddress
 import re
@@ -922,36 +921,58 @@ class ValidRow(NamedTuple):
         return cls(row.name, row.model, row.asset_tag, row.compute_port, row.status, row.moved_from)
 
 
-RowValues = tuple[tuple[str, str], ...]
-"""A row as :class:`ServerRow` validates it: its column names and stripped values, in order."""
-
-
 class KeptRows(NamedTuple):
-    """``servers.csv`` as :mod:`compiler.intentcache` keeps it: the sha256 of the file, each of its
-    rows (all valid) as its line, what was validated and the :class:`ValidRow` values, and
-    :class:`ServerRow`'s validator once built (pydantic-core's, which pickles as its schema).
+    """``servers.csv`` as :mod:`compiler.intentcache` keeps it: its header line, each of its rows
+    (all valid) as its line as written -> the :class:`ValidRow` values, and :class:`ServerRow`'s
+    validator once built (pydantic-core's, which pickles as its schema).
+
+    A row is known by its line under the same header (the columns): the same text is the same
+    values, so it is valid as it was, without parsing the table as CSV; a table with quotes (a
+    row may span lines) is never kept. One entry a table, one pickle: a row per line held as
+    its text and a tuple is a quarter of what each row's parsed columns cost to keep and read.
 
     A row added to a kept table is validated by the kept validator: the very one
     ``ServerRow.model_validate`` runs, the same errors word for word, without building the
     model in this process (building the first model of a process imports pydantic's plugin
     loader, and with it ``importlib.metadata``: about 20 ms of a one-row compile at 16x).
+
+    Example:
+        >>> kept = KeptRows("name,model,asset_tag", {"rack01-gpu001,gpu,A1": ("rack01-gpu001", "gpu", "A1",
+        ...     None, "active", None)}, None)
+        >>> found = kept.known(["name,model,asset_tag", "rack01-gpu001,gpu,A1", "rack01-gpu002,gpu,A2"])
+        >>> [(line, row.name) for line, row in found.items()]
+        [(2, 'rack01-gpu001')]
+        >>> kept.known(["name,asset_tag,model", "rack01-gpu001,gpu,A1"])
+        {}
     """
 
-    digest: str
-    rows: tuple[tuple[int, RowValues, tuple[Any, ...]], ...]
+    header: str
+    rows: Mapping[str, tuple[Any, ...]]
     validator: SchemaValidator | None
 
-    @classmethod
-    def of(
-        cls, data: bytes, rows: Iterable[tuple[int, RowValues, ValidRow]], validator: SchemaValidator | None
-    ) -> "KeptRows":
-        """The entry of the table ``data`` whose rows are ``rows``."""
-        kept = tuple((line, values, tuple(row)) for line, values, row in rows)
-        return cls(hashlib.sha256(data).hexdigest(), kept, validator)
+    def known(self, lines: list[str]) -> dict[int, ValidRow]:
+        """The rows among ``lines`` (a table's, header first) kept as valid, by line number."""
+        if not lines or lines[0] != self.header:
+            return {}
+        rows = self.rows
+        return {number: ValidRow._make(rows[line]) for number, line in enumerate(lines[1:], 2) if line in rows}
 
-    def by_values(self) -> dict[RowValues, ValidRow]:
-        """The kept rows by what was validated: a row with the same values is valid as it was."""
-        return {values: ValidRow._make(row) for _, values, row in self.rows}
+
+def plain_lines(text: str) -> list[str] | None:
+    r"""The lines of a CSV table where each line is one row (no quotes, so no row spans lines,
+    and every line ends in ``\n`` or ``\r\n``); None for another table.
+
+    Example:
+        >>> plain_lines("name,model\r\na,b\n"), plain_lines('name,model\n"a\nb",c\n'), plain_lines("a\rb")
+        (['name,model', 'a,b', ''], None, None)
+    """
+    if '"' in text:
+        return None
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        return [line.removesuffix("\r") for line in text.split("\n")]
+    return text.split("\n")
 
 
 def _row_validator(kept: KeptRows | None) -> SchemaValidator | None:
@@ -1114,14 +1135,16 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         with contextlib.suppress(FileNotFoundError):
             raw[name] = (directory / name).read_bytes()
 
+    # The layouts are built of the catalog; their module imports this one.
+    from compiler.facts.hardware import KeptHardware, adopt_layouts
+
     own = _model_files(directory)
-    models = catalog()
-    try:
-        models = catalog(ModelFiles.of(own, folder=_show(directory)))
-    except FabricopsError as exc:
-        problems.append(str(exc))
+    kept = kept_beside(directory)
+    found = None if own else KeptHardware.get(kept, raw["fabric.yaml"])
+    hardware = found if found is not None and found.adopted() else None
+    models = hardware.catalog if hardware is not None else _catalog(directory, own, problems)
     text = {name: _text(directory / name, data, problems) for name, data in raw.items()}
-    files = _Files(directory, raw, text, kept_beside(directory), problems)
+    files = _Files(directory, raw, text, kept, problems)
     fabric = files.model("fabric.yaml", FabricFile)
     racks = files.model("racks.yaml", RacksFile)
     rows = files.server_rows("servers.csv")
@@ -1138,9 +1161,11 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
     problems.extend(_row_references(directory / "racks.yaml", racks_text, racks))
     servers = _servers(directory / "servers.csv", rows or [], fabric, rack_map, problems)
     fabric_text = text["fabric.yaml"] or ""
+    # Kept hardware: this fabric.yaml's ports were found on these models (they are its key).
+    ports_on = models if hardware is None else None
     problems.extend(
         _cross_references(
-            directory / "fabric.yaml", fabric_text, fabric, servers if table_ok else None, rack_map, models
+            directory / "fabric.yaml", fabric_text, fabric, servers if table_ok else None, rack_map, ports_on
         )
     )
     if problems:
@@ -1159,18 +1184,37 @@ def load_intent(directory: Path, *, budgets: bool = True) -> Intent:
         rack_order=tuple(rack.id for rack in racks.racks),
         lines=SourceLines(directory, raw),
     )
+    if hardware is not None:
+        adopt_layouts(intent, hardware.layouts)
     if not budgets:
         return intent
-    # Capacity before anything is built: a design past its pools or ports fails here in
-    # milliseconds, one line per budget, not after resolving thousands of switches.
+    _check_budgets(directory, intent)
+    if found is None and not own:
+        KeptHardware.put(kept, raw["fabric.yaml"], intent)
+    return intent
+
+
+def _catalog(directory: Path, own: Mapping[str, bytes], problems: list[str]) -> Catalog:
+    """The catalog with the repository's ``own`` models (the shipped one when they are wrong)."""
+    try:
+        return catalog(ModelFiles.of(own, folder=_show(directory)))
+    except FabricopsError as exc:
+        problems.append(str(exc))
+    return catalog()
+
+
+def _check_budgets(directory: Path, intent: Intent) -> None:
+    """Capacity before anything is built: a design past its pools or ports fails here in
+    milliseconds, one line per budget, not after resolving thousands of switches."""
     from compiler.budgets import over_budget  # it reads the hardware layouts, which import this module
 
     sources = [(Source(b.file, b.loc), b.message) for b in over_budget(intent)]
-    for source, message in sorted(sources, key=lambda item: (item[0].file, intent.lines.line(item[0]) or 0)):
-        problems.append(f"{intent.where(source)}: {message}")
+    problems = [
+        f"{intent.where(source)}: {message}"
+        for source, message in sorted(sources, key=lambda item: (item[0].file, intent.lines.line(item[0]) or 0))
+    ]
     if problems:
         raise IntentError(f"{_show(directory)} does not fit its design", problems)
-    return intent
 
 
 def _model_files(directory: Path) -> dict[str, bytes]:
@@ -1312,19 +1356,27 @@ class _Files:
 
     def server_rows(self, name: str) -> list[tuple[int, ValidRow]] | None:
         """The rows of the table ``name`` with their line numbers (see :func:`_load_server_rows`):
-        the file's as kept when it is unchanged; else only the rows not kept are validated."""
-        data, text = self.raw[name], self.text[name]
+        those kept (:class:`KeptRows`) as they were, only the others parsed and validated."""
+        text = self.text[name]
+        if text is None:
+            return None
         table = self.kept.get(name, b"", KeptRows)
-        if table is not None and text is not None and table.digest == hashlib.sha256(data).hexdigest():
-            return [(line, ValidRow._make(values)) for line, _, values in table.rows]
-        known = table.by_values() if table is not None else {}
+        lines = plain_lines(text)
+        known = table.known(lines) if table is not None and lines is not None else {}
+        if known and lines is not None:
+            # Kept rows as blank lines: the CSV reader skips them and keeps counting lines.
+            text = "\n".join(["" if number in known else line for number, line in enumerate(lines, 1)])
         validator = _row_validator(table)
         validate = validator.validate_python if validator is not None else ServerRow.model_validate
         before = len(self.problems)
-        rows = _load_server_rows(self.directory / name, text, self.problems, known, validate)
-        if rows is not None and len(self.problems) == before:
-            self.kept.put(name, b"", KeptRows.of(data, rows, _row_validator(table)))
-        return [(line, row) for line, _, row in rows] if rows is not None else None
+        parsed = _load_server_rows(self.directory / name, text, self.problems, validate)
+        if parsed is None:
+            return None
+        rows = sorted([*known.items(), *parsed])
+        if lines is not None and len(self.problems) == before and (parsed or not known):
+            kept = {lines[number - 1]: tuple(row) for number, row in rows}
+            self.kept.put(name, b"", KeptRows(lines[0], kept, _row_validator(table)))
+        return rows
 
 
 def _load_yaml_model(path: Path, data: str | None, model: type[M], problems: list[str]) -> M | None:
@@ -1392,12 +1444,10 @@ def _load_server_rows(
     path: Path,
     text: str | None,
     problems: list[str],
-    known: Mapping[RowValues, ValidRow],
     validate: Callable[[dict[str, str]], ServerRow] = ServerRow.model_validate,
-) -> list[tuple[int, RowValues, ValidRow]] | None:
-    """The valid rows of servers.csv with their line numbers and values; None when the table itself
-    is unreadable. A row whose values are ``known`` is not validated again, the others by
-    ``validate`` (:class:`ServerRow`'s validator)."""
+) -> list[tuple[int, ValidRow]] | None:
+    """The valid rows of servers.csv with their line numbers; None when the table itself is
+    unreadable. Each row is validated by ``validate`` (:class:`ServerRow`'s validator)."""
     if text is None:
         return None
     shown = _show(path)
@@ -1414,23 +1464,20 @@ def _load_server_rows(
         )
         return None
     expected = columns
-    rows: list[tuple[int, RowValues, ValidRow]] = []
+    rows: list[tuple[int, ValidRow]] = []
     for record in reader:
         line = reader.line_num
         short = [k for k, v in record.items() if v is None and k.strip() in REQUIRED_COLUMNS]
         if None in record or short:
             problems.append(f"{shown}:{line}: expected {len(expected)} columns ({','.join(expected)})")
             continue
-        values = tuple((k.strip(), (v or "").strip()) for k, v in record.items())
-        row = known.get(values)
-        if row is None:
-            try:
-                row = ValidRow.of(validate(dict(values)))
-            except ValidationError as exc:
-                for error in exc.errors():
-                    problems.append(f"{shown}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
-                continue
-        rows.append((line, values, row))
+        try:
+            row = ValidRow.of(validate({k.strip(): (v or "").strip() for k, v in record.items()}))
+        except ValidationError as exc:
+            for error in exc.errors():
+                problems.append(f"{shown}:{line}: {_yaml_path(tuple(error['loc']))}: {_message(error)}")
+            continue
+        rows.append((line, row))
     return rows
 
 
@@ -1466,6 +1513,7 @@ def _servers(
     problems: list[str],
 ) -> tuple[Server, ...]:
     pattern = re.compile(fabric.naming.server)
+    has_kind = "kind" in pattern.groupindex
     seen: dict[str, int] = {}
     tags: dict[str, tuple[int, str]] = {}
     slots: dict[tuple[int, int], tuple[str, str]] = {}
@@ -1522,8 +1570,8 @@ def _servers(
             )
             continue
         slots[rack, position] = (row.name, row.status)
-        kind = match.groupdict().get("kind") or "server"
-        moved_from = _moved_from(pattern, racks, row.moved_from, (rack, position))
+        kind = (match["kind"] if has_kind else None) or "server"
+        moved_from = None if row.moved_from is None else _moved_from(pattern, racks, row.moved_from, (rack, position))
         if isinstance(moved_from, str):
             report(line, line, moved_from)
             continue
@@ -1585,9 +1633,11 @@ def _cross_references(
     fabric: FabricFile,
     servers: tuple[Server, ...] | None,
     racks: dict[int, Rack],
-    models: Catalog,
+    models: Catalog | None,
 ) -> Iterator[str]:
-    """References between parts of the intent: every name used must be declared."""
+    """References between parts of the intent: every name used must be declared; the switches'
+    port sets and named ports must be on their models, unless ``models`` is None: the ports of
+    this ``fabric`` were found on them by a load that kept its hardware (``KeptHardware``)."""
     tree = _Tree(data)
     shown = _show(path)
 
@@ -1596,9 +1646,11 @@ def _cross_references(
 
     for net, spec in sorted(fabric.fabrics.items()):
         yield from _fabric_references(at, fabric, net, spec, racks)
-        yield from _switch_ports(at, models, ("fabrics", net), spec)
+        if models is not None:
+            yield from _switch_ports(at, models, ("fabrics", net), spec)
     yield from _management_references(at, fabric, racks)
-    yield from _management_ports(at, models, fabric.management)
+    if models is not None:
+        yield from _management_ports(at, models, fabric.management)
     if servers is not None:
         yield from _storage_references(at, fabric, {s.name: s.model for s in servers})
     yield from _nic_references(at, fabric)

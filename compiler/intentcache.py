@@ -2,8 +2,10 @@
 
 ``.fabricops-cache/validated/`` beside ``intent/`` (outside git, safe to delete) holds one entry per
 file: ``fabric.yaml``, ``racks.yaml``, ``vlans.yaml``, ``ports.yaml``, ``devices.yaml``, the
-platform's ``eos.yaml`` (:func:`compiler.platforms.eos.data`) as their validated models, and
-``servers.csv`` as its rows' validated values. An entry is taken only under its key, the sha256
+platform's ``eos.yaml`` (:func:`compiler.platforms.eos.data`) as their validated models,
+``servers.csv`` as its rows' validated values (:class:`compiler.intent.KeptRows`), and the
+hardware catalog with the role layouts ``fabric.yaml`` makes of it (entry ``hardware``,
+:class:`compiler.facts.hardware.KeptHardware`). An entry is taken only under its key, the sha256
 of the code digest (:func:`compiler.cache.code_digest`: the models' code, pydantic's version),
 the file's name and its bytes; so the models of an unchanged file are never built, which is most
 of what loading the intent cost a process (about 80 ms at every start when every model was built
@@ -11,10 +13,10 @@ at import, :class:`compiler.intent.IntentModel`).
 
 Only a file that validated is kept, so a bad file is always validated and reported as before;
 what spans files (servers against racks and models, references, budgets) is checked on every load.
-``servers.csv`` is kept whole and per row (the row's column names and values, exactly what
-:class:`~compiler.intent.ServerRow` validates): an unchanged table is not even parsed as CSV,
-and after a row is added or edited only that row is validated (the 1,700 rows of a large site
-took 6 ms; the model itself is built only for the new row).
+``servers.csv`` is kept per row (the row's line under the table's header): an unchanged row is
+not even parsed as CSV, and after a row is added or edited only that row is parsed and
+validated (the 1,700 rows of a large site took 6 ms; the model itself is built only for the
+new row).
 
 The entries are pickles: the validated models as they are, the cheapest to read back (a third
 of a millisecond for ``fabric.yaml``, less than parsing its YAML). Unpickling runs whatever the

@@ -34,9 +34,9 @@ from typing import NamedTuple
 
 from compiler.facts.common import FabricNetwork
 from compiler.intent import Intent, PortSet, SwitchModelRef
-from compiler.memo import same_as_last
+from compiler.intentcache import ValidatedFiles
 from compiler.platforms import eos
-from core.hardware import Model, VlanRange, internal_vlan_range, speed_gbps
+from core.hardware import Catalog, Model, VlanRange, adopt_catalog, internal_vlan_range, speed_gbps
 
 
 class Layout(NamedTuple):
@@ -160,19 +160,23 @@ def with_modes(layout: Layout, modes: Mapping[str, str]) -> Layout:
 def _assemble(model: Model, modes: Mapping[str, str], sets: Mapping[str, tuple[str, ...]]) -> Layout:
     """The layout of ``model`` with cages in ``modes`` and the role's ``sets`` (as interface names)."""
     interfaces = tuple(model.active_interfaces(modes))
+    # One object per name and per cage's lane values: the layouts are kept as a pickle
+    # (:class:`KeptHardware`), which holds an object once however often it is referred to.
+    active = {name: name for name in interfaces}
     lanes: dict[str, tuple[str, str | None]] = {}
     for port in model.ports:
         mode = port.kind.modes[modes.get(port.label, port.kind.default)]
-        keyword = None if mode.name == port.kind.default else mode.keyword
+        lane_values = (mode.speed, None if mode.name == port.kind.default else mode.keyword)
         for lane in mode.lanes:
-            lanes[port.name(lane)] = (mode.speed, keyword)
-    active = set(interfaces)
+            name = active.get(port.name(lane))
+            if name is not None:
+                lanes[name] = lane_values
     return Layout(
         model,
         tuple((p.label, modes[p.label]) for p in model.ports if p.label in modes),
         interfaces,
-        sets,
-        {name: lane for name, lane in lanes.items() if name in active},
+        {key: tuple([active.get(name, name) for name in names]) for key, names in sets.items()},
+        lanes,
     )
 
 
@@ -186,13 +190,30 @@ class Layouts(NamedTuple):
     core: Layout
 
 
-@same_as_last
 def build_layouts(intent: Intent) -> Layouts:
     """The layout of every switch role of ``intent`` (one object per role, shared by its switches).
 
     Kept for the last intent: loading checks the budgets on these layouts, then the topology
-    is built on them (a chassis' layout is thousands of interfaces, 14 ms at 16x).
+    is built on them (a chassis' layout is thousands of interfaces, 14 ms at 16x); or adopted
+    from the last compile (:func:`adopt_layouts`).
     """
+    if _LAST and _LAST[0][0] is intent:
+        return _LAST[0][1]
+    layouts = _layouts(intent)
+    _LAST[:] = [(intent, layouts)]
+    return layouts
+
+
+_LAST: list[tuple[Intent, Layouts]] = []
+"""The last intent asked about and its layouts."""
+
+
+def adopt_layouts(intent: Intent, layouts: Layouts) -> None:
+    """Take ``layouts`` as those of ``intent`` (kept by the last compile, :class:`KeptHardware`)."""
+    _LAST[:] = [(intent, layouts)]
+
+
+def _layouts(intent: Intent) -> Layouts:
     spec = intent.fabric
 
     def of(ref: SwitchModelRef | str, sets: Mapping[str, PortSet | None]) -> Layout:
@@ -218,6 +239,42 @@ def build_layouts(intent: Intent) -> Layouts:
         of(mgmt.switch_model, {"servers": ports.servers, "devices": ports.devices}),
         of(mgmt.core, {"downlinks": mgmt.core.downlinks}),
     )
+
+
+class KeptHardware(NamedTuple):
+    """The shipped catalog and the layouts a ``fabric.yaml`` makes of it, as the last compile
+    built them (:mod:`compiler.intentcache`, entry ``hardware``): reading the catalog's files
+    and breaking out a chassis' thousands of interfaces took about 20 ms of every compile at 16x,
+    unpickling them takes a third of that.
+
+    Kept only for an intent without its own models (``intent/hardware/``), under the code
+    digest (which holds the catalog's files) and the bytes of ``fabric.yaml`` (all the layouts
+    read of the intent: its roles' models and port sets), and only by a load that found no
+    problem: an entry also says that fabric.yaml's port sets and ports are on their models
+    (:func:`compiler.intent.load_intent` does not look again).
+    """
+
+    catalog: Catalog
+    layouts: Layouts
+
+    @staticmethod
+    def get(kept: ValidatedFiles, fabric_yaml: bytes) -> "KeptHardware | None":
+        """The entry kept for ``fabric_yaml`` (None: a miss)."""
+        return kept.get(HARDWARE_ENTRY, fabric_yaml, KeptHardware)
+
+    def adopted(self) -> bool:
+        """Whether this catalog is now the process' own: not when the process read the catalog
+        before (its shipped models are other objects than the layouts')."""
+        return adopt_catalog(None, self.catalog) is self.catalog
+
+    @staticmethod
+    def put(kept: ValidatedFiles, fabric_yaml: bytes, intent: Intent) -> None:
+        """Keep the catalog and layouts of ``intent``, whose ``fabric.yaml`` is ``fabric_yaml``."""
+        kept.put(HARDWARE_ENTRY, fabric_yaml, KeptHardware(intent.catalog, build_layouts(intent)))
+
+
+HARDWARE_ENTRY = "hardware"
+"""The name of :class:`KeptHardware`'s entry among the validated files."""
 
 
 def internal_vlans(layout: Layout, vlans_in_use: Iterable[int]) -> VlanRange:

@@ -16,7 +16,7 @@ Examples:
 
 from __future__ import annotations
 
-from core.hardware.catalog import Catalog, ModelFiles, Optic, catalog, load_catalog
+from core.hardware.catalog import Catalog, ModelFiles, Optic, adopt_catalog, catalog, load_catalog
 from core.hardware.model import (
     Breakout,
     BreakoutInterface,
@@ -59,6 +59,7 @@ __all__ = [
     "PortKind",
     "Power",
     "VlanRange",
+    "adopt_catalog",
     "breakout_optics",
     "capacity",
     "catalog",

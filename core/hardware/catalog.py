@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -371,9 +370,18 @@ def catalog(extra: ModelFiles | None = None) -> Catalog:
         >>> catalog() is catalog(None)
         True
     """
-    return _cached(extra)
+    found = _CATALOGS.get(extra)
+    if found is None:
+        found = _CATALOGS[extra] = load_catalog(DATA, extra)
+    return found
 
 
-@cache
-def _cached(extra: ModelFiles | None) -> Catalog:
-    return load_catalog(DATA, extra)
+def adopt_catalog(extra: ModelFiles | None, found: Catalog) -> Catalog:
+    """The catalog of ``extra``: ``found`` (one read from a cache) unless this process read it
+    already, so one process shares one catalog object (a shipped model is known by identity,
+    :func:`compiler.artifacts.units.model_digest`)."""
+    return _CATALOGS.setdefault(extra, found)
+
+
+_CATALOGS: dict[ModelFiles | None, Catalog] = {}
+"""The catalogs read (or adopted) by this process, by the repository's own files."""

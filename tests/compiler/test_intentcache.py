@@ -4,6 +4,7 @@ name, bytes), a bad or broken entry a miss, and a load from them the same as a l
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import pickle
 import shutil
@@ -15,14 +16,16 @@ from pathlib import Path
 import pytest
 
 from compiler.cache import CACHE_DIR
+from compiler.facts.hardware import HARDWARE_ENTRY, KeptHardware, build_layouts
 from compiler.intent import Intent, KeptRows, ServerRow, ValidRow, load_intent
 from compiler.intentcache import FOLDER, ValidatedFiles
 from compiler.platforms import eos
 from core.errors import IntentError
-from tests.compiler.test_intent import BAD_INPUTS, Edit
+from tests.compiler.test_intent import BAD_INPUTS, Edit, _own_model
 
 ROOT = Path(__file__).resolve().parents[2]
-KEPT = ("fabric.yaml", "racks.yaml", "servers.csv", "vlans.yaml", "ports.yaml", "devices.yaml")
+catalog_module = importlib.import_module("core.hardware.catalog")  # the package's name is its catalog()
+KEPT = ("fabric.yaml", "racks.yaml", "servers.csv", "vlans.yaml", "ports.yaml", "devices.yaml", HARDWARE_ENTRY)
 
 
 def kept_folder(project: Path) -> Path:
@@ -225,8 +228,8 @@ def test_a_new_row_alone_is_validated(project: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_a_row_is_kept_by_its_columns_and_values(project: Path) -> None:
-    """A row is looked up by every column's name and value: another value, or the same value
-    under another column, is validated again."""
+    """A row is looked up by its line under the same header: another value, or the same values
+    under other columns, is validated again."""
     load_intent(project / "intent")
     servers = project / "intent" / "servers.csv"
     lines = servers.read_text().splitlines()
@@ -237,21 +240,50 @@ def test_a_row_is_kept_by_its_columns_and_values(project: Path) -> None:
     kept = ValidatedFiles.beside(project / "intent")
     before = kept.get("servers.csv", b"", KeptRows)
     assert before is not None
-    known = before.by_values()
+    assert before.known(lines) == {}, "a new column: every row is another key"
     intent = load_intent(project / "intent")
     after = kept.get("servers.csv", b"", KeptRows)
     assert after is not None
-    assert not set(after.by_values()) & set(known), "a new column: every row is another key"
+    assert after.header == lines[0] and set(after.rows) == set(lines[1:])
     assert sum(1 for s in intent.servers if not s.active) == 1
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+def test_a_row_spanning_lines_or_another_line_ending_loads_as_without_the_cache(project: Path, ending: str) -> None:
+    """A table with quotes is not kept (a row may span lines), one with CRLF endings is: the
+    intent and the problems are those of a load without the cache."""
+    servers = project / "intent" / "servers.csv"
+    header, *rows = servers.read_text().splitlines()
+    rows[0] = rows[0].replace("gpu-8x-h100", '"gpu-8x-h100"')
+    servers.write_bytes(ending.join([header, *rows, ""]).encode())
+    cold = load_intent(project / "intent")
+    kept = ValidatedFiles.beside(project / "intent")
+    assert kept.get("servers.csv", b"", KeptRows) is None
+    servers.write_bytes(servers.read_bytes().replace(b'"', b""))
+    for _ in range(2):  # kept, then taken
+        assert load_intent(project / "intent").servers == cold.servers
+    entry = kept.get("servers.csv", b"", KeptRows)
+    assert entry is not None and entry.header == header
+    servers.write_bytes(servers.read_bytes() + f'rack02-gpu010,"gpu,x",GPU-0210{ending}'.encode())
+    warm = problems_of(project / "intent")
+    shutil.rmtree(project / CACHE_DIR)
+    assert warm == problems_of(project / "intent")
 
 
 @pytest.mark.parametrize(("filename", "old", "new", "expected"), BAD_INPUTS, ids=[c[3][:40] for c in BAD_INPUTS])
 def test_a_bad_file_is_reported_as_without_the_cache(
-    project: Path, edit: Edit, filename: str, old: str | None, new: str | Callable[[bytes], bytes], expected: str
+    project: Path,
+    edit: Edit,
+    monkeypatch: pytest.MonkeyPatch,
+    filename: str,
+    old: str | None,
+    new: str | Callable[[bytes], bytes],
+    expected: str,
 ) -> None:
-    """Every file valid and kept, then one made bad: the same problems, word for word, as with
-    no cache at all."""
+    """Every file valid and kept (the hardware too, taken as by a new process), then one made
+    bad: the same problems, word for word, as with no cache at all."""
     load_intent(project / "intent")
+    _fresh_process(monkeypatch)
     path = project / "intent" / filename
     if callable(new):
         path.write_bytes(new(path.read_bytes()))
@@ -302,3 +334,64 @@ def test_the_platform_data_is_kept_beside_the_intent(project: Path) -> None:
 def test_valid_row_holds_every_field_of_server_row() -> None:
     """A field added to ServerRow must reach the servers through ValidRow too."""
     assert ValidRow._fields == tuple(ServerRow.model_fields)
+
+
+def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No catalog read yet, as in a new process (one read before is kept over a cached one)."""
+    monkeypatch.setattr(catalog_module, "_CATALOGS", {})
+
+
+def test_the_hardware_is_kept_and_taken_as_built(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The catalog and layouts kept by one load are the next one's: equal to those built, the
+    catalog adopted as the process' own (a shipped model is known by identity)."""
+    cold = load_intent(project / "intent")
+    _fresh_process(monkeypatch)
+    warm = load_intent(project / "intent")
+    assert warm.catalog is not cold.catalog and warm.catalog == cold.catalog
+    assert warm.catalog is catalog_module.catalog()
+    assert build_layouts(warm) == build_layouts(cold)
+    assert build_layouts(warm).leaf["compute"].model is warm.catalog.models["DCS-7060DX5-32"]
+
+
+@pytest.mark.parametrize("change", ["code", "fabric.yaml", "own models"])
+def test_each_input_of_the_hardware_key_changes_it(
+    project: Path, edit: Edit, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """The code digest (it holds the catalog's files) and fabric.yaml's bytes key the entry; an
+    intent with models of its own never takes it (its catalog is built with them)."""
+    intent_dir = project / "intent"
+    load_intent(intent_dir)
+    kept = ValidatedFiles.beside(intent_dir)
+    _fresh_process(monkeypatch)
+    found = KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes())
+    assert found is not None and found.adopted()
+    _fresh_process(monkeypatch)
+    if change == "code":
+        kept = ValidatedFiles(kept.folder, kept.code + "2")
+    elif change == "fabric.yaml":
+        edit("fabric.yaml", "switch_model: DCS-7010TX-48", "switch_model: DCS-7010TX-48 ")
+    else:
+        _own_model(project, "DCS-7010TX-48-LAB")  # fabric.yaml unchanged
+        assert "DCS-7010TX-48-LAB" in load_intent(intent_dir).catalog.models
+        return
+    assert KeptHardware.get(kept, (intent_dir / "fabric.yaml").read_bytes()) is None
+
+
+def test_a_process_that_read_the_catalog_first_keeps_the_entry_as_it_is(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It cannot take the kept hardware (its shipped models are other objects), and does not
+    write it again at every load."""
+    load_intent(project / "intent")
+    written: list[str] = []
+    original = ValidatedFiles.put
+
+    def put(self: ValidatedFiles, name: str, data: bytes, value: object) -> None:
+        written.append(name)
+        original(self, name, data, value)
+
+    monkeypatch.setattr(ValidatedFiles, "put", put)
+    catalog_module.catalog()
+    intent = load_intent(project / "intent")
+    assert intent.catalog is catalog_module.catalog()
+    assert HARDWARE_ENTRY not in written

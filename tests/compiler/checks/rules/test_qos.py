@@ -37,21 +37,10 @@ def test_qos001s_key_changes_with_every_input(resolved_example: tuple[Intent, Re
     """QOS001 in parts, one per RoCE switch: its profile, its name and digest, its cabled RoCE
     ports; each edited alone changes that switch's part (the profile: every part of its fabric)."""
     intent, fabric = resolved_example
-    digests = facts_digests(fabric)
-    before = kept_names("QOS001", intent, fabric, digests)
-    roce = [device.name for device, _ in qos._roce_devices(intent, fabric)]
-    assert len(before) == len(set(before)) == len(roce)
-    leaf = roce.index("rack01-leaf-a")
-    assert _changed(before, kept_names("QOS001", intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
+    digests, before, leaf = _one_part_per_roce_switch("QOS001", intent, fabric)
     cable = next(i for i, link in enumerate(fabric.links) if link.kind == "server" and link.a.device == "rack01-leaf-a")
     uncabled = dataclasses.replace(fabric, links=fabric.links[:cable] + fabric.links[cable + 1 :])
     assert _changed(before, kept_names("QOS001", intent, uncabled, digests)) == [leaf]
-    name, profile = next(iter(intent.fabric.qos_profiles.items()))
-    edited_profile = profile.model_copy(update={"pfc_priority": profile.pfc_priority + 1})
-    profiles = {**intent.fabric.qos_profiles, name: edited_profile}
-    other = dataclasses.replace(intent, fabric=intent.fabric.model_copy(update={"qos_profiles": profiles}))
-    on_it = [i for i, device in enumerate(roce) if qos._profile(intent, fabric.devices[device]) is profile]
-    assert on_it and _changed(before, kept_names("QOS001", other, fabric, digests)) == on_it
 
 
 def test_qos001s_parts_find_what_the_rule_finds(resolved_example: tuple[Intent, ResolvedFabric]) -> None:
@@ -64,6 +53,24 @@ def test_qos001s_parts_find_what_the_rule_finds(resolved_example: tuple[Intent, 
     kept_equals_cold(intent, fabric, changed, facts_digests(fabric), ["rack01-leaf-a"])
 
 
+def _one_part_per_roce_switch(
+    rule: str, intent: Intent, fabric: ResolvedFabric
+) -> tuple[dict[str, str], list[str], int]:
+    """The facts' digests, ``rule``'s part names and rack01-leaf-a's index among them, once it is
+    held that there is one part per RoCE switch, that a switch's digest changes its part alone and
+    that a QoS profile changes the parts of the switches on it."""
+    digests = facts_digests(fabric)
+    before = kept_names(rule, intent, fabric, digests)
+    roce = [device.name for device, _ in qos._roce_devices(intent, fabric)]
+    assert len(before) == len(set(before)) == len(roce)
+    leaf = roce.index("rack01-leaf-a")
+    assert _changed(before, kept_names(rule, intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
+    other, profile = _profile_edited(intent)
+    on_it = [i for i, device in enumerate(roce) if qos._profile(intent, fabric.devices[device]) is profile]
+    assert on_it and _changed(before, kept_names(rule, other, fabric, digests)) == on_it
+    return digests, before, leaf
+
+
 def _changed(before: list[str], after: list[str]) -> list[int]:
     return [index for index, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
 
@@ -72,15 +79,7 @@ def test_qos003s_key_changes_with_every_input(resolved_example: tuple[Intent, Re
     """QOS003 in parts, one per RoCE switch: its profile, its name and digest; each edited alone
     changes that switch's part (the profile: every part of its fabric)."""
     intent, fabric = resolved_example
-    digests = facts_digests(fabric)
-    before = kept_names("QOS003", intent, fabric, digests)
-    roce = [device.name for device, _ in qos._roce_devices(intent, fabric)]
-    assert len(before) == len(set(before)) == len(roce)
-    leaf = roce.index("rack01-leaf-a")
-    assert _changed(before, kept_names("QOS003", intent, fabric, {**digests, "rack01-leaf-a": "edited"})) == [leaf]
-    other, profile = _profile_edited(intent)
-    on_it = [i for i, device in enumerate(roce) if qos._profile(intent, fabric.devices[device]) is profile]
-    assert on_it and _changed(before, kept_names("QOS003", other, fabric, digests)) == on_it
+    digests, _, _ = _one_part_per_roce_switch("QOS003", intent, fabric)
     config = fabric.devices["rack01-leaf-a"].config
     assert config.qos is not None
     changed = edited(fabric, "rack01-leaf-a", qos=config.qos._replace(dscp_maps=(QosMap("0 26 27", 3),)))
