@@ -56,7 +56,6 @@ from __future__ import annotations
 import hashlib
 import io
 import marshal
-import mmap
 import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Set
@@ -347,7 +346,7 @@ class Layout:
     digest: str
     parts: list[tuple[str, int]]
 
-    def cut(self, data: bytes | mmap.mmap) -> dict[str, Chunk]:
+    def cut(self, data: bytes) -> dict[str, Chunk]:
         """The sections of ``data`` (the file this layout describes), by name, as views of it
         (not copies: a fleet's tables are megabytes, joined again at once); none when its
         length disagrees.
@@ -530,8 +529,7 @@ class Reuse:
         if cut is None:
             layout = self.cache.sections.get(file)
             fresh = layout is not None and self.known.get(file) == layout.digest
-            read = getattr(self.current, "mapped", self.current.__getitem__)  # TreeOnDisk.mapped: not copied
-            cut = self._cut[file] = layout.cut(read(file)) if layout is not None and fresh else {}
+            cut = self._cut[file] = layout.cut(self.current[file]) if layout is not None and fresh else {}
         return cut
 
 

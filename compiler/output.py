@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
@@ -94,31 +93,6 @@ class TreeOnDisk(Mapping[str, bytes]):
         if path not in self._read:
             self._read[path] = (self._directory / path).read_bytes()
         return self._read[path]
-
-    def mapped(self, path: str) -> bytes | mmap.mmap:
-        """File ``path``'s bytes mapped read-only, not read (as read when it was already, or
-        where files cannot be mapped): the fleet-wide tables a compile cuts into sections are
-        13 MB at 16x, which a read copies into fresh memory, a page fault every 4 KB, while a
-        map takes the pages the system holds. A map outlives a rename over its file (as the
-        write makes): only a file cut short in place while mapped would fail its reader.
-
-        Example:
-            >>> import tempfile
-            >>> root = Path(tempfile.mkdtemp())
-            >>> _ = (root / "a.csv").write_text("x,y")
-            >>> bytes(TreeOnDisk(root, ["a.csv"]).mapped("a.csv")[:1])
-            b'x'
-        """
-        if path not in self._paths:
-            raise KeyError(path)
-        populate = getattr(mmap, "MAP_POPULATE", None)  # Linux: every page mapped at once
-        if path in self._read or populate is None:
-            return self[path]
-        with (self._directory / path).open("rb") as file:
-            try:
-                return mmap.mmap(file.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ)
-            except ValueError:  # an empty file cannot be mapped
-                return b""
 
     def __contains__(self, path: object) -> bool:
         return path in self._paths

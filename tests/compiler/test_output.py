@@ -109,20 +109,6 @@ def test_a_write_cut_short_after_its_marker_is_finished_by_the_next(tmp_path: Pa
     assert read_tree(tree) == new and not staging_dir(tree).exists()
 
 
-def test_a_mapped_file_holds_the_bytes_a_read_does(tmp_path: Path) -> None:
-    """Mapped or read, a file's bytes are the same: an empty one too (which cannot be mapped),
-    and one read already is not mapped again."""
-    (tmp_path / "table.csv").write_bytes(b"a,b\n" * 5000)
-    (tmp_path / "empty.csv").write_bytes(b"")
-    tree = TreeOnDisk(tmp_path, ["table.csv", "empty.csv"])
-    assert bytes(tree.mapped("table.csv")) == (tmp_path / "table.csv").read_bytes()
-    assert tree.mapped("empty.csv") == b""
-    read = tree["table.csv"]
-    assert tree.mapped("table.csv") is read
-    with pytest.raises(KeyError):
-        tree.mapped("absent.csv")
-
-
 @pytest.mark.parametrize("most", [None, 7])
 def test_a_file_built_in_pieces_is_written_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, most: int | None
