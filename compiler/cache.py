@@ -132,13 +132,16 @@ def fingerprinter(code: str | None = None) -> Callable[[object], str]:
     # its import (a switch's provenance holds a source record per port: that was most of it).
     pickler.memo = {id(_record): (0, _record)}
 
+    # Bound once: thousands of keys a compile (a copy of a pickle of a few hundred bytes costs
+    # less than a view of it and its release).
+    seek, truncate, dump, value, copy = out.seek, out.truncate, pickler.dump, out.getvalue, seed.copy
+
     def key(inputs: object) -> str:
-        out.seek(0)
-        out.truncate()
-        pickler.dump(inputs)
-        digest = seed.copy()
-        with out.getbuffer() as data:
-            digest.update(data)
+        seek(0)
+        truncate()
+        dump(inputs)
+        digest = copy()
+        digest.update(value())
         return digest.hexdigest()
 
     return key
@@ -519,12 +522,17 @@ class Reuse:
     def section(self, path: str) -> Chunk | None:
         """The bytes of section ``path`` (``file#name``) in ``file`` as the last compile wrote it."""
         file, _, name = path.partition("#")
+        return self.sections(file).get(name)
+
+    def sections(self, file: str) -> dict[str, Chunk]:
+        """The sections of ``file`` as the last compile wrote it, by name (none when its layout
+        is not recorded or the file is no longer the one written), cut once."""
         cut = self._cut.get(file)
         if cut is None:
             layout = self.cache.sections.get(file)
             fresh = layout is not None and self.known.get(file) == layout.digest
             cut = self._cut[file] = layout.cut(self.current[file]) if layout is not None and fresh else {}
-        return cut.get(name)
+        return cut
 
 
 def restamped(written: Iterable[str], removed: Iterable[str], directory: Path) -> dict[str, Stamp | None]:

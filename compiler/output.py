@@ -24,6 +24,10 @@ from pathlib import Path
 
 from core.generated import MANIFEST, manifest_bytes
 
+Pieces = list[bytes | memoryview]
+"""A file as its pieces in order (a fleet-wide table joined from sections, most of them views of
+the file as the last compile wrote it): written piece by piece, joined only when read."""
+
 
 def with_manifest(files: dict[str, str], intent_digest: str) -> dict[str, bytes]:
     """``files`` encoded, plus ``MANIFEST.json``: the sha256 of every file and the intent digest.
@@ -115,7 +119,11 @@ class CompiledFiles(Mapping[str, bytes]):
     """
 
     def __init__(
-        self, built: dict[str, bytes], kept: Mapping[str, str], read: Callable[[str], bytes], digests: dict[str, str]
+        self,
+        built: Mapping[str, bytes | Pieces],
+        kept: Mapping[str, str],
+        read: Callable[[str], bytes],
+        digests: dict[str, str],
     ) -> None:
         self._built = built
         self._read = read
@@ -129,10 +137,16 @@ class CompiledFiles(Mapping[str, bytes]):
     def __getitem__(self, path: str) -> bytes:
         data = self._built.get(path)
         if data is not None:
-            return data
+            return b"".join(data) if isinstance(data, list) else data
         if path not in self.digests:
             raise KeyError(path)
         return self._read(path)
+
+    def pieces(self, path: str) -> Iterable[bytes | memoryview]:
+        """The bytes of ``path`` in pieces, not joined: the pieces of a file built in pieces
+        (:data:`Pieces`: megabytes at 16x, that a join would copy once more only to write)."""
+        data = self._built.get(path)
+        return data if isinstance(data, list) else (self[path],)
 
     def __contains__(self, path: object) -> bool:
         return path in self.digests
@@ -301,11 +315,36 @@ def stage_tree(
             # mkdir each here and a rmdir each once applied, 4 ms apiece on a busy disk).
             target = staging / "files" / (relpath if staged.whole else str(index))
             _ensure_dir(target.parent, made)
-            target.write_bytes(files[relpath])
+            _write_file(target, files, relpath)
     except BaseException:
         staged.discard()
         raise
     return staged
+
+
+def _write_file(target: Path, files: Mapping[str, bytes], relpath: str) -> None:
+    """Write file ``relpath`` of ``files`` to ``target``: a compile's file built in pieces
+    (:meth:`CompiledFiles.pieces`) from its pieces, a thousand a call (``os.writev``: no copy
+    of them joined, nor through a buffer)."""
+    if not isinstance(files, CompiledFiles) or not hasattr(os, "writev"):
+        target.write_bytes(files[relpath])
+        return
+    pending = [memoryview(piece) for piece in files.pieces(relpath) if len(piece)]
+    with target.open("wb", buffering=0) as out:
+        while pending:
+            batch = pending[:_IOV_MAX]
+            written = os.writev(out.fileno(), batch)
+            done = 0
+            while done < len(batch) and written >= len(batch[done]):  # the pieces written whole
+                written -= len(batch[done])
+                done += 1
+            del pending[:done]
+            if written:  # a piece written in part: the rest of it next
+                pending[0] = pending[0][written:]
+
+
+_IOV_MAX = 1024
+"""The most pieces one ``writev`` takes on Linux."""
 
 
 def recover(directory: Path) -> None:

@@ -66,14 +66,16 @@ def ipplan_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     """
     yield header_unit("ip-plan", IP_PLAN, COLUMNS)
     blocks: dict[tuple[str, str, str], list[tuple[str, ...]]] = {}
-    rows = zip(_blocks(fabric.allocations), map(tuple, fabric.allocations), strict=True)
+    # Each allocation as its prefix, owner and purpose: its network and pool are its block's,
+    # keyed once per block (two fifths of the strings a block's key pickles).
+    rows = zip(_blocks(fabric.allocations), map(_OWN, fabric.allocations), strict=True)
     # A block's allocations come in runs (a rack's hosts one after another): one step per run.
     for block, run in groupby(rows, key=_BLOCK):
         blocks.setdefault(block, []).extend(map(_ROW, run))
     for network, pool, block in sorted(blocks, key=_block_order):
-        mine = tuple(blocks[network, pool, block])
+        mine = (network, pool, tuple(blocks[network, pool, block]))
         name = f"{network} {pool} {block}"
-        yield Unit(f"ip-plan/{name}", mine, partial(_allocation_rows, name, mine))
+        yield Unit(f"ip-plan/{name}", mine, partial(_allocation_rows, name, *mine))
 
 
 def _blocks(allocations: Sequence[Allocation]) -> Iterator[tuple[str, str, str]]:
@@ -90,7 +92,7 @@ def _blocks(allocations: Sequence[Allocation]) -> Iterator[tuple[str, str, str]]
 
 
 _NETWORK, _POOL, _PREFIX, _BEFORE = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(0)
-_BLOCK, _ROW = itemgetter(0), itemgetter(1)
+_BLOCK, _ROW, _OWN = itemgetter(0), itemgetter(1), itemgetter(2, 3, 4)
 
 
 def _block_order(block: tuple[str, str, str]) -> tuple[str, str, bytes]:
@@ -105,8 +107,10 @@ def _block_order(block: tuple[str, str, str]) -> tuple[str, str, bytes]:
     return network, pool, inet_aton(f"{first}.0")
 
 
-def _allocation_rows(name: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
-    ordered = sorted(map(Allocation._make, allocations), key=_sort_key)
+def _allocation_rows(name: str, network: str, pool: str, allocations: Iterable[Sequence[str]]) -> dict[str, str]:
+    """Section ``name``: the allocations of ``network`` and ``pool`` (each its prefix, owner and
+    purpose) in address order."""
+    ordered = sorted((Allocation._make((network, pool, *rest)) for rest in allocations), key=_sort_key)
     return {section_path(IP_PLAN, name): csv_rows(map(_row, ordered))}
 
 

@@ -107,3 +107,24 @@ def test_a_write_cut_short_after_its_marker_is_finished_by_the_next(tmp_path: Pa
     assert (tree / "a" / "x.cfg").read_bytes() == b"new" and not (tree / "b" / "c" / "y.cfg").exists()
     recover(tree)
     assert read_tree(tree) == new and not staging_dir(tree).exists()
+
+
+@pytest.mark.parametrize("most", [None, 7])
+def test_a_file_built_in_pieces_is_written_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, most: int | None
+) -> None:
+    """More pieces than one call takes, empty ones among them, and (``most``) a system that
+    writes at most a few bytes a call: the file holds every piece, in order, once."""
+    pieces: list[bytes | memoryview] = [f"row {n}\n".encode() for n in range(2500)]
+    pieces[10:10] = [b"", memoryview(b"view\n")]
+    whole = b"".join(pieces)
+    if most is not None:
+        real = os.writev
+
+        def short(fd: int, buffers: list[memoryview]) -> int:
+            return real(fd, [bytes(buffers[0])[:most]])
+
+        monkeypatch.setattr(os, "writev", short)
+    files = CompiledFiles({"table.csv": pieces}, {}, lambda path: b"", {"table.csv": _sha(whole)})
+    write_tree(tmp_path / "generated", files)
+    assert (tmp_path / "generated" / "table.csv").read_bytes() == whole == files["table.csv"]

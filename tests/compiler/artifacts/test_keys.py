@@ -16,6 +16,7 @@ from compiler.artifacts.assets import asset_units
 from compiler.artifacts.cabling import A_END_USES, bill, cable_keys, cabling_units, joined_bill, section_bill
 from compiler.artifacts.diagram import diagram_files, fabric_picture, management_picture
 from compiler.artifacts.inventory import inventory_unit
+from compiler.artifacts.ipplan import ipplan_units
 from compiler.artifacts.monitoring import cabled_ends, collector_unit, rule_units
 from compiler.artifacts.physical import cable_kinds
 from compiler.artifacts.provenance import provenance_units
@@ -408,3 +409,15 @@ def _block_edits(value: object) -> Iterator[object]:
             yield (*value[:at], edited, *value[at + 1 :])
     else:
         yield float(value) + 1  # type: ignore[arg-type]
+
+
+def test_an_ip_plan_blocks_key_is_every_field_of_its_allocations(example_compile: CompileResult) -> None:
+    """A block's key holds its network and pool once and each allocation's other fields: each
+    allocation of the fabric is in exactly one key, whole."""
+    fabric = example_compile.fabric
+    keyed: list[tuple[str, ...]] = []
+    for unit in ipplan_units(fabric):
+        if unit.name != f"ip-plan/{HEAD}":
+            network, pool, rows = cast(tuple[str, str, tuple[tuple[str, ...], ...]], unit.inputs)
+            keyed += [(network, pool, *rest) for rest in rows]
+    assert sorted(keyed) == sorted(map(tuple, fabric.allocations))
