@@ -245,10 +245,15 @@ def build_cabling(intent: Intent, topology: Topology, attachments: Attachments, 
     _management(plan, nics)
     for fabric in topology.fabrics.values():
         _spine_leaf(plan, fabric, nics, addressing)
-    ports = {
-        device: {name: taken[name] for name in sorted(taken, key=eos.interface_key)}
-        for device, taken in plan.ports.items()
-    }
+    # Switches of a role take their ports in the same order: each order is sorted once.
+    orders: dict[tuple[str, ...], list[str]] = {}
+    ports = {}
+    for device, taken in plan.ports.items():
+        names = tuple(taken)
+        order = orders.get(names)
+        if order is None:
+            order = orders[names] = sorted(names, key=eos.interface_key)
+        ports[device] = {name: taken[name] for name in order}
     # By a-end device, then a-end port in interface order: the order of the sorted ports, so
     # no sort of the cables (an a-end is a taken port: one cable each, no ties).
     cables: list[Cable] = []
