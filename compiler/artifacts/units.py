@@ -326,11 +326,35 @@ def facts_digests(fabric: ResolvedFabric) -> dict[str, str]:
     """Per switch, the sha256 of its record's identity and its facts (:func:`facts_key`): all
     its structured config and its files are made of, once per fabric for every unit keyed by it."""
     out, digest = {}, shared_digest(fabric)
+    pickled = _ByValue()
     for name, device in fabric.devices.items():
         identity = (name, device.role, device.network, device.model, device.rack, device.mgmt_address)
         record = (*identity, device.redundancy_group, device.mlag_peer, facts_key(device.facts, digest))
-        out[name] = hashlib.sha256(_by_value(record)).hexdigest()
+        out[name] = hashlib.sha256(pickled(record)).hexdigest()
     return out
+
+
+class _ByValue:
+    """:func:`_by_value` for many records in turn, by one pickler: without a memo (``fast``)
+    each pickle starts afresh, so the bytes are those of a new pickler, without the cost of
+    one per switch.
+
+    Example:
+        >>> pickled = _ByValue()
+        >>> [pickled(record) == _by_value(record) for record in ((1, "a"), ("b", None), (1, "a"))]
+        [True, True, True]
+    """
+
+    def __init__(self) -> None:
+        self._out = io.BytesIO()
+        self._pickler = pickle.Pickler(self._out, protocol=5)
+        self._pickler.fast = True
+
+    def __call__(self, record: object) -> bytes:
+        self._out.seek(0)
+        self._out.truncate()
+        self._pickler.dump(record)
+        return self._out.getvalue()
 
 
 def _by_value(record: object) -> memoryview:
