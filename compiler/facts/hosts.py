@@ -118,7 +118,11 @@ def build_links(
     plan = vlans if vlans is not None else VlanPlan({}, {}, {}, ())
     out: dict[str, list[HostLink]] = {}
     model_of = {s.name: s.model for s in intent.servers}
-    fabrics = [(net, spec, str(spec.pools.hosts)) for net, spec in sorted(intent.fabric.fabrics.items())]
+    # What each fabric's links take from its spec, read once (not per server).
+    fabrics = [
+        (net, spec.bonding, spec.primary, spec.carries_rdma, str(spec.pools.hosts))
+        for net, spec in sorted(intent.fabric.fabrics.items())
+    ]
     adapters_of = {name: model.adapters for name, model in intent.fabric.server_models.items()}
     for server, nics in sorted(attachments.of_server.items()):
         if any(map(_RETIRED, nics)):
@@ -127,13 +131,13 @@ def build_links(
         by_net: dict[str, list[Attachment]] = {}
         for a in nics:
             by_net.setdefault(a.network, []).append(a)
-        for net, spec, pool in fabrics:
+        for net, mode, primary, rdma, pool in fabrics:
             on_net = by_net.get(net)
             if not on_net:
                 continue
             on_net.sort(key=_SIDE)
             vlans_of = record(_Vlans, (server, pool, plan, addressing))
-            link = _link(net, spec.bonding, spec.primary, spec.carries_rdma, on_net, adapters, addressing, vlans_of)
+            link = _link(net, mode, primary, rdma, on_net, adapters, addressing, vlans_of)
             out.setdefault(server, []).append(link)
     return {name: tuple(links) for name, links in out.items()}
 
@@ -224,8 +228,7 @@ def _link(
         return record(HostLink, (net, mode, tuple(ports), None, None, None, None, rdma, None, None, tuple(tagged)))
     unset = (None, None, None, None, None)  # a bond's NIC has no address, table, pool, VLAN
     ports = [record(HostPort, (a.nic, a.side, a.switch, a.numa, adapters[a.nic], *unset)) for a in nics]
-    side = primary_side(nics[0].host, primary_rule) if mode == "active-backup" else 0
-    primary = next((p.nic for p in ports if p.side == side), ports[0].nic) if mode == "active-backup" else None
+    primary = _primary(ports, primary_side(nics[0].host, primary_rule)) if mode == "active-backup" else None
     bond = addressing.servers.get((server, net))
     first = nics[0].nic
     carried = vlans.plan.of(server, first)
@@ -243,3 +246,17 @@ def _link(
         tuple(vlans.tagged_on(BOND_NAMES[net], first, carried)),
     )
     return record(HostLink, values)
+
+
+def _primary(ports: list[HostPort], side: int) -> str:
+    """The NIC on ``side`` (the first NIC when none is): a loop, not a generator per server.
+
+    Example:
+        >>> a, b = HostPort("eth0", 0, "leaf-a", 0, "x"), HostPort("eth1", 1, "leaf-b", 0, "x")
+        >>> _primary([a, b], 1), _primary([a], 1)
+        ('eth1', 'eth0')
+    """
+    for port in ports:
+        if port.side == side:
+            return port.nic
+    return ports[0].nic
