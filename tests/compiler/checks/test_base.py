@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import pickle
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -166,3 +167,10 @@ def test_a_switch_rules_check_is_its_judge_over_every_switch(
     assert rule.judge is not None
     expected = [(name, m) for name, device in sorted(fabric.devices.items()) for m in rule.judge(device)]
     assert list(rule.check(intent, fabric)) == expected
+
+
+def test_a_finding_pickles_back_to_an_equal_one_with_every_field() -> None:
+    finding = Finding("FAB001", "error", "C3", "rack01-leaf-a", "does not reach spine03")
+    back = pickle.loads(pickle.dumps([finding, finding], protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == [finding, finding] and type(back[0]) is Finding
+    assert finding.__reduce__()[1] == dataclasses.astuple(finding)  # every field, in order
