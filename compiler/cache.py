@@ -346,7 +346,7 @@ class Layout:
     digest: str
     parts: list[tuple[str, int]]
 
-    def cut(self, data: bytes) -> dict[str, Chunk]:
+    def cut(self, data: Chunk) -> dict[str, Chunk]:
         """The sections of ``data`` (the file this layout describes), by name, as views of it
         (not copies: a fleet's tables are megabytes, joined again at once); none when its
         length disagrees.
@@ -531,8 +531,16 @@ class Reuse:
         if cut is None:
             layout = self.cache.sections.get(file)
             fresh = layout is not None and self.known.get(file) == layout.digest
-            cut = self._cut[file] = layout.cut(self.current[file]) if layout is not None and fresh else {}
+            cut = self._cut[file] = layout.cut(self._whole(file)) if layout is not None and fresh else {}
         return cut
+
+    def _whole(self, file: str) -> bytes | memoryview:
+        """``file`` as it is, mapped when ``current`` is the tree on disk (not read: only its
+        sections' views are used)."""
+        from compiler.output import TreeOnDisk
+
+        current = self.current
+        return current.mapped(file) if isinstance(current, TreeOnDisk) else current[file]
 
 
 def restamped(written: Iterable[str], removed: Iterable[str], directory: Path) -> dict[str, Stamp | None]:

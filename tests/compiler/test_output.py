@@ -128,3 +128,19 @@ def test_a_file_built_in_pieces_is_written_whole(
     files = CompiledFiles({"table.csv": pieces}, {}, lambda path: b"", {"table.csv": _sha(whole)})
     write_tree(tmp_path / "generated", files)
     assert (tmp_path / "generated" / "table.csv").read_bytes() == whole == files["table.csv"]
+
+
+def test_a_mapped_file_keeps_the_bytes_mapped_when_the_tree_is_written_again(tmp_path: Path) -> None:
+    """The last compile's fleet-wide files are mapped, not read, and their sections kept as views
+    of them: a write replaces files (staged, renamed), never rewrites one in place, so the
+    views still hold the bytes mapped while the new tree is written from them."""
+    out = tmp_path / "generated"
+    write_tree(out, {"list.csv": b"a\nb\n", "empty.txt": b""})
+    tree = TreeOnDisk(out, ["list.csv", "empty.txt"])
+    view = tree.mapped("list.csv")
+    write_tree(out, {"list.csv": b"c\n" + bytes(view[2:]), "empty.txt": b""})
+    assert bytes(view) == b"a\nb\n"
+    assert (out / "list.csv").read_bytes() == b"c\nb\n"
+    assert tree.mapped("empty.txt") == b""
+    with pytest.raises(KeyError):
+        tree.mapped("other.csv")
