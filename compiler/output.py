@@ -100,7 +100,7 @@ class TreeOnDisk(Mapping[str, bytes]):
         only as they are used (a fleet's tables are megabytes, cut into sections, then hashed
         and written from those views: a read first copied them all into fresh memory). The
         compile never writes a file in place (it stages and renames), so a mapped file's
-        bytes stay those mapped.
+        bytes stay those mapped. Read, not mapped, where a mapped file cannot be replaced.
 
         Example:
             >>> import tempfile
@@ -112,8 +112,9 @@ class TreeOnDisk(Mapping[str, bytes]):
         if path not in self._paths:
             raise KeyError(path)
         read = self._read.get(path)
-        if read is not None:
-            return read
+        if read is not None or os.name != "posix":
+            # Elsewhere (Windows) a mapped file cannot be replaced: the write would fail.
+            return read if read is not None else self[path]
         with (self._directory / path).open("rb") as file:
             if not os.fstat(file.fileno()).st_size:
                 return b""  # an empty file cannot be mapped
