@@ -16,9 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import repeat
-from operator import itemgetter
 from pathlib import Path
+from typing import overload
 
 from compiler.artifacts.provenance import provenance_units
 from compiler.artifacts.site import fleet_artifacts, site_units
@@ -149,7 +148,7 @@ class Assembly:
             >>> parts.kept
             {'switch': 2, 'server': 1}
         """
-        return dict(Counter(map(_KIND, map(str.partition, self._kept_units, repeat("/")))))
+        return dict(Counter(name.partition("/")[0] for name in self._kept_units))
 
     def _kept_sections(self, files: Mapping[str, str]) -> bool:
         """Whether a unit's recorded ``files`` are each as the last compile wrote it (a section:
@@ -244,9 +243,6 @@ def _sha256_of(pieces: Iterable[Chunk]) -> str:
     return digest.hexdigest()
 
 
-_KIND = itemgetter(0)
-
-
 def _names(layout: Layout) -> list[str]:
     return [name for name, _ in layout.parts]
 
@@ -285,7 +281,7 @@ def compile_intent(
         # its switch units by them (the same object: facts_digests keeps its last answer).
         digests = facts_digests(fabric)
     if configs is None and reuse is not None:
-        reuse = reuse() if callable(reuse) else reuse
+        reuse = _taken(reuse)
         configs = ConfigCache.of_record(reuse.cache)
     # The checks run beside the render (compiler.beside): "checks" is then the fork and the wait
     # for them once the render is done; where they cannot fork, the checks themselves.
@@ -325,6 +321,10 @@ def compile_intent(
     )
 
 
+@overload
+def _taken(reuse: Reuse | Callable[[], Reuse]) -> Reuse: ...
+@overload
+def _taken(reuse: None) -> None: ...
 def _taken(reuse: Reuse | Callable[[], Reuse] | None) -> Reuse | None:
     """``reuse``, asked for now when it was deferred."""
     return reuse() if callable(reuse) else reuse
