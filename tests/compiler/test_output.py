@@ -109,6 +109,29 @@ def test_a_write_cut_short_after_its_marker_is_finished_by_the_next(tmp_path: Pa
     assert read_tree(tree) == new and not staging_dir(tree).exists()
 
 
+def test_a_write_cut_short_between_removing_a_file_and_moving_its_new_one_is_finished(tmp_path: Path) -> None:
+    """A file is removed before its new one takes its name (no rename over it): a write
+    interrupted in between leaves the file missing until the next compile moves it in."""
+    tree = tmp_path / "generated"
+    write_tree(tree, {"a.cfg": b"old", "b.cfg": b"old"})
+    staged = stage_tree(tree, {"a.cfg": b"new", "b.cfg": b"old"})
+
+    real = os.replace
+
+    def dies(source: Path, target: Path) -> None:
+        if "files" in Path(source).parts:  # the marker is written; a staged file is not moved
+            raise KeyboardInterrupt
+        real(source, target)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(os, "replace", dies)
+        with pytest.raises(KeyboardInterrupt):
+            staged.apply()
+    assert not (tree / "a.cfg").exists()
+    recover(tree)
+    assert read_tree(tree) == {"a.cfg": b"new", "b.cfg": b"old"} and not staging_dir(tree).exists()
+
+
 @pytest.mark.parametrize("most", [None, 7])
 def test_a_file_built_in_pieces_is_written_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, most: int | None
