@@ -59,7 +59,6 @@ import marshal
 import os
 import pickle
 from collections.abc import Callable, Iterable, Mapping, Set
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -339,8 +338,7 @@ Chunk = bytes | memoryview
 """A section's bytes: built now, or a view of the file the last compile wrote."""
 
 
-@dataclass
-class Layout:
+class Layout(NamedTuple):
     """A file joined from sections: its sha256, and each section's name and length in bytes, in order."""
 
     digest: str
@@ -370,26 +368,39 @@ def record_path(root: Path) -> Path:
     return root / CACHE_DIR / CACHE_FILE
 
 
-@dataclass
 class CompileCache:
-    """The record of the last compile of one repository root (see the module docstring)."""
+    """The record of the last compile of one repository root (see the module docstring).
 
-    root: Path
-    code: str = ""
-    source: str = ""
-    summary: list[str] = field(default_factory=list)
-    units: dict[str, Rendered] = field(default_factory=dict)
-    sections: dict[str, Layout] = field(default_factory=dict)
-    files: dict[str, str] = field(default_factory=dict)
-    """The sha256 of each file the compile left in ``generated/``."""
-    walked: bytes = field(default_factory=lambda: marshal.dumps({}))
-    """The stamps of ``generated/`` as the walk before the compile took them (:attr:`Walk.stamps`),
-    read by the next walk only."""
-    written: dict[str, Stamp | None] = field(default_factory=dict)
-    """The stamps of the files the compile wrote since, None for those it removed."""
-    token: str = ""
-    """Which record this is (made afresh by each save): the walk's stamps are this record's only
-    when it read the same token (:attr:`Walk.token`)."""
+    A plain class (not a dataclass, whose methods are made at import: 1 ms of every start).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        code: str = "",
+        source: str = "",
+        summary: list[str] | None = None,
+        units: dict[str, Rendered] | None = None,
+        sections: dict[str, Layout] | None = None,
+        files: dict[str, str] | None = None,
+        walked: bytes | None = None,
+        written: dict[str, Stamp | None] | None = None,
+        token: str = "",
+    ) -> None:
+        self.root, self.code, self.source = root, code, source
+        self.summary: list[str] = summary if summary is not None else []
+        self.units: dict[str, Rendered] = units if units is not None else {}
+        self.sections: dict[str, Layout] = sections if sections is not None else {}
+        self.files: dict[str, str] = files if files is not None else {}
+        """The sha256 of each file the compile left in ``generated/``."""
+        self.walked: bytes = walked if walked is not None else marshal.dumps({})
+        """The stamps of ``generated/`` as the walk before the compile took them
+        (:attr:`Walk.stamps`), read by the next walk only."""
+        self.written: dict[str, Stamp | None] = written if written is not None else {}
+        """The stamps of the files the compile wrote since, None for those it removed."""
+        self.token = token
+        """Which record this is (made afresh by each save): the walk's stamps are this record's
+        only when it read the same token (:attr:`Walk.token`)."""
 
     @property
     def path(self) -> Path:
@@ -485,17 +496,17 @@ class CompileCache:
         return known
 
 
-@dataclass(frozen=True)
 class Reuse:
     """What a compile may take from the last one: units' digests and, read when asked, their
-    files and sections."""
+    files and sections (a plain class, as :class:`CompileCache`)."""
 
-    cache: CompileCache
-    known: Mapping[str, str]
-    """The sha256 of each file of ``generated/`` unchanged since the last compile wrote it."""
-    current: Mapping[str, bytes]
-    """``generated/`` as it is, each file read when asked."""
-    _cut: dict[str, dict[str, Chunk]] = field(default_factory=dict, compare=False, repr=False)
+    def __init__(self, cache: CompileCache, known: Mapping[str, str], current: Mapping[str, bytes]) -> None:
+        self.cache = cache
+        self.known = known
+        """The sha256 of each file of ``generated/`` unchanged since the last compile wrote it."""
+        self.current = current
+        """``generated/`` as it is, each file read when asked."""
+        self._cut: dict[str, dict[str, Chunk]] = {}
 
     def kept(self, unit: str, key: str) -> Rendered | None:
         """``unit``'s record, when its fingerprint is ``key`` and each of its files and sections

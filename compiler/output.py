@@ -19,9 +19,9 @@ import mmap
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
-from dataclasses import dataclass
 from itertools import filterfalse
 from pathlib import Path
+from typing import NamedTuple
 
 from core.generated import MANIFEST, manifest_bytes
 
@@ -43,9 +43,9 @@ def with_manifest(files: dict[str, str], intent_digest: str) -> dict[str, bytes]
     return encoded
 
 
-@dataclass(frozen=True)
-class Staleness:
-    """How ``generated/`` on disk differs from what the intent compiles to."""
+class Staleness(NamedTuple):
+    """How ``generated/`` on disk differs from what the intent compiles to (a record: a frozen
+    dataclass made its methods at import, 0.5 ms of every start)."""
 
     changed: tuple[str, ...]
     missing: tuple[str, ...]
@@ -268,8 +268,7 @@ def write_tree(
     return stage_tree(directory, files, current, digests, fresh).apply()
 
 
-@dataclass(frozen=True)
-class StagedWrite:
+class StagedWrite(NamedTuple):
     """A write staged beside ``directory`` (:func:`stage_tree`) and not made yet: the files that
     differ are written aside, no commit marker yet, so ``directory`` is untouched until
     :meth:`apply`; :meth:`discard` drops it (as does the next :func:`recover`).

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import builtins
 import csv
-import difflib
 import hashlib
 import io
 import json
@@ -574,6 +573,8 @@ def unknown_names(kind: str, names: Iterable[str], known: Iterable[str], where: 
         >>> print(unknown_names("device", ["rack03-leaf-x"], ["rack03-leaf-a", "rack03-leaf-b", "spine01"], "hosts"))
         unknown device rack03-leaf-x (did you mean rack03-leaf-a, rack03-leaf-b?): not among the 3 devices of hosts
     """
+    import difflib  # here: only an error names close matches (1 ms of every start otherwise)
+
     choices = sorted(set(known))
     parts = []
     for name in sorted(set(names)):
