@@ -222,19 +222,24 @@ def diff_trees(
     """
     known, new = digests or {}, fresh or {}
     have, want = current.keys(), files.keys()
-    both: Iterable[str] = want & have
     if isinstance(files, CompiledFiles) and files.kept.items() <= known.items():
         # Each file a compile kept is one ``current`` holds with the digest known (its unit was
         # kept for that, checked again here at C speed): only the files built can differ, a
         # few dozen after a one-row change at 16x, not 18,000 looked up one by one.
-        both = files.built() & have
+        both: Iterable[str] = files.built() & have
+    else:
+        both = want & have
+    missing = want - have
+    # Every file of ``current`` is wanted when as many are there as are wanted and not missing:
+    # counted, not 18,000 looked up again.
+    extra = have - want if len(have) != len(want) - len(missing) else ()
     # Most files of a recompile have a fresh digest equal to the known one: settled by two
     # lookups, without a call per file.
     unsure = [p for p in both if (d := new.get(p)) is None or d != known.get(p)]
     return Staleness(
         changed=tuple(sorted(p for p in unsure if _differs(p, files, current, known, new))),
-        missing=tuple(sorted(want - have)),
-        extra=tuple(sorted(have - want)),
+        missing=tuple(sorted(missing)),
+        extra=tuple(sorted(extra)),
     )
 
 
