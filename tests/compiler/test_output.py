@@ -174,8 +174,8 @@ def test_a_mapped_file_keeps_the_bytes_mapped_when_the_tree_is_written_again(tmp
     [("ab", "ab"), ("ab", "abc"), ("abx", "ab"), ("ax", "ab"), ("axy", "abc"), ("", "ab"), ("ab", "")],
 )
 def test_the_missing_and_extra_files_are_the_two_differences_of_the_trees(have: str, want: str) -> None:
-    current = {name: b"1" for name in have}
-    stale = diff_trees(current, {name: b"1" for name in want})
+    current = dict.fromkeys(have, b"1")
+    stale = diff_trees(current, dict.fromkeys(want, b"1"))
     assert stale.missing == tuple(sorted(set(want) - set(have)))
     assert stale.extra == tuple(sorted(set(have) - set(want)))
     assert stale.changed == ()
