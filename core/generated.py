@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from core.errors import FabricopsError
 
@@ -263,9 +263,11 @@ class Host:
         return f"{self.name} serial {self.serial or '-'} base MAC {self.base_mac or '-'}"
 
 
-@dataclass(frozen=True)
-class CableRow:
-    """One cable of ``inventory/cabling.csv``: both ends (a server end keeps its server and NIC name)."""
+class CableRow(NamedTuple):
+    """One cable of ``inventory/cabling.csv``: both ends (a server end keeps its server and NIC name).
+
+    A record (as :class:`Manifest`): a frozen dataclass made its methods at import, 0.5 ms of
+    every start of every command."""
 
     a_device: str
     a_port: str
@@ -273,8 +275,7 @@ class CableRow:
     b_port: str
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(NamedTuple):
     """``MANIFEST.json``: the sha256 of every file the compiler wrote, and the intent digest."""
 
     intent_digest: str
