@@ -6,7 +6,7 @@ import contextlib
 import functools
 import gc
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec
@@ -217,8 +217,8 @@ class _Tree:
         return TreeOnDisk(self._directory, self.seen.paths())
 
     @functools.cached_property
-    def digests(self) -> dict[str, str]:
-        return self._cache.known_digests(self.seen, self.current.keys())
+    def digests(self) -> Mapping[str, str]:
+        return self._cache.known_digests(self.seen)
 
     def reuse(self) -> Reuse:
         """What the render may take from the last compile."""

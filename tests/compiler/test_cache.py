@@ -226,7 +226,7 @@ def test_an_old_or_corrupt_record_is_a_miss(tmp_path: Path) -> None:
     # Its last part unreadable: the stamps may hold, but no file is known without its digest.
     cache.path.write_bytes(whole[:-8] + b"\xff" * 8)
     seen = walk(tmp_path / "generated", cache.path)
-    assert CompileCache.load(tmp_path).known_digests(seen, set(seen.paths())) == {}
+    assert CompileCache.load(tmp_path).known_digests(seen) == {}
 
 
 def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
@@ -253,11 +253,24 @@ def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
     assert sorted(seen.paths()) == ["added", "edited", "kept", "rewritten"]
     known = CompileCache(tmp_path, files=dict.fromkeys(["kept", "rewritten", "edited", "written"], "d"))
     known.token = cache.token
-    assert known.known_digests(seen, set(seen.paths())) == {"kept": "d", "rewritten": "d"}
+    assert known.known_digests(seen) == {"kept": "d", "rewritten": "d"}
     cache.save()  # another compile's record since: the walk reads that one's stamps
     again = walk(generated, cache.path)
     assert again.token == cache.token != known.token
-    assert known.known_digests(again, set(again.paths())) == {}
+    assert known.known_digests(again) == {}
+
+
+def test_the_walk_names_a_recorded_file_that_is_gone_though_no_stamp_says_so(tmp_path: Path) -> None:
+    """A file the record has a digest of but no stamp for (a record no compile writes) is
+    unsure when it is gone: a compile never takes a missing file as known."""
+    generated = tmp_path / "generated"
+    generated.mkdir()
+    (generated / "a").write_text("a")
+    cache = CompileCache(tmp_path, code_digest(), files={"a": "1", "gone": "2"}, walked=walk(generated, None).stamps)
+    cache.save()
+    seen = walk(generated, cache.path)
+    assert seen.unsure == {"gone"}
+    assert CompileCache.load(tmp_path).known_digests(seen) == {"a": "1"}
 
 
 def _sectioned(inputs: object, name: str = "leaf1") -> Unit:
