@@ -246,9 +246,11 @@ def walk(directory: Path, record: Path | None) -> Walk:
     file, or None) holds; run in a child process beside the record's load and the imports.
 
     The files no longer as recorded are those whose stamps differ (new, gone or changed) and
-    any the record has a digest of that is gone (none, for a record a compile wrote: its files
-    are its stamps' files): so every file the compile takes as known is there, and the parent
-    need not look each of the fleet's files up again (:meth:`CompileCache.known_digests`).
+    any the record has a digest of that is gone or has none that is there (none, for a record a
+    compile wrote: its files are its stamps' files): so every file the compile takes as known
+    is there, and with none unsure the tree's files are exactly the record's (the parent need
+    not look each of the fleet's files up again: :meth:`CompileCache.known_digests`,
+    :meth:`CompileCache.tree`).
 
     Example:
         >>> import tempfile
@@ -262,7 +264,7 @@ def walk(directory: Path, record: Path | None) -> Walk:
     token, recorded, files = _recorded(record) if record is not None else ("", None, set())
     unsure = None
     if recorded is not None:
-        unsure = frozenset({path for path, _ in now.items() ^ recorded.items()}.union(files - now.keys()))
+        unsure = frozenset({path for path, _ in now.items() ^ recorded.items()}.union(files ^ now.keys()))
     return Walk("\0".join(now), marshal.dumps(now), unsure, token)
 
 
@@ -489,6 +491,20 @@ class CompileCache:
         if not self.source or source != self.source or seen.token != self.token:
             return None
         return self.summary if seen.untouched else None
+
+    def tree(self, seen: Walk) -> Iterable[str] | Mapping[str, str]:
+        """The paths of the files of ``generated/`` as the walk ``seen`` found them: this
+        record's files themselves when the walk read this very record and found nothing
+        unsure (then they are exactly the tree's), else the walk's paths.
+
+        Example:
+            >>> cache = CompileCache(Path("."), files={"a": "1"}, token="t")
+            >>> cache.tree(Walk("a", b"", frozenset(), "t")) is cache.files
+            True
+            >>> cache.tree(Walk("a\\0b", b"", frozenset({"b"}), "t"))
+            ['a', 'b']
+        """
+        return self.files if seen.untouched and seen.token == self.token else seen.paths()
 
     def known_digests(self, seen: Walk) -> Mapping[str, str]:
         """The sha256 of each file of ``generated/`` whose size and time are those the last

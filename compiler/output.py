@@ -83,9 +83,11 @@ class TreeOnDisk(Mapping[str, bytes]):
         (True, b'x', 1)
     """
 
-    def __init__(self, directory: Path, paths: Iterable[str]) -> None:
+    def __init__(self, directory: Path, paths: Iterable[str] | Mapping[str, object]) -> None:
+        """``paths``: the tree's files; a mapping's keys are taken as they are (a fleet's
+        18,000 paths, not hashed into a table of their own again)."""
         self._directory = directory
-        self._paths = dict.fromkeys(paths)
+        self._paths: Mapping[str, object] = paths if isinstance(paths, Mapping) else dict.fromkeys(paths)
         self._read: dict[str, bytes] = {}
 
     def __getitem__(self, path: str) -> bytes:
@@ -213,8 +215,8 @@ def diff_trees(
     fresh: Mapping[str, str] | None = None,
 ) -> Staleness:
     """What differs between a tree as it is and as it should be (``digests``: the sha256 of files
-    of ``current`` known without reading them; ``fresh``: those of ``files``, known without
-    hashing them).
+    of ``current`` known without reading them, each one ``current`` holds; ``fresh``: those of
+    ``files``, known without hashing them).
 
     Example:
         >>> diff_trees({"a": b"1", "b": b"2"}, {"a": b"1", "b": b"3", "c": b"4"}).lines()
@@ -226,10 +228,12 @@ def diff_trees(
         # Each file a compile kept is one ``current`` holds with the digest known (its unit was
         # kept for that, checked again here at C speed): only the files built can differ, a
         # few dozen after a one-row change at 16x, not 18,000 looked up one by one.
+        # And so only they can be missing: the files known are files of ``current``.
         both: Iterable[str] = files.built() & have
+        missing = files.built() - have
     else:
         both = want & have
-    missing = want - have
+        missing = want - have
     # Every file of ``current`` is wanted when as many are there as are wanted and not missing:
     # counted, not 18,000 looked up again.
     extra = have - want if len(have) != len(want) - len(missing) else ()

@@ -214,7 +214,7 @@ class _Tree:
         inputs keep them."""
         from compiler.output import TreeOnDisk
 
-        return TreeOnDisk(self._directory, self.seen.paths())
+        return TreeOnDisk(self._directory, self._cache.tree(self.seen))
 
     @functools.cached_property
     def digests(self) -> Mapping[str, str]:

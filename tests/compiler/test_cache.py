@@ -240,7 +240,8 @@ def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
     (generated / "rewritten").write_text("new text")
     (generated / "removed").unlink()
     (generated / "written").write_text("new")
-    cache = CompileCache(tmp_path, code_digest(), walked=walked.stamps)
+    files = dict.fromkeys(["kept", "rewritten", "edited", "written"], "d")
+    cache = CompileCache(tmp_path, code_digest(), files=files, walked=walked.stamps)
     cache.written = restamped(["rewritten", "written"], ["removed"], generated)
     cache.save()
     assert recorded_stamps(cache.path) == (cache.token, stamps(generated))
@@ -251,7 +252,7 @@ def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
     seen = walk(generated, cache.path)
     assert seen.unsure == {"edited", "added", "written"}
     assert sorted(seen.paths()) == ["added", "edited", "kept", "rewritten"]
-    known = CompileCache(tmp_path, files=dict.fromkeys(["kept", "rewritten", "edited", "written"], "d"))
+    known = CompileCache(tmp_path, files=files)
     known.token = cache.token
     assert known.known_digests(seen) == {"kept": "d", "rewritten": "d"}
     cache.save()  # another compile's record since: the walk reads that one's stamps
@@ -260,17 +261,21 @@ def test_the_walk_tells_the_files_no_longer_as_recorded(tmp_path: Path) -> None:
     assert known.known_digests(again) == {}
 
 
-def test_the_walk_names_a_recorded_file_that_is_gone_though_no_stamp_says_so(tmp_path: Path) -> None:
-    """A file the record has a digest of but no stamp for (a record no compile writes) is
-    unsure when it is gone: a compile never takes a missing file as known."""
+def test_the_walk_names_the_files_its_record_has_no_digest_of_or_that_are_gone(tmp_path: Path) -> None:
+    """A file the record has a digest of that is gone, or one there with a stamp but no digest
+    (a record no compile writes: its files are its stamps' files), is unsure: a compile never
+    takes a missing file as known, nor the record's files for the tree's when they differ."""
     generated = tmp_path / "generated"
     generated.mkdir()
-    (generated / "a").write_text("a")
+    for name in ("a", "b"):
+        (generated / name).write_text(name)
     cache = CompileCache(tmp_path, code_digest(), files={"a": "1", "gone": "2"}, walked=walk(generated, None).stamps)
     cache.save()
     seen = walk(generated, cache.path)
-    assert seen.unsure == {"gone"}
-    assert CompileCache.load(tmp_path).known_digests(seen) == {"a": "1"}
+    assert seen.unsure == {"b", "gone"}
+    record = CompileCache.load(tmp_path)
+    assert record.known_digests(seen) == {"a": "1"}
+    assert sorted(record.tree(seen)) == ["a", "b"]
 
 
 def _sectioned(inputs: object, name: str = "leaf1") -> Unit:
