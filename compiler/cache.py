@@ -34,10 +34,10 @@
   no longer the recorded one (and any recorded file that is gone).
 
 The record is a short head (format, code digest, a token of its own, the length of each part)
-and three parts, each a :mod:`marshal` of its own: the stamps as walked, the stamps written
-since, the rest. The compile unpacks only the rest; the walk, beside it on the other core, all
-of it (the files' paths, to tell those gone); the token tells that both read the same record
-(another compile may replace it in between).
+and four parts, each a :mod:`marshal` of its own: the stamps as walked, the stamps written
+since, the files' paths (one string), the rest. The walk unpacks only the stamps and the paths,
+the compile only the rest; the token tells that both read the same record (another compile may
+replace it in between).
 
 Nothing here is trusted beyond what it can verify cheaply: a missing, unreadable or foreign
 cache is an empty one; a file of ``generated/`` counts as the one written, with the digest
@@ -59,7 +59,7 @@ import io
 import marshal
 import os
 import pickle
-from collections.abc import Callable, Iterable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -69,7 +69,7 @@ from core.codedigest import files_under
 
 CACHE_DIR = ".fabricops-cache"
 CACHE_FILE = "compile.marshal"
-FORMAT = 6
+FORMAT = 7
 _PACKAGES = ("compiler", "core")
 
 
@@ -261,10 +261,15 @@ def walk(directory: Path, record: Path | None) -> Walk:
         (['a'], None, True)
     """
     now = stamps(directory)
-    token, recorded, files = _recorded(record) if record is not None else ("", None, set())
+    token, recorded, files = _recorded(record) if record is not None else ("", None, [])
     unsure = None
     if recorded is not None:
-        unsure = frozenset({path for path, _ in now.items() ^ recorded.items()}.union(files ^ now.keys()))
+        differ = {path for path, _ in now.items() ^ recorded.items()}
+        gone = [path for path in files if path not in now]
+        differ.update(gone)
+        if gone or len(files) != len(now):  # else the same paths: no file there is unrecorded
+            differ.update(now.keys() - set(files))
+        unsure = frozenset(differ)
     return Walk("\0".join(now), marshal.dumps(now), unsure, token)
 
 
@@ -275,25 +280,25 @@ def recorded_stamps(record: Path) -> tuple[str, dict[str, Stamp] | None]:
     return token, tree
 
 
-def _recorded(record: Path) -> tuple[str, dict[str, Stamp] | None, Set[str]]:
-    """The token, stamps and files (by path) of a record; no stamps when it is missing,
+def _recorded(record: Path) -> tuple[str, dict[str, Stamp] | None, list[str]]:
+    """The token, stamps and files' paths of a record; no stamps when it is missing,
     unreadable or of another format."""
     try:
-        head, walked, written, rest = _parts(record.read_bytes())
+        head, walked, written, paths, _ = _parts(record.read_bytes())
         if head[0] != FORMAT or not isinstance(head[2], str):
-            return "", None, set()
+            return "", None, []
         tree = marshal.loads(walked)
         for path, stamp in marshal.loads(written).items():
             if stamp is None:
                 tree.pop(path, None)
             else:
                 tree[path] = stamp
-        files = marshal.loads(rest)[2]
-    except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError, KeyError):
-        return "", None, set()
-    if not isinstance(tree, dict) or not isinstance(files, dict):
-        return "", None, set()
-    return head[2], tree, files.keys()
+        joined = marshal.loads(paths)
+    except (OSError, ValueError, EOFError, TypeError, AttributeError, IndexError):
+        return "", None, []
+    if not isinstance(tree, dict) or not isinstance(joined, str):
+        return "", None, []
+    return head[2], tree, joined.split("\0") if joined else []
 
 
 def _joined(head: tuple[Any, ...], *parts: bytes) -> list[bytes]:
@@ -302,17 +307,21 @@ def _joined(head: tuple[Any, ...], *parts: bytes) -> list[bytes]:
     part as it is.
 
     Example:
-        >>> [bytes(part) for part in _parts(b"".join(_joined((6, "code", "token"), b"ab", b"", b"c")))[1:]]
-        [b'ab', b'', b'c']
+        >>> [bytes(part) for part in _parts(b"".join(_joined((7, "code", "token"), b"ab", b"", b"c", b"d")))[1:]]
+        [b'ab', b'', b'c', b'd']
     """
     encoded = marshal.dumps((*head, *map(len, parts)))
     return [len(encoded).to_bytes(4, "little"), encoded, *parts]
 
 
-def _parts(data: bytes) -> tuple[tuple[Any, ...], memoryview, memoryview, memoryview]:
+_PARTS = 4
+"""The stamps as walked, the stamps written since, the files' paths, the rest."""
+
+
+def _parts(data: bytes) -> tuple[tuple[Any, ...], memoryview, memoryview, memoryview, memoryview]:
     """The head of a record (:func:`_joined`), then each part as a view of ``data`` (not a copy:
-    the walk reads only the stamps, the compile only the rest). Raises ValueError on bytes that
-    do not add up.
+    the walk reads only the stamps and paths, the compile only the rest). Raises ValueError on
+    bytes that do not add up.
 
     Example:
         >>> _parts(b"junk")
@@ -321,14 +330,16 @@ def _parts(data: bytes) -> tuple[tuple[Any, ...], memoryview, memoryview, memory
     """
     size = int.from_bytes(data[:4], "little")
     head = marshal.loads(data[4 : 4 + size]) if len(data) > 4 + size else None
-    if not isinstance(head, tuple) or len(head) != 6 or not all(isinstance(n, int) for n in head[3:]):
+    if not isinstance(head, tuple) or len(head) != 3 + _PARTS or not all(isinstance(n, int) for n in head[3:]):
         raise ValueError("not a record")
-    walked, written, rest = head[3:]
-    at = 4 + size
-    if at + walked + written + rest != len(data):
+    at, view, parts = 4 + size, memoryview(data), []
+    for length in head[3:]:
+        parts.append(view[at : at + length])
+        at += length
+    if at != len(data):
         raise ValueError("not a record")
-    view = memoryview(data)
-    return head[:3], view[at : at + walked], view[at + walked : at + walked + written], view[at + walked + written :]
+    walked, written, paths, rest = parts
+    return head[:3], walked, written, paths, rest
 
 
 def sha256(data: bytes) -> str:
@@ -438,7 +449,7 @@ class CompileCache:
         running code's digest (read while that digest is still being worked out); an empty one
         when it is missing or unreadable."""
         try:
-            head, _, _, rest = _parts(record_path(root).read_bytes())
+            head, _, _, _, rest = _parts(record_path(root).read_bytes())
             if head[0] != FORMAT or not isinstance(head[1], str) or not isinstance(head[2], str):
                 return cls(root)
             source, summary, files, saved, layouts = marshal.loads(rest)
@@ -471,7 +482,11 @@ class CompileCache:
             {path: (s.digest, s.parts) for path, s in self.sections.items()},
         )
         self.token = os.urandom(8).hex()
-        pieces = _joined((FORMAT, self.code, self.token), self.walked, marshal.dumps(self.written), marshal.dumps(rest))
+        # The files' paths apart, for the walk (one string: it tells the files gone or not recorded).
+        paths = marshal.dumps("\0".join(self.files))
+        pieces = _joined(
+            (FORMAT, self.code, self.token), self.walked, marshal.dumps(self.written), paths, marshal.dumps(rest)
+        )
         self.path.parent.mkdir(exist_ok=True)
         ignore = self.path.parent / ".gitignore"
         if not ignore.exists():  # not rewritten each time: ext4 flushed it to disk at once, up to 5 ms

@@ -276,6 +276,9 @@ def test_the_walk_names_the_files_its_record_has_no_digest_of_or_that_are_gone(t
     record = CompileCache.load(tmp_path)
     assert record.known_digests(seen) == {"a": "1"}
     assert sorted(record.tree(seen)) == ["a", "b"]
+    cache.files = {"a": "1"}  # none gone: the one there without a digest is still unsure
+    cache.save()
+    assert walk(generated, cache.path).unsure == {"b"}
 
 
 def _sectioned(inputs: object, name: str = "leaf1") -> Unit:
