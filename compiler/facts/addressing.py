@@ -207,29 +207,31 @@ def _server_hosts(
     gateways = {leaf: dotted(base + GATEWAY_OFFSET) for leaf, (base, _) in bases.items()}
     bond, on_ports = f"{net} bond", plan.ports
     for nic in attachments.nics:
-        if nic.network != net or (nic.side and not per_nic):
+        # Its fields unpacked at once: a read each was a third of this at 16x (10,000 NICs).
+        server, network, name, _, _, switch, _, host, side, retired = nic
+        if network != net or (side and not per_nic):
             continue
-        offset = SERVER_HOST_OFFSET + nic.side * stride + nic.host
+        offset = SERVER_HOST_OFFSET + side * stride + host
         # Most ports have only the fabric's VLAN: no VLAN lookup without a port in vlans.yaml.
-        carried = on_ports.get((nic.server, nic.nic)) if on_ports else None
+        carried = on_ports.get((server, name)) if on_ports else None
         if carried is not None:
-            _tagged_hosts(nic, carried, pair_of[nic.switch], offset, out)
-        purpose = f"{net} NIC {nic.nic}" if per_nic else bond
+            _tagged_hosts(nic, carried, pair_of[switch], offset, out)
+        purpose = f"{net} NIC {name}" if per_nic else bond
         if carried is None or carried.access is None:
-            base, length = bases[nic.switch]
-            address = record(HostAddress, (f"{dotted(base + offset)}/{length}", gateways[nic.switch]))
-            owned = (net, "hosts", address[0], nic.server, purpose + RESERVED if nic.retired else purpose)
+            base, length = bases[switch]
+            address = record(HostAddress, (f"{dotted(base + offset)}/{length}", gateways[switch]))
+            owned = (net, "hosts", address[0], server, purpose + RESERVED if retired else purpose)
             out.allocations.append(record(Allocation, owned))
         else:
-            found = _vlan_host(carried.access, pair_of[nic.switch], offset)
+            found = _vlan_host(carried.access, pair_of[switch], offset)
             if found is None:
                 continue  # a layer-2 VLAN: the port has no address
             address = found
-            out.allocations.append(_vlan_allocation(carried.access, address, nic.server, purpose))
-        if nic.side == 0:
-            out.servers[nic.server, net] = address
+            out.allocations.append(_vlan_allocation(carried.access, address, server, purpose))
+        if side == 0:
+            out.servers[server, net] = address
         if per_nic:
-            out.nics[nic.server, nic.nic] = address
+            out.nics[server, name] = address
 
 
 def _tagged_hosts(nic: Attachment, carried: PortVlans, pair: int, offset: int, out: _Hosts) -> None:
