@@ -40,7 +40,7 @@ Example:
 # No ``from __future__ import annotations``: typing.NamedTuple would compile and evaluate the
 # text of every field's annotation as the module loads, at every start.
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from ipaddress import IPv4Network
 from itertools import repeat
 from operator import itemgetter, rshift
@@ -329,6 +329,7 @@ def _fabric(
     per_pod = spec.spines.count
     loopback_base = int(pools.loopbacks.network_address)
     svi_name, peer_name, l3_name = (eos.vlan_interface(v) for v in (vlan.id, mlag.peer_vlan, mlag.l3_vlan))
+    loopback_name = eos.loopback()
     hosts_start = _hosts_start(spec, fabric)
     for pod in fabric.pods:
         spine_downlinks = layouts.spine[net].sets["downlinks"]
@@ -346,10 +347,14 @@ def _fabric(
                 index = pair.leaf_index(side)
                 loopback = dotted(loopback_base + LEAF_LOOPBACK_OFFSET + index)
                 svi = prefix_text(hosts + LEAF_SVI_OFFSET + side, 24)
-                take("loopbacks", f"{loopback}/32", name, eos.loopback())
-                take("hosts", svi, name, svi_name)
-                take("mlag_peer", peer_link[side], name, peer_name)
-                take("mlag_l3", l3_link[side], name, l3_name)
+                # A leaf's and a link's allocations appended at once, not by a call to ``take``
+                # each (a Python call per allocation, 18,000 at 16x).
+                allocations += (
+                    record(Allocation, (net, "loopbacks", f"{loopback}/32", name, loopback_name)),
+                    record(Allocation, (net, "hosts", svi, name, svi_name)),
+                    record(Allocation, (net, "mlag_peer", peer_link[side], name, peer_name)),
+                    record(Allocation, (net, "mlag_l3", l3_link[side], name, l3_name)),
+                )
                 loopbacks[name] = loopback
                 mlag_ends = (peer_link[side], peer_link[1 - side], l3_link[side], l3_link[1 - side])
                 leaves[name] = record(LeafAddresses, (loopback, svi, gateway.partition("/")[0], *mlag_ends))
@@ -358,21 +363,23 @@ def _fabric(
                     if local > len(spine_downlinks):
                         continue  # PRT004 reports the spine's missing port
                     subnet, spine_end, leaf_end = p2p_text(pools.p2p, (index - 1) * per_pod + (number - 1))
-                    take("p2p", spine_end, spine, f"P2P to {name}")
-                    take("p2p", leaf_end, name, f"P2P to {spine}")
+                    allocations += (
+                        record(Allocation, (net, "p2p", spine_end, spine, f"P2P to {name}")),
+                        record(Allocation, (net, "p2p", leaf_end, name, f"P2P to {spine}")),
+                    )
                     leaf_port = uplink_ports[number - 1]
                     ends = (name, leaf_port, spine, spine_downlinks[local - 1])
                     links[name, leaf_port] = record(FabricLink, (net, *ends, subnet, leaf_end, spine_end))
         for number, spine in enumerate(pod.spines, start=1):
             if fabric.three_stage and pools.spine_loopbacks is not None:
                 loopback = dotted(int(pools.spine_loopbacks.network_address) + (pod.id - 1) * per_pod + number)
-                take("spine_loopbacks", f"{loopback}/32", spine, eos.loopback())
+                take("spine_loopbacks", f"{loopback}/32", spine, loopback_name)
             else:
                 loopback = dotted(loopback_base + number)
-                take("loopbacks", f"{loopback}/32", spine, eos.loopback())
+                take("loopbacks", f"{loopback}/32", spine, loopback_name)
             loopbacks[spine] = loopback
     if fabric.three_stage:
-        _super_spines(intent, topology, fabric, loopbacks, links, take)
+        _super_spines(intent, topology, fabric, loopbacks, links, allocations)
 
 
 _HOSTS_SIZE = 256
@@ -393,10 +400,11 @@ def _super_spines(
     fabric: SpineLeaf,
     loopbacks: dict[str, str],
     links: dict[tuple[str, str], FabricLink],
-    take: Callable[[str, str, str, str], None],
+    allocations: list[Allocation],
 ) -> None:
     """The super-spines' loopbacks and every pod spine-super-spine /31 (see the module rules)."""
     net = fabric.network
+    loopback_name = eos.loopback()
     spec = intent.fabric.fabrics[net]
     pools, pods = spec.pools, spec.pods
     assert pods is not None
@@ -407,7 +415,7 @@ def _super_spines(
     for plane, members in enumerate(fabric.planes, start=1):
         for number, name in enumerate(members, start=1):
             loopback = dotted(int(pools.loopbacks.network_address) + (plane - 1) * per_plane + number)
-            take("loopbacks", f"{loopback}/32", name, eos.loopback())
+            allocations.append(record(Allocation, (net, "loopbacks", f"{loopback}/32", name, loopback_name)))
             loopbacks[name] = loopback
     uplinks = layouts.spine[net].sets.get("uplinks", ())
     downlinks = layouts.super_spine[net].sets["downlinks"]
@@ -423,8 +431,10 @@ def _super_spines(
                 link = ((pod.id - 1) * per_pod + number - 1) * len(uplinks) + u
                 subnet, upper, lower = p2p_text(pools.spine_p2p, link)
                 super_spine = supers[target]
-                take("spine_p2p", upper, super_spine, f"P2P to {spine}")
-                take("spine_p2p", lower, spine, f"P2P to {super_spine}")
+                allocations += (
+                    record(Allocation, (net, "spine_p2p", upper, super_spine, f"P2P to {spine}")),
+                    record(Allocation, (net, "spine_p2p", lower, spine, f"P2P to {super_spine}")),
+                )
                 ends = (spine, spine_port, super_spine, downlinks[index])
                 links[spine, spine_port] = record(FabricLink, (net, *ends, subnet, lower, upper))
 
