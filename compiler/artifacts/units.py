@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from compiler.facts.hardware import Layout
+from compiler.facts.hardware import Layout, kept_digest
 from compiler.memo import same_as_last
 from core.hardware import Model, catalog
 
@@ -93,6 +93,9 @@ def _layout_digest(layout: Layout) -> str:
         >>> digest_of(layout) == digest_of(layout._replace(breakouts=(("1", "2x200G"),)))
         False
     """
+    kept = kept_digest(layout)
+    if kept is not None:
+        return kept  # worked out by the load that kept the layout (KeptHardware)
     rest = pickle.dumps(layout[1:], protocol=5)
     return hashlib.sha256(model_digest(layout.model).encode() + b"\0" + rest).hexdigest()
 
