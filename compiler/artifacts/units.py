@@ -73,6 +73,9 @@ def digest_of(inputs: object) -> str:
         >>> digest_of((1, "a"))[:12], digest_of(frozenset("ab")) == digest_of(frozenset("ba"))
         ('09ecb9e5adac', True)
     """
+    kept = kept_digest(inputs)
+    if kept is not None:
+        return kept  # a role's layout or interfaces, digested by the load that kept them (KeptHardware)
     if type(inputs) is Layout:
         return _layout_digest(inputs)
     out = io.BytesIO()
@@ -93,9 +96,6 @@ def _layout_digest(layout: Layout) -> str:
         >>> digest_of(layout) == digest_of(layout._replace(breakouts=(("1", "2x200G"),)))
         False
     """
-    kept = kept_digest(layout)
-    if kept is not None:
-        return kept  # worked out by the load that kept the layout (KeptHardware)
     rest = pickle.dumps(layout[1:], protocol=5)
     return hashlib.sha256(model_digest(layout.model).encode() + b"\0" + rest).hexdigest()
 

@@ -256,10 +256,11 @@ class KeptHardware(NamedTuple):
 
     catalog: Catalog
     layouts: Layouts
-    digests: tuple[tuple[Layout, str], ...] = ()
-    """Each layout with its digest (:func:`compiler.artifacts.units.digest_of`) as the load that
-    kept it worked it out: the same code (the key's) and the same layout give the same digest,
-    without pickling a chassis' thousands of interfaces again in every compile (2 ms at 16x)."""
+    digests: tuple[tuple[object, str], ...] = ()
+    """Each layout and its interfaces (a switch's ``front_panel``) with their digests
+    (:func:`compiler.artifacts.units.digest_of`) as the load that kept them worked them out: the
+    same code (the key's) and the same values give the same digests, without pickling a
+    chassis' thousands of interfaces again in every compile (2 ms at 16x)."""
 
     @staticmethod
     def get(kept: ValidatedFiles, fabric_yaml: bytes) -> "KeptHardware | None":
@@ -273,7 +274,7 @@ class KeptHardware(NamedTuple):
         if adopt_catalog(None, self.catalog) is not self.catalog:
             return False
         _DIGESTS.clear()  # the last adopted hardware's only: a long-lived process stays small
-        _DIGESTS.update((id(layout), (layout, digest)) for layout, digest in self.digests)
+        _DIGESTS.update((id(value), (value, digest)) for value, digest in self.digests)
         return True
 
     @staticmethod
@@ -282,7 +283,8 @@ class KeptHardware(NamedTuple):
         from compiler.artifacts.units import digest_of  # the artifacts import this module
 
         layouts = build_layouts(intent)
-        digests = tuple((layout, digest_of(layout)) for layout in every_layout(layouts))
+        values = [value for layout in every_layout(layouts) for value in (layout, layout.interfaces)]
+        digests = tuple((value, digest_of(value)) for value in values)
         kept.put(HARDWARE_ENTRY, fabric_yaml, KeptHardware(intent.catalog, layouts, digests))
 
 
@@ -300,15 +302,16 @@ def every_layout(layouts: Layouts) -> tuple[Layout, ...]:
     return tuple({id(layout): layout for layout in roles}.values())
 
 
-def kept_digest(layout: Layout) -> str | None:
-    """The digest kept with ``layout`` (:attr:`KeptHardware.digests`), when the process adopted it."""
-    found = _DIGESTS.get(id(layout))
-    return found[1] if found is not None and found[0] is layout else None
+def kept_digest(value: object) -> str | None:
+    """The digest kept with ``value`` (:attr:`KeptHardware.digests`), when it is an adopted
+    layout or its interfaces."""
+    found = _DIGESTS.get(id(value))
+    return found[1] if found is not None and found[0] is value else None
 
 
-_DIGESTS: dict[int, tuple[Layout, str]] = {}
-"""The adopted layouts' digests by the layout's id (each held with its layout, so no other
-object takes its id while it is kept)."""
+_DIGESTS: dict[int, tuple[object, str]] = {}
+"""The adopted layouts' and interfaces' digests by the value's id (each held with its value, so
+no other object takes its id while it is kept)."""
 
 
 HARDWARE_ENTRY = "hardware"

@@ -358,16 +358,17 @@ def test_the_hardware_is_kept_and_taken_as_built(project: Path, monkeypatch: pyt
 def test_the_layouts_digests_are_taken_with_them_as_worked_out_again(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A load that takes the kept hardware takes each layout's digest with it; each is the one
-    the layout gives when worked out again."""
+    """A load that takes the kept hardware takes each layout's and its interfaces' digests with
+    it; each is the one the value gives when worked out again."""
     load_intent(project / "intent")
     _fresh_process(monkeypatch)
     layouts = every_layout(build_layouts(load_intent(project / "intent")))
-    kept = [kept_digest(layout) for layout in layouts]
-    assert None not in kept and len(set(kept)) == len(layouts)
+    values = [value for layout in layouts for value in (layout, layout.interfaces)]
+    kept = [kept_digest(value) for value in values]
+    assert None not in kept
     monkeypatch.setattr(hardware_module, "_DIGESTS", {})
-    assert [kept_digest(layout) for layout in layouts] == [None] * len(layouts)
-    assert kept == [digest_of(layout) for layout in layouts]
+    assert [kept_digest(value) for value in values] == [None] * len(values)
+    assert kept == [digest_of(value) for value in values]
 
 
 @pytest.mark.parametrize("change", ["code", "fabric.yaml", "own models"])
