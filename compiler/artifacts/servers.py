@@ -526,7 +526,7 @@ def one_server_files(intent: Intent, fabric: ResolvedFabric, server: ResolvedSer
 def server_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
     """One unit per server: its files, keyed by its record's digest (:func:`server_digests`),
     its kind and what every server's files share (:func:`shared_inputs`)."""
-    kinds = {s.name: s.kind for s in intent.servers}
+    kinds = server_kinds(intent)
     shared = shared_inputs(intent, fabric)
     digests = server_digests(fabric)
     for name, server in fabric.servers.items():
@@ -536,6 +536,13 @@ def server_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
             (shared, digests[name], kind),
             partial(one_server_files, intent, fabric, server, kind),
         )
+
+
+@same_as_last
+def server_kinds(intent: Intent) -> dict[str, str]:
+    """Each server's kind (``servers.csv``), by name: once per intent for every unit keyed by
+    it (its directory, its rack's rows of the asset table)."""
+    return {s.name: s.kind for s in intent.servers}
 
 
 @same_as_last

@@ -27,10 +27,9 @@ import hashlib
 import io
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache, partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -44,9 +43,11 @@ if TYPE_CHECKING:
     from compiler.intent import FabricFile
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """Files built by ``build`` from ``inputs`` alone, named ``name`` in the compile record."""
+class Unit(NamedTuple):
+    """Files built by ``build`` from ``inputs`` alone, named ``name`` in the compile record.
+
+    A record, not a frozen dataclass: a compile makes thousands (one per switch, server and
+    section), and a frozen dataclass sets each field through a call of its own."""
 
     name: str
     inputs: object

@@ -358,12 +358,10 @@ def _edits(found: tuple[dict[Any, Any], ...]) -> Iterator[tuple[str, tuple[dict[
 def test_a_provenance_units_key_changes_with_what_its_file_prints(example_compile: CompileResult) -> None:
     """Each edit of a switch's provenance that its file prints changes the unit's key."""
     fabric = example_compile.fabric
-    unit = next(
-        u
-        for u in provenance_units(fabric.devices, fabric.facts.provenance)
-        if all(cast(tuple[str, tuple[object, ...]], u.inputs)[1][:2])
-    )
-    name, (interfaces, vlans, settings) = cast(tuple[str, tuple[dict[Any, Any], ...]], unit.inputs)
+    units = list(provenance_units(fabric.devices, fabric.facts.provenance))
+    devices = [found for u in units for found in cast(tuple[tuple[str, tuple[dict[Any, Any], ...]], ...], u.inputs)]
+    assert [name for name, _ in devices] == list(fabric.devices)  # each device in one unit's key, in order
+    name, (interfaces, vlans, settings) = next(found for found in devices if all(found[1][:2]))
     # The example sets no device-wide section: one with two sources stands for one.
     found = (interfaces, vlans, settings or {"services": (Source("fabric.yaml", ("services",)), *vlans.values())})
     key, document = fingerprinter("code"), provenance_document(name, *found)
