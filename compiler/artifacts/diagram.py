@@ -452,16 +452,17 @@ class RackSwitchBox:
 def rack_switch_boxes(fabric: ResolvedFabric) -> list[RackSwitchBox]:
     """Every management rack switch, by name."""
     names = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "mgmt")
-    kinds: dict[str, Counter[str]] = {n: Counter() for n in names}
+    # Each switch's cables by kind counted at C speed (those to servers are thousands).
+    kinds = Counter(map(_A_DEVICE_KIND, _cables(fabric, "management", "server", "mgmt")))
+    uplinks: Counter[str] = Counter()
     speed: dict[str, str] = {}
-    for link in _cables(fabric, "management", "mgmt-uplink", "server", "mgmt"):
-        if link.a.device in kinds:
-            kinds[link.a.device][link.kind] += 1
-            if link.kind == "mgmt-uplink":
-                speed[link.a.device] = link.a_speed or ""
-    return [
-        RackSwitchBox(n, kinds[n]["mgmt-uplink"], speed.get(n, ""), kinds[n]["server"], kinds[n]["mgmt"]) for n in names
-    ]
+    for link in _cables(fabric, "management", "mgmt-uplink"):
+        uplinks[link.a.device] += 1
+        speed[link.a.device] = link.a_speed or ""
+    return [RackSwitchBox(n, uplinks[n], speed.get(n, ""), kinds[n, "server"], kinds[n, "mgmt"]) for n in names]
+
+
+_A_DEVICE_KIND = attrgetter("a.device", "kind")
 
 
 def management_svg(intent: Intent, fabric: ResolvedFabric) -> str:
