@@ -1,9 +1,9 @@
 """Units of ``generated/``: a few files and the inputs they are built from.
 
 A unit (one switch's config and structured YAML, one server's directory, one switch's alert
-rules, one switch's provenance) is a pure function of its ``inputs`` and the compiler's code,
-so a compile whose inputs fingerprint as last time takes the unit's files from ``generated/``
-instead of building them (:mod:`compiler.cache`). ``inputs`` must hold everything ``build``
+rules, the provenance of a rack's switches) is a pure function of its ``inputs`` and the
+compiler's code, so a compile whose inputs fingerprint as last time takes the unit's files from
+``generated/`` instead of building them (:mod:`compiler.cache`). ``inputs`` must hold everything ``build``
 reads, as data that pickles alike in every process (dataclasses, NamedTuples, tuples, dicts,
 scalars; a pydantic model or anything holding a set as its :func:`digest_of`).
 
