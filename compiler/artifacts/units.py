@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
-from compiler.facts.hardware import Layout
+from compiler.facts.hardware import Layout, kept_digest
 from compiler.memo import same_as_last
 from core.hardware import Model, catalog
 
@@ -74,6 +74,9 @@ def digest_of(inputs: object) -> str:
         >>> digest_of((1, "a"))[:12], digest_of(frozenset("ab")) == digest_of(frozenset("ba"))
         ('09ecb9e5adac', True)
     """
+    kept = kept_digest(inputs)
+    if kept is not None:
+        return kept  # a role's layout or interfaces, digested by the load that kept them (KeptHardware)
     if type(inputs) is Layout:
         return _layout_digest(inputs)
     out = io.BytesIO()

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from ipaddress import IPv4Interface, IPv4Network
 from typing import NamedTuple
 
-from compiler.addressing import dotted, host_in, host_text, network_text, nth_subnet
+from compiler.addressing import dotted, host_in, nth_subnet, prefix_text, subnets_start
 from compiler.facts.addressing import Allocation, HostAddress, PoolUse, pool_use
 from compiler.facts.common import record
 from compiler.facts.servers import RESERVED, Attachments
@@ -101,6 +101,10 @@ def rack_halves(intent: Intent, rack: int) -> tuple[IPv4Network, IPv4Network]:
     return nth_subnet(pool, 25, 2 * rack), nth_subnet(pool, 25, 2 * rack + 1)
 
 
+_RACK_SIZE = 256
+"""Addresses in a rack's management /24 (its two /25s: :func:`rack_halves`)."""
+
+
 def build_management(intent: Intent, topology: Topology, attachments: Attachments) -> ManagementNetwork:
     """Address the management network of every rack."""
     mgmt = intent.fabric.management
@@ -113,15 +117,17 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
     switches: dict[str, HostAddress] = {}
     servers: dict[str, HostAddress] = {}
     in_rack = topology.by_rack()
-    # Addresses as text from integers (host_text): objects per rack and per switch were most of
-    # this at 16x.
-    server_subnets: dict[str, IPv4Network] = {}
-    for rack, switch in topology.rack_switches.items():
-        subnet, server_subnet = rack_halves(intent, rack)
-        server_subnets[switch] = server_subnet
-        gateway, own = host_text(subnet, GATEWAY_OFFSET), host_text(subnet, RACK_SWITCH_OFFSET)
-        server_gateway = host_text(server_subnet, GATEWAY_OFFSET)
-        subnet_text, server_subnet_text = network_text(subnet), network_text(server_subnet)
+    # Addresses as text from integers (rack_halves' /25s by their first address): objects per
+    # rack and per switch were most of this at 16x.
+    racks_of = topology.rack_switches
+    start = subnets_start(mgmt.pool, 25, 2 * max(racks_of) + 1) if racks_of else 0
+    server_subnets: dict[str, int] = {}
+    for rack, switch in racks_of.items():
+        subnet = start + rack * _RACK_SIZE
+        server_subnet = server_subnets[switch] = subnet + _RACK_SIZE // 2
+        gateway, own = prefix_text(subnet + GATEWAY_OFFSET, 25), prefix_text(subnet + RACK_SWITCH_OFFSET, 25)
+        server_gateway = prefix_text(server_subnet + GATEWAY_OFFSET, 25)
+        subnet_text, server_subnet_text = prefix_text(subnet, 25), prefix_text(server_subnet, 25)
         take("pool", subnet_text, f"rack{rack:02d}", "switch management subnet")
         take("pool", server_subnet_text, f"rack{rack:02d}", "server management subnet")
         take("pool", own, switch, "management switch SVI")
@@ -143,18 +149,11 @@ def build_management(intent: Intent, topology: Topology, attachments: Attachment
         gateway_address = gateway.partition("/")[0]
         for fabric_switch in in_rack.get(rack, []):
             if fabric_switch.mgmt_port is not None and fabric_switch.slot is not None:
-                address = host_text(subnet, RACK_SWITCH_OFFSET + fabric_switch.slot)
+                address = prefix_text(subnet + RACK_SWITCH_OFFSET + fabric_switch.slot, 25)
                 take("pool", address, fabric_switch.name, fabric_switch.layout.management_port)
                 switches[fabric_switch.name] = HostAddress(address, gateway_address)
     # Each rack switch's server subnet as (first address, prefix length, gateway), once.
-    server_nets = {
-        r.switch: (
-            int(server_subnets[r.switch].network_address),
-            server_subnets[r.switch].prefixlen,
-            r.server_gateway.split("/")[0],
-        )
-        for r in racks.values()
-    }
+    server_nets = {r.switch: (server_subnets[r.switch], 25, r.server_gateway.split("/")[0]) for r in racks.values()}
     for nic in attachments.nics:
         if nic.network == "management":
             base, length, server_gateway = server_nets[nic.switch]

@@ -31,6 +31,7 @@ Example:
 
 from collections.abc import Mapping
 from ipaddress import IPv4Network
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from compiler.facts.addressing import Addressing
@@ -63,6 +64,11 @@ class BgpSession(NamedTuple):
     """Set when it differs per neighbor (a spine's leaves); otherwise the peer group's."""
     mlag: bool = False
     """The iBGP session to the MLAG peer."""
+
+
+_Keyed = tuple[tuple[int, tuple[int, ...]], BgpSession]
+"""A session and the sort key of the interface it runs over (:func:`compiler.platforms.eos.interface_key`)."""
+_KEY = itemgetter(0)
 
 
 class BfdTimers(NamedTuple):
@@ -146,8 +152,9 @@ def _fabric(
             pod_asn = (bgp.pod_asn_base or 0) + pod.id if fabric.three_stage else bgp.spine_asn
             asn.update(dict.fromkeys(pod.spines, pod_asn))
         asn.update(dict.fromkeys(fabric.super_spines, bgp.super_spine_asn or 0))
-    # Each switch's sessions, keyed by the interface it runs over.
-    sessions: dict[str, list[tuple[str, BgpSession]]] = {}
+    # Each switch's sessions, keyed by the interface it runs over (its sort key).
+    sessions: dict[str, list[_Keyed]] = {}
+    port_key = eos.interface_key
     ports = cabling.ports
     unused: Mapping[str, UsedPort] = {}
     for link in addressing.fabric_links.values():
@@ -158,9 +165,9 @@ def _fabric(
         if up is None or up.peer != upper:
             continue
         to_upper = (upper_address.partition("/")[0], upper, upper_port, asn.get(upper), False)
-        sessions.setdefault(lower, []).append((lower_port, record(BgpSession, to_upper)))
+        sessions.setdefault(lower, []).append((port_key(lower_port), record(BgpSession, to_upper)))
         to_lower = (lower_address.partition("/")[0], lower, lower_port, asn.get(lower), False)
-        sessions.setdefault(upper, []).append((upper_port, record(BgpSession, to_lower)))
+        sessions.setdefault(upper, []).append((port_key(upper_port), record(BgpSession, to_lower)))
     uplinks = len(topology.layouts.spine[net].sets.get("uplinks", ()))
     share = uplinks // spec.pods.super_spines.per_plane if spec.pods is not None else 0
     out = _leaves(intent, fabric, cabling, addressing, asn, sessions)
@@ -193,7 +200,7 @@ def _leaves(
     cabling: Cabling,
     addressing: Addressing,
     asn: Mapping[str, int],
-    sessions: Mapping[str, list[tuple[str, BgpSession]]],
+    sessions: Mapping[str, list[_Keyed]],
 ) -> dict[str, SwitchRouting]:
     """Every leaf: eBGP to its pod's spines and iBGP to its MLAG peer, or OSPF on its uplinks."""
     spec = intent.fabric.fabrics[fabric.network]
@@ -246,9 +253,10 @@ def bfd_timers(profile: RoutingProfile) -> BfdTimers | None:
     return BfdTimers(bfd.interval_ms, bfd.min_rx_ms, bfd.multiplier) if bfd.enabled else None
 
 
-def _in_port_order(sessions: list[tuple[str, BgpSession]]) -> list[BgpSession]:
-    """The sessions in the order of the interfaces they run over."""
-    return [session for _, session in sorted(sessions, key=lambda item: eos.interface_key(item[0]))]
+def _in_port_order(sessions: list[_Keyed]) -> list[BgpSession]:
+    """The sessions in the order of the interfaces they run over (the keys taken as the sessions
+    were found: no Python call per session to sort them, 7,000 at 16x)."""
+    return [session for _, session in sorted(sessions, key=_KEY)]
 
 
 def _transit(
@@ -256,7 +264,7 @@ def _transit(
     loopback: str,
     paths: int,
     own_asn: int | None,
-    sessions: list[tuple[str, BgpSession]],
+    sessions: list[_Keyed],
     loopbacks: str,
     cabling: Cabling,
     name: str,

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from bench.scale import scaled_intent
+from compiler.addressing import host_in
 from compiler.fabric import resolve
 from compiler.facts import Facts, PoolUse, build_facts
 from compiler.facts.addressing import LeafAddresses, build_addressing
 from compiler.facts.cabling import build_cabling
 from compiler.facts.hosts import HostVlan
-from compiler.facts.management import build_management
+from compiler.facts.management import build_management, rack_halves
 from compiler.facts.qos import build_qos
 from compiler.facts.routing import build_routing
 from compiler.facts.servers import build_attachments
@@ -159,6 +160,25 @@ def test_pool_counts_and_leaf_addresses_match_an_ipaddress_reference(
         _reference_leaf_addresses(facts, leaf) for leaf in leaves
     ]
     assert all(facts.addressing.loopbacks[leaf] == facts.addressing.leaves[leaf].loopback for leaf in leaves)
+
+
+@pytest.mark.parametrize("scale", ["example", "4x"])
+def test_management_addresses_match_an_ipaddress_reference(
+    scale: str, facts: Facts, request: pytest.FixtureRequest
+) -> None:
+    """Each rack's two /25s, its gateways and switch addresses, as ``ipaddress`` gives them."""
+    if scale == "4x":
+        facts = request.getfixturevalue("facts_4x")
+    for rack, found in facts.management.racks.items():
+        switches, servers = rack_halves(facts.intent, rack)
+        expected = (str(switches), str(host_in(switches, 1)), str(host_in(switches, 2)))
+        assert (found.subnet, found.gateway, found.switch_address) == expected
+        assert (found.server_subnet, found.server_gateway) == (str(servers), str(host_in(servers, 1)))
+    for name, address in facts.management.switches.items():
+        switch = facts.topology.switches[name]
+        assert switch.slot is not None
+        subnet = rack_halves(facts.intent, switch.rack)[0]
+        assert address == (str(host_in(subnet, 2 + switch.slot)), str(subnet.network_address + 1))
 
 
 VLANS = """vlans:

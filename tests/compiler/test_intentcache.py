@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from compiler.artifacts.units import digest_of
 from compiler.cache import CACHE_DIR
-from compiler.facts.hardware import HARDWARE_ENTRY, KeptHardware, build_layouts
+from compiler.facts.hardware import HARDWARE_ENTRY, KeptHardware, build_layouts, every_layout, kept_digest
 from compiler.intent import Intent, KeptRows, ServerRow, ValidRow, load_intent
 from compiler.intentcache import FOLDER, ValidatedFiles
 from compiler.platforms import eos
@@ -24,6 +25,7 @@ from core.errors import IntentError
 from tests.compiler.test_intent import BAD_INPUTS, Edit, _own_model
 
 ROOT = Path(__file__).resolve().parents[2]
+hardware_module = importlib.import_module("compiler.facts.hardware")
 catalog_module = importlib.import_module("core.hardware.catalog")  # the package's name is its catalog()
 KEPT = ("fabric.yaml", "racks.yaml", "servers.csv", "vlans.yaml", "ports.yaml", "devices.yaml", HARDWARE_ENTRY)
 
@@ -351,6 +353,22 @@ def test_the_hardware_is_kept_and_taken_as_built(project: Path, monkeypatch: pyt
     assert warm.catalog is catalog_module.catalog()
     assert build_layouts(warm) == build_layouts(cold)
     assert build_layouts(warm).leaf["compute"].model is warm.catalog.models["DCS-7060DX5-32"]
+
+
+def test_the_layouts_digests_are_taken_with_them_as_worked_out_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load that takes the kept hardware takes each layout's and its interfaces' digests with
+    it; each is the one the value gives when worked out again."""
+    load_intent(project / "intent")
+    _fresh_process(monkeypatch)
+    layouts = every_layout(build_layouts(load_intent(project / "intent")))
+    values = [value for layout in layouts for value in (layout, layout.interfaces)]
+    kept = [kept_digest(value) for value in values]
+    assert None not in kept
+    monkeypatch.setattr(hardware_module, "_DIGESTS", {})
+    assert [kept_digest(value) for value in values] == [None] * len(values)
+    assert kept == [digest_of(value) for value in values]
 
 
 @pytest.mark.parametrize("change", ["code", "fabric.yaml", "own models"])
