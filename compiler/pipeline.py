@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import overload
 
@@ -219,7 +220,8 @@ class Assembly:
             pieces = list(sections.values())
             self._built[file] = pieces
             self._digests[file] = _sha256_of(pieces)
-            self.layouts[file] = Layout(self._digests[file], [(name, len(part)) for name, part in sections.items()])
+            parts = list(zip(sections, map(len, pieces), strict=True))  # at C speed: thousands of sections
+            self.layouts[file] = Layout(self._digests[file], parts)
         kept = self._kept
         for path in self._built.keys() & kept.keys():
             del kept[path]  # a file kept and built again (none is, by design): the built one
@@ -244,7 +246,10 @@ def _sha256_of(pieces: Iterable[Chunk]) -> str:
 
 
 def _names(layout: Layout) -> list[str]:
-    return [name for name, _ in layout.parts]
+    return list(map(_NAME, layout.parts))
+
+
+_NAME = itemgetter(0)
 
 
 def _nothing_kept(path: str) -> bytes:

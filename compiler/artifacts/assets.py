@@ -16,7 +16,7 @@ from operator import itemgetter
 from typing import Any
 
 from compiler.artifacts.physical import server_units, switch_units
-from compiler.artifacts.servers import server_digests
+from compiler.artifacts.servers import server_digests, server_kinds
 from compiler.artifacts.tables import csv_rows, header_unit
 from compiler.artifacts.units import Unit, built, facts_digests, section_path
 from compiler.fabric import ResolvedFabric
@@ -72,7 +72,7 @@ def asset_units(intent: Intent, fabric: ResolvedFabric) -> Iterator[Unit]:
         names = tuple(map(_FIRST, run))
         key = (rows.get(rack), tuple(zip(map(switches.__getitem__, names), map(units.__getitem__, names), strict=True)))
         yield Unit(f"assets/{names[0]}", key, partial(_switch_rows, intent, fabric, units, names))
-    kinds = {s.name: s.kind for s in intent.servers}
+    kinds = server_kinds(intent)
     servers, server_rack_units = server_digests(fabric), server_units(intent, fabric)
     for rack, in_rack in groupby(fabric.servers.items(), key=_rack_of_item):
         names = tuple(map(_FIRST, in_rack))

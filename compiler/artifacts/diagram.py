@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import groupby
+from itertools import compress, groupby
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -156,6 +156,7 @@ def _cables(fabric: ResolvedFabric, network: str, *kinds: str) -> list[Cable]:
 
 
 _A_DEVICE, _B_DEVICE, _RACK = attrgetter("a.device"), attrgetter("b.device"), attrgetter("rack")
+_A_SPEED, _B_SPEED = attrgetter("a_speed"), attrgetter("b_speed")
 
 
 def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
@@ -164,16 +165,16 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
     by_group: dict[str, list[str]] = defaultdict(list)
     for name, device in leaves.items():
         by_group[device.redundancy_group].append(name)
-    uplinks: dict[str, list[str]] = defaultdict(list)
+    uplinks: dict[str, list[str | None]] = defaultdict(list)
     peers: dict[str, list[str]] = defaultdict(list)
     servers: dict[str, set[str]] = defaultdict(set)
     racks: dict[str, set[int]] = defaultdict(set)
-    for link in _cables(fabric, network, "fabric", "peer-link"):
-        if link.a.device not in leaves:
-            continue
-        if link.kind == "fabric":
-            uplinks[link.a.device].append(link.a_speed or "")
-        else:
+    # A leaf's uplinks come in a run, their speeds taken at C speed: one step per leaf, not per cable.
+    for leaf, run in groupby(_cables(fabric, network, "fabric"), key=_A_DEVICE):
+        if leaf in leaves:
+            uplinks[leaf].extend(map(_A_SPEED, run))
+    for link in _cables(fabric, network, "peer-link"):
+        if link.a.device in leaves:
             peers[leaves[link.a.device].redundancy_group].append(link.a_speed or "")
     # A leaf's cables to servers come in a run: each run's servers and their racks gathered at
     # C speed (getters, set updates), one step in Python per run, not per cable (a server has
@@ -193,7 +194,7 @@ def pair_boxes(fabric: ResolvedFabric, network: str) -> list[PairBox]:
                 tuple(sorted(racks[group])),
                 len(servers[group]),
                 len(uplinks[first]),
-                uplinks[first][0] if uplinks[first] else "",
+                (uplinks[first][0] or "") if uplinks[first] else "",
                 len(peers[group]),
                 peers[group][0] if peers[group] else "",
             )
@@ -299,11 +300,11 @@ def fabric_picture(intent: Intent, fabric: ResolvedFabric, network: str) -> Pict
     spines = sorted(n for n, d in fabric.devices.items() if d.network == network and d.role == "spine")
     uplinks = _cables(fabric, network, "fabric")
     downlinks = Counter(map(_B_DEVICE, uplinks))  # read for the spines alone
-    down_speed = {link.b.device: link.b_speed or "" for link in uplinks}
+    down_speed = dict(zip(map(_B_DEVICE, uplinks), map(_B_SPEED, uplinks), strict=True))  # each end's last, at C speed
     boxes = pair_boxes(fabric, network)
     leaves = sum(len(b.leaves) for b in boxes)
 
-    spine_notes = {s: links_label(downlinks[s], down_speed.get(s, "")) for s in spines}
+    spine_notes = {s: links_label(downlinks[s], down_speed.get(s) or "") for s in spines}
     spine_w, spine_step = _top_sizes(spines, spine_notes)
     leaf_w = _fit(
         [(leaf, NAME_SIZE, False) for b in boxes for leaf in b.leaves]
@@ -385,11 +386,11 @@ def super_spines(
     up: Counter[str] = Counter()
     speed: dict[str, str] = {}
     members = {name for plane in planes for name in plane}
-    for link in _cables(fabric, network, "fabric"):
-        if link.b.device in members:
-            down[link.b.device] += 1
-            up[link.a.device] += 1
-            speed[link.a.device] = speed[link.b.device] = link.b_speed or ""
+    cables = _cables(fabric, network, "fabric")  # the uplinks to the super-spines picked at C speed
+    for link in compress(cables, map(members.__contains__, map(_B_DEVICE, cables))):
+        down[link.b.device] += 1
+        up[link.a.device] += 1
+        speed[link.a.device] = speed[link.b.device] = link.b_speed or ""
     uplinks = {s: f"{links_label(up[s], speed.get(s, ''))} up" for s in spines}
     if len(members) <= SUPER_SPINE_BOXES:
         names = tuple(name for plane in planes for name in plane)
@@ -451,16 +452,17 @@ class RackSwitchBox:
 def rack_switch_boxes(fabric: ResolvedFabric) -> list[RackSwitchBox]:
     """Every management rack switch, by name."""
     names = sorted(n for n, d in fabric.devices.items() if d.network == "management" and d.role == "mgmt")
-    kinds: dict[str, Counter[str]] = {n: Counter() for n in names}
+    # Each switch's cables by kind counted at C speed (those to servers are thousands).
+    kinds = Counter(map(_A_DEVICE_KIND, _cables(fabric, "management", "server", "mgmt")))
+    uplinks: Counter[str] = Counter()
     speed: dict[str, str] = {}
-    for link in _cables(fabric, "management", "mgmt-uplink", "server", "mgmt"):
-        if link.a.device in kinds:
-            kinds[link.a.device][link.kind] += 1
-            if link.kind == "mgmt-uplink":
-                speed[link.a.device] = link.a_speed or ""
-    return [
-        RackSwitchBox(n, kinds[n]["mgmt-uplink"], speed.get(n, ""), kinds[n]["server"], kinds[n]["mgmt"]) for n in names
-    ]
+    for link in _cables(fabric, "management", "mgmt-uplink"):
+        uplinks[link.a.device] += 1
+        speed[link.a.device] = link.a_speed or ""
+    return [RackSwitchBox(n, uplinks[n], speed.get(n, ""), kinds[n, "server"], kinds[n, "mgmt"]) for n in names]
+
+
+_A_DEVICE_KIND = attrgetter("a.device", "kind")
 
 
 def management_svg(intent: Intent, fabric: ResolvedFabric) -> str:

@@ -83,6 +83,14 @@ def _bandwidth(fabric: ResolvedFabric) -> tuple[dict[str, int], dict[str, int]]:
 _A_END = attrgetter("a.device", "a_speed")
 
 
+@same_as_last
+def roce_speeds(fabric: ResolvedFabric) -> dict[str, set[str]]:
+    """Per fabric with a RoCE QoS profile, the speeds of its RoCE ports
+    (:meth:`~compiler.fabric.ResolvedFabric.roce_speeds`, a pass over every port of its
+    switches): once per fabric for the doc's QoS tables and its hardening defaults alike."""
+    return {net: fabric.roce_speeds(net) for net in fabric.facts.qos.fabrics}
+
+
 def _oversubscription(intent: Intent, fabric: ResolvedFabric) -> list[tuple[object, ...]]:
     return [
         (
@@ -136,7 +144,7 @@ def fabric_doc(intent: Intent, fabric: ResolvedFabric) -> str:
     ]
     for net, roce in sorted(fabric.facts.qos.fabrics.items()):
         q = spec.qos_profiles[roce.profile]
-        used = fabric.roce_speeds(net)
+        used = roce_speeds(fabric)[net]
         bands = ", ".join(f"{speed} {b.min_kbytes}-{b.max_kbytes} KB" for speed, b in roce.ecn_bands if speed in used)
         watchdog = f"{q.watchdog.action} after {q.watchdog.timeout:g} s"
         parts += [

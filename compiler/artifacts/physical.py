@@ -34,6 +34,7 @@ from functools import cache
 from operator import itemgetter
 from typing import NamedTuple
 
+from compiler.artifacts.diagram import cables_by_kind
 from compiler.fabric import ResolvedFabric
 from compiler.facts import Cable
 from compiler.facts.hardware import Layout
@@ -355,7 +356,29 @@ def switch_power(fabric: ResolvedFabric, name: str) -> Power:
 
 
 def rack_loads(intent: Intent, fabric: ResolvedFabric) -> list[RackLoad]:
-    """Every rack's devices and watts (switches: their model's typical draw), in rack order."""
+    """Every rack's devices and watts (switches: their model's typical draw), in rack order:
+    worked out once for the intent and fabric last asked about (by identity), for the power
+    table and the design doc alike (callers only read it).
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.fabric import resolve
+        >>> from compiler.intent import load_intent
+        >>> intent = load_intent(Path("intent"))
+        >>> fabric = resolve(intent)
+        >>> rack_loads(intent, fabric) is rack_loads(intent, fabric) is not rack_loads(intent, resolve(intent))
+        True
+    """
+    last = _LAST_LOADS
+    if not last or last[0] is not intent or last[1] is not fabric:
+        last[:] = [intent, fabric, _rack_loads(intent, fabric)]  # held: their identities are not reused
+    return last[2]  # type: ignore[return-value]
+
+
+_LAST_LOADS: list[object] = []
+
+
+def _rack_loads(intent: Intent, fabric: ResolvedFabric) -> list[RackLoad]:
     by_rack: dict[int, list[tuple[str, int]]] = defaultdict(list)
     for name, device in fabric.devices.items():
         by_rack[device.rack].append((name, switch_power(fabric, name).typical_w))
@@ -417,9 +440,10 @@ def budget_status(used: int, capacity: int) -> str:
 def switch_units(intent: Intent, fabric: ResolvedFabric) -> dict[str, tuple[int, int]]:
     """Each switch's (top U, height in U) under the top-down rule of this module."""
     mgmt_port: dict[str, int] = {}
-    for link in fabric.links:
-        if link.kind == "mgmt":
-            mgmt_port[link.b.device] = eos.port_number(link.a.port)
+    for (_, kind), cables in cables_by_kind(fabric).items():
+        if kind == "mgmt":  # a switch's Management1 (its kind's cables, not a pass over the fleet's)
+            for link in cables:
+                mgmt_port[link.b.device] = eos.port_number(link.a.port)
     by_rack: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     for name, device in fabric.devices.items():
         order = 0 if device.role == "mgmt" else 1 if name in mgmt_port else 2

@@ -1,9 +1,9 @@
 """Units of ``generated/``: a few files and the inputs they are built from.
 
 A unit (one switch's config and structured YAML, one server's directory, one switch's alert
-rules, one switch's provenance) is a pure function of its ``inputs`` and the compiler's code,
-so a compile whose inputs fingerprint as last time takes the unit's files from ``generated/``
-instead of building them (:mod:`compiler.cache`). ``inputs`` must hold everything ``build``
+rules, the provenance of a rack's switches) is a pure function of its ``inputs`` and the
+compiler's code, so a compile whose inputs fingerprint as last time takes the unit's files from
+``generated/`` instead of building them (:mod:`compiler.cache`). ``inputs`` must hold everything ``build``
 reads, as data that pickles alike in every process (dataclasses, NamedTuples, tuples, dicts,
 scalars; a pydantic model or anything holding a set as its :func:`digest_of`).
 
@@ -27,10 +27,9 @@ import hashlib
 import io
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache, partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -44,9 +43,11 @@ if TYPE_CHECKING:
     from compiler.intent import FabricFile
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """Files built by ``build`` from ``inputs`` alone, named ``name`` in the compile record."""
+class Unit(NamedTuple):
+    """Files built by ``build`` from ``inputs`` alone, named ``name`` in the compile record.
+
+    A record, not a frozen dataclass: a compile makes thousands (one per switch, server and
+    section), and a frozen dataclass sets each field through a call of its own."""
 
     name: str
     inputs: object

@@ -24,10 +24,10 @@ theoretical bus bandwidth, no out-of-bounds values); ``fabricops validate nccl``
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
+from itertools import chain, repeat
 
 from compiler.artifacts.servers import link_devices
 from compiler.artifacts.tables import csv_rows, header_unit, markdown_table
@@ -67,13 +67,11 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """One link test: ``client`` against ``server`` over the compute network."""
+End = tuple[str, str, str]
+"""A server of a test pair: its name, compute address (no prefix) and compute NIC speed."""
 
-    path: str
-    client: ResolvedServer
-    server: ResolvedServer
+Pair = tuple[str, End, End]
+"""One link test: its path (``in-rack``, ``cross-spine``), the client and the server."""
 
 
 def _ip(address: str | None) -> str:
@@ -89,34 +87,44 @@ def compute_servers(fabric: ResolvedFabric) -> list[ResolvedServer]:
     )
 
 
-def link_pairs(fabric: ResolvedFabric) -> list[Pair]:
-    """Each compute server's in-rack and cross-spine pair (see the module docstring)."""
-    by_rack: dict[int, list[ResolvedServer]] = defaultdict(list)
-    for server in compute_servers(fabric):
-        by_rack[server.rack].append(server)
-    racks = sorted(by_rack)
-    pairs: list[Pair] = []
+def rack_pairs(fabric: ResolvedFabric) -> Iterator[tuple[int, tuple[Pair, ...]]]:
+    """Per rack, its compute servers' in-rack and cross-spine pairs (see the module docstring),
+    each server's in that order, as the names, addresses and speeds of the two ends.
+
+    The ends of a rack's pairs are laid out by C iterators (zips over its servers), not a step
+    in Python per pair: a fleet has thousands, and every compile keys them all.
+
+    Example:
+        >>> from pathlib import Path
+        >>> from compiler.fabric import resolve
+        >>> from compiler.intent import load_intent
+        >>> rack, pairs = next(rack_pairs(resolve(load_intent(Path("intent")))))
+        >>> for path, client, server in pairs[:3]:
+        ...     print(path, client[0], server[0])
+        in-rack rack01-gpu001 rack01-gpu002
+        cross-spine rack01-gpu001 rack02-gpu001
+        in-rack rack01-gpu002 rack01-gpu001
+    """
+    by_rack: dict[int, list[End]] = {}
+    for server in compute_servers(fabric):  # by rack, then position: a rack's anchor first
+        by_rack.setdefault(server.rack, []).append(_end(server))
+    racks = list(by_rack)
     for index, rack in enumerate(racks):
-        members = by_rack[rack]
-        anchor = members[0]
-        far_anchor = by_rack[racks[(index + 1) % len(racks)]][0]
-        for server in members:
-            if server is anchor:
-                if len(members) > 1:
-                    pairs.append(Pair("in-rack", anchor, members[1]))
-            else:
-                pairs.append(Pair("in-rack", server, anchor))
-            if far_anchor.rack != rack:
-                pairs.append(Pair("cross-spine", server, far_anchor))
-    return pairs
+        anchor, *rest = by_rack[rack]
+        pairs: list[Pair] = [("in-rack", anchor, rest[0])] if rest else []
+        in_rack = zip(repeat("in-rack"), rest, repeat(anchor))
+        if len(racks) > 1:  # the next rack's anchor, across the spines
+            far = by_rack[racks[(index + 1) % len(racks)]][0]
+            pairs.append(("cross-spine", anchor, far))
+            cross = zip(repeat("cross-spine"), rest, repeat(far))
+            pairs += chain.from_iterable(zip(in_rack, cross, strict=True))
+        else:
+            pairs += in_rack
+        yield rack, tuple(pairs)
 
 
 def _speed(server: ResolvedServer) -> str:
     return next((n.speed for n in server.nics if n.network == "compute"), "")
-
-
-End = tuple[str, str, str]
-"""A server of a test pair: its name, compute address (no prefix) and compute NIC speed."""
 
 
 def _end(server: ResolvedServer) -> End:
@@ -154,16 +162,11 @@ def link_test_units(fabric: ResolvedFabric) -> Iterator[Unit]:
     pair's path, names, addresses and speed and the RoCE traffic class."""
     tos = _roce_tclass(fabric)
     yield header_unit("link-tests", LINK_TESTS, COLUMNS)
-    by_rack: dict[int, list[tuple[str, End, End]]] = {}
-    ends = {server.name: _end(server) for server in compute_servers(fabric)}  # an anchor is in several pairs
-    for pair in link_pairs(fabric):
-        by_rack.setdefault(pair.client.rack, []).append((pair.path, ends[pair.client.name], ends[pair.server.name]))
-    for rack, pairs in by_rack.items():
-        mine = tuple(pairs)
-        yield Unit(f"link-tests/rack{rack}", (tos, mine), partial(_link_tests, str(rack), tos, mine))
+    for rack, pairs in rack_pairs(fabric):
+        yield Unit(f"link-tests/rack{rack}", (tos, pairs), partial(_link_tests, str(rack), tos, pairs))
 
 
-def _link_tests(name: str, tos: int, pairs: tuple[tuple[str, End, End], ...]) -> dict[str, str]:
+def _link_tests(name: str, tos: int, pairs: tuple[Pair, ...]) -> dict[str, str]:
     return {section_path(LINK_TESTS, name): csv_rows(_row(tos, *pair) for pair in pairs)}
 
 

@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from compiler.artifacts.docs import oversubscription, ratio
+from compiler.artifacts.docs import oversubscription, ratio, roce_speeds
 from compiler.artifacts.tables import markdown_table
 from compiler.fabric import ResolvedFabric
 from compiler.facts.management import access_prefixes
@@ -41,7 +41,7 @@ def default_rows(intent: Intent, fabric: ResolvedFabric) -> list[Row]:
     for net, roce in sorted(fabric.facts.qos.fabrics.items()):
         profile = spec.qos_profiles[roce.profile]
         mapped = ", ".join(f"{d}->{tc}" for d, tc in sorted(profile.dscp_to_tc.items()))
-        speeds = fabric.roce_speeds(net)
+        speeds = roce_speeds(fabric)[net]
         bands = ", ".join(f"{s} {b.min_kbytes}-{b.max_kbytes} KB" for s, b in roce.ecn_bands if s in speeds)
         wd = profile.watchdog
         rows += [

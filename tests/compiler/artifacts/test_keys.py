@@ -25,7 +25,8 @@ from compiler.artifacts.tables import HEAD
 from compiler.artifacts.units import Unit, digest_of, facts_key, model_digest
 from compiler.cache import fingerprinter
 from compiler.fabric import ResolvedFabric, resolve
-from compiler.facts import ResolvedServer
+from compiler.facts import ResolvedServer, ServerNic
+from compiler.facts.hosts import HostLink, HostPort, HostVlan
 from compiler.intent import Intent, load_intent
 from compiler.pipeline import CompileResult
 from compiler.sources import Source
@@ -42,21 +43,38 @@ def _plain(value: object) -> object:
 
 
 def test_a_servers_key_is_every_field_of_its_record(example_compile: CompileResult) -> None:
-    """The same fields in the same order as the record's, nested records' too, and no record:
-    plain tuples only (equal to the records they stand for, as tuples compare)."""
+    """The same fields in the same order as the record's, nested records' too, read back from
+    the flat key by the counts in it, and no record: plain values only."""
     servers = list(example_compile.fabric.servers.values())
-    assert any(link.tagged or link.ports for server in servers for link in server.links)
+    assert any(len(link.ports) > 1 for server in servers for link in server.links)
+    first, *others = next(s for s in servers if len(s.links) > 1).links  # the example tags no VLAN on a server
+    tagged = (HostVlan(30, "inference", "bond0", "10.9.0.2/24"), HostVlan(31, "l2", "bond0"))
+    servers.append(servers[0]._replace(links=(first._replace(tagged=tagged), *others)))
     for server in servers:
         key = server_key(server)
-        assert key == _plain(server)
-        assert not _records_in(key)
+        assert _read_back(key) == _plain(server)
+        assert not any(isinstance(value, tuple) for value in key)
 
 
-def _records_in(value: object) -> bool:
-    """Whether a record (a tuple's subclass, which pickles through a call of its own) is in ``value``."""
-    if isinstance(value, tuple):
-        return type(value) is not tuple or any(_records_in(item) for item in value)
-    return False
+def _read_back(key: tuple[object, ...]) -> tuple[object, ...]:
+    """The nested tuples a server's flat key stands for: each run of records after its count,
+    each record as many values as its type has fields."""
+    values = iter(key)
+
+    def take(n: int) -> tuple[object, ...]:
+        return tuple(next(values) for _ in range(n))
+
+    def records(kind: type[tuple[object, ...]]) -> tuple[tuple[object, ...], ...]:
+        return tuple(take(len(kind._fields)) for _ in range(cast(int, next(values))))  # type: ignore[attr-defined]
+
+    head, nics = take(len(ResolvedServer._fields) - 3), records(ServerNic)
+    links = []
+    for _ in range(cast(int, next(values))):
+        start, ports, rest, tagged = take(2), records(HostPort), take(len(HostLink._fields) - 4), records(HostVlan)
+        links.append((*start, ports, *rest, tagged))
+    read = (*head, nics, tuple(links), next(values))
+    assert next(values, "end") == "end"
+    return read
 
 
 def test_a_switchs_key_is_every_fact_the_shared_ones_as_digests(example_compile: CompileResult) -> None:
@@ -358,12 +376,10 @@ def _edits(found: tuple[dict[Any, Any], ...]) -> Iterator[tuple[str, tuple[dict[
 def test_a_provenance_units_key_changes_with_what_its_file_prints(example_compile: CompileResult) -> None:
     """Each edit of a switch's provenance that its file prints changes the unit's key."""
     fabric = example_compile.fabric
-    unit = next(
-        u
-        for u in provenance_units(fabric.devices, fabric.facts.provenance)
-        if all(cast(tuple[str, tuple[object, ...]], u.inputs)[1][:2])
-    )
-    name, (interfaces, vlans, settings) = cast(tuple[str, tuple[dict[Any, Any], ...]], unit.inputs)
+    units = list(provenance_units(fabric.devices, fabric.facts.provenance))
+    devices = [found for u in units for found in cast(tuple[tuple[str, tuple[dict[Any, Any], ...]], ...], u.inputs)]
+    assert [name for name, _ in devices] == list(fabric.devices)  # each device in one unit's key, in order
+    name, (interfaces, vlans, settings) = next(found for found in devices if all(found[1][:2]))
     # The example sets no device-wide section: one with two sources stands for one.
     found = (interfaces, vlans, settings or {"services": (Source("fabric.yaml", ("services",)), *vlans.values())})
     key, document = fingerprinter("code"), provenance_document(name, *found)
