@@ -112,6 +112,12 @@ def facts_4x(tmp_path_factory: pytest.TempPathFactory) -> Facts:
     return build_facts(load_intent(root))
 
 
+@pytest.fixture(params=["example", "4x"])
+def scaled_facts(request: pytest.FixtureRequest) -> Facts:
+    """The example's facts, then the 4x fabric's: the checks against a reference run on both."""
+    return request.getfixturevalue("facts" if request.param == "example" else "facts_4x")
+
+
 def _reference_pool_used(facts: Facts, use: PoolUse) -> int:
     """How many units of its size ``use``'s allocations touch, with ``ipaddress`` objects."""
     size = int(use.unit.split("/", 1)[1].split()[0])
@@ -147,12 +153,8 @@ def _reference_leaf_addresses(facts: Facts, leaf: str) -> LeafAddresses:
     )
 
 
-@pytest.mark.parametrize("scale", ["example", "4x"])
-def test_pool_counts_and_leaf_addresses_match_an_ipaddress_reference(
-    scale: str, facts: Facts, request: pytest.FixtureRequest
-) -> None:
-    if scale == "4x":
-        facts = request.getfixturevalue("facts_4x")
+def test_pool_counts_and_leaf_addresses_match_an_ipaddress_reference(scaled_facts: Facts) -> None:
+    facts = scaled_facts
     assert [use.used for use in facts.pools] == [_reference_pool_used(facts, use) for use in facts.pools]
     assert all(use.used for use in facts.pools)
     leaves = sorted(facts.addressing.leaves)
@@ -162,13 +164,9 @@ def test_pool_counts_and_leaf_addresses_match_an_ipaddress_reference(
     assert all(facts.addressing.loopbacks[leaf] == facts.addressing.leaves[leaf].loopback for leaf in leaves)
 
 
-@pytest.mark.parametrize("scale", ["example", "4x"])
-def test_management_addresses_match_an_ipaddress_reference(
-    scale: str, facts: Facts, request: pytest.FixtureRequest
-) -> None:
+def test_management_addresses_match_an_ipaddress_reference(scaled_facts: Facts) -> None:
     """Each rack's two /25s, its gateways and switch addresses, as ``ipaddress`` gives them."""
-    if scale == "4x":
-        facts = request.getfixturevalue("facts_4x")
+    facts = scaled_facts
     for rack, found in facts.management.racks.items():
         switches, servers = rack_halves(facts.intent, rack)
         expected = (str(switches), str(host_in(switches, 1)), str(host_in(switches, 2)))
